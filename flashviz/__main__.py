@@ -1,0 +1,110 @@
+"""Command line: `python -m flashviz [demo N | cost ...] [--json]`."""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+
+from .config import DTYPE_BYTES, KB, LOOP_ORDERS, Config
+from .format import format_table
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line and exit code 2, no usage dump
+        sys.stderr.write(f"flashviz: error: {message}\n")
+        sys.exit(2)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="python -m flashviz", description="FlashAttention's byte counts, in NumPy.")
+    p.add_argument("--json", action="store_true", help="print data for machines")
+    sub = p.add_subparsers(dest="command", parser_class=_Parser)
+    demo = sub.add_parser("demo", help="print one of the seed's nine demos")
+    demo.add_argument("number", type=int, choices=range(1, 10), metavar="N")
+    demo.add_argument("--json", action="store_true", dest="json_sub")
+    cost = sub.add_parser("cost", help="closed-form traffic, flops and memory")
+    cost.add_argument("--n", type=int, required=True)
+    cost.add_argument("--d", type=int, default=64)
+    cost.add_argument("--br", type=int, default=64)
+    cost.add_argument("--bc", type=int, default=64)
+    cost.add_argument("--dtype", choices=list(DTYPE_BYTES), default="float32")
+    cost.add_argument("--causal", action="store_true")
+    cost.add_argument("--loop-order", choices=LOOP_ORDERS, default="fa2")
+    cost.add_argument("--sram-kb", type=float, default=96.0)
+    cost.add_argument("--json", action="store_true", dest="json_sub")
+    return p
+
+
+def _plain(value):
+    """JSON-safe scalars: numpy to Python, non-finite floats to strings."""
+    if hasattr(value, "item"):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    return value
+
+
+def _demo_json(demo) -> dict:
+    return {"number": demo.number, "title": demo.title, "notes": demo.notes,
+            "tables": {name: [{k: _plain(v) for k, v in row.items()}
+                              for row in df.to_dict(orient="records")]
+                       for name, df in demo.tables.items()}}
+
+
+def _demo_text(demo) -> str:
+    out = [f"== demo {demo.number}: {demo.title} =="]
+    out += demo.notes
+    for name, df in demo.tables.items():
+        out += ["", f"[{name}]", format_table(df)]
+    return "\n".join(out) + "\n"
+
+
+def cost_summary(cfg: Config) -> dict:
+    from .costs import flash_cost, standard_cost
+
+    def keys(cost):
+        return {"hbm_bytes": cost.hbm_bytes, "flops": cost.flops,
+                "peak_sram_bytes": cost.peak_bytes, "nonmatmul_ops": cost.nonmatmul}
+
+    flash = flash_cost(cfg)
+    return {"standard": keys(standard_cost(cfg)),
+            "flash": {**keys(flash), "spill_bytes": flash.spilled * flash.element_bytes,
+                      "working_set_bytes": flash.working_set_bytes,
+                      "sram_budget_bytes": cfg.sram_bytes,
+                      "fits_sram": flash.working_set_bytes <= cfg.sram_bytes}}
+
+
+def main(argv=None) -> int:
+    args = _parser().parse_args(argv)
+    as_json = args.json or getattr(args, "json_sub", False)
+    try:
+        if args.command == "cost":
+            if not (args.sram_kb > 0 and math.isfinite(args.sram_kb)):
+                raise ValueError("--sram-kb must be a positive number")
+            cfg = Config(n=args.n, d=args.d, Br=args.br, Bc=args.bc, dtype=args.dtype,
+                         causal=args.causal, loop_order=args.loop_order,
+                         sram_bytes=max(1, int(args.sram_kb * KB)))
+            summary = cost_summary(cfg)
+            if as_json:
+                print(json.dumps(summary, indent=2))
+            else:
+                for method, figures in summary.items():
+                    print(method + ": " + ", ".join(f"{k}={v}" for k, v in figures.items()))
+            return 0
+        from .demos import DEMOS
+        numbers = [args.number] if args.command == "demo" else list(DEMOS)
+        demos = [DEMOS[k]() for k in numbers]
+    except ValueError as err:
+        sys.stderr.write(f"flashviz: error: {err}\n")
+        return 2
+    if as_json:
+        data = [_demo_json(d) for d in demos]
+        print(json.dumps(data[0] if args.command == "demo" else data, indent=2))
+    else:
+        print("\n".join(_demo_text(d) for d in demos))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

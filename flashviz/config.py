@@ -1,0 +1,126 @@
+"""One frozen config for every knob, plus the named presets.
+
+Frozen means hashable, so the app can use a Config as a cache key.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from math import ceil
+
+# Element size of each storage type, in bytes. The traffic model multiplies
+# element counts by these; the arithmetic runs in `Config.compute`.
+DTYPE_BYTES = {"float64": 8, "float32": 4, "float16": 2, "bfloat16": 2}
+COMPUTE_DTYPES = ("float64", "float32")
+LOOP_ORDERS = ("fa2", "fa1")
+MAX_N = 2**22  # the closed forms are exact and instant up to here
+KB = 1024  # the seed's KB and MB are binary: 1 KB = 1024 B, 1 MB = 2**20 B
+MB = 2**20
+
+
+@dataclass(frozen=True)
+class Config:
+    n: int = 1024             # N, sequence length (rows of Q, K, V)
+    d: int = 64               # head dimension
+    Br: int = 64              # query rows per tile
+    Bc: int = 64              # key/value rows per tile
+    sram_bytes: int = 96 * KB  # M: what one kernel may use of shared memory on an A100
+    dtype: str = "float32"    # storage type: sets the bytes per element moved
+    compute: str = "float64"  # arithmetic precision of the NumPy run
+    causal: bool = False      # mask keys after the query; skip fully masked tiles
+    loop_order: str = "fa2"   # fa2: outer over Q blocks; fa1: outer over K/V blocks
+    # The seed's "Break it" bugs. The defaults are the correct algorithm.
+    rescale: bool = True       # False: drop the e^(m_old - m_new) correction
+    subtract_max: bool = True  # False: exp(S) instead of exp(S - m); overflows
+    keep_full_S: bool = False  # True: keep every score tile in an n x n buffer
+
+    def __post_init__(self):
+        for name in ("n", "d", "Br", "Bc", "sram_bytes"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"{name} must be a whole number, got {value!r}")
+            if value < 1:
+                raise ValueError(f"{name} must be at least 1, got {value}")
+        if self.n > MAX_N:
+            raise ValueError(f"n={self.n} is above the largest supported size {MAX_N} (2^22)")
+        for name in ("Br", "Bc"):
+            if getattr(self, name) > self.n:
+                raise ValueError(
+                    f"{name}={getattr(self, name)} is larger than n={self.n}: "
+                    f"a tile cannot hold more rows than the sequence; use {name} <= {self.n}"
+                )
+        if self.dtype not in DTYPE_BYTES:
+            raise ValueError(f"dtype must be one of {', '.join(DTYPE_BYTES)}, got {self.dtype!r}")
+        if self.compute not in COMPUTE_DTYPES:
+            raise ValueError(f"compute must be one of {', '.join(COMPUTE_DTYPES)}, got {self.compute!r}")
+        if self.loop_order not in LOOP_ORDERS:
+            raise ValueError(f"loop_order must be 'fa2' or 'fa1', got {self.loop_order!r}")
+
+    @property
+    def element_bytes(self) -> int:
+        return DTYPE_BYTES[self.dtype]
+
+    @property
+    def Tr(self) -> int:
+        """Number of query blocks."""
+        return ceil(self.n / self.Br)
+
+    @property
+    def Tc(self) -> int:
+        """Number of key/value blocks."""
+        return ceil(self.n / self.Bc)
+
+    @property
+    def sram_elements(self) -> int:
+        """The budget M in elements of `dtype`."""
+        return self.sram_bytes // self.element_bytes
+
+    def with_(self, **changes) -> "Config":
+        """A copy with some knobs changed (validated again)."""
+        return replace(self, **changes)
+
+
+def working_set(rows: int, cols: int, d: int) -> int:
+    """Elements in SRAM for one tile step: Qi + Kj + Vj + Sij + m + l.
+
+    The seed's rule. The output accumulator Oi is not counted: real kernels
+    keep it in registers.
+    """
+    return rows * d + 2 * cols * d + rows * cols + 2 * rows
+
+
+def paper_block_sizes(sram_elements: int, d: int) -> tuple[int, int]:
+    """Algorithm 1 of the paper: Bc = ceil(M / 4d), Br = min(ceil(M / 4d), d).
+
+    M is on-chip memory in ELEMENTS, not bytes. Returns (Br, Bc).
+    """
+    if sram_elements < 1 or d < 1:
+        raise ValueError("M and d must be positive")
+    bc = ceil(sram_elements / (4 * d))
+    return min(bc, d), bc
+
+
+@dataclass(frozen=True)
+class Hardware:
+    name: str
+    hbm_bytes_per_s: float   # vendor HBM bandwidth
+    fp32_flops: float        # non-tensor FP32 rate
+    fp16_tensor_flops: float  # dense FP16/BF16 tensor-core rate
+    smem_per_block_kb: int   # largest shared memory one thread block may use
+    l2_mb: int
+
+    def balance(self, dtype: str) -> float:
+        """Machine balance in bytes per flop: above it a kernel waits on memory."""
+        rate = self.fp32_flops if dtype in ("float32", "float64") else self.fp16_tensor_flops
+        return self.hbm_bytes_per_s / rate
+
+
+# Vendor figures (shared/FACTS.md). H200 bandwidth and FP32 rate are from a
+# secondary copy of NVIDIA's sheet.
+HARDWARE = {
+    "A100 40GB": Hardware("A100 40GB", 1.555e12, 19.5e12, 312e12, 163, 40),
+    "H100 SXM": Hardware("H100 SXM", 3.35e12, 67e12, 989e12, 227, 50),
+    "H200 SXM": Hardware("H200 SXM", 4.8e12, 67e12, 989e12, 227, 60),
+}
+
+# The configs the seed's demos use.
+SEED = Config(n=1024, d=64, Br=64, Bc=64, sram_bytes=96 * KB, dtype="float32")
