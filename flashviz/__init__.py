@@ -1,1 +1,25 @@
-"""flashviz."""
+"""flashviz: a NumPy attention lab that counts every byte.
+
+FlashAttention does the same arithmetic as standard attention and moves far
+fewer bytes between HBM and SRAM. This package runs both in NumPy and counts,
+by hand, every element that crosses, every matmul flop and the SRAM working
+set; closed forms give the same totals without running anything.
+
+Notation (the paper's, Algorithm 1):
+  N, n    sequence length          d       head dimension
+  M       SRAM budget (bytes in Config.sram_bytes; elements in the paper's rule)
+  Br, Bc  rows per Q tile, per K/V tile     Tr, Tc  number of Q, K/V tiles
+  Qi      a (Br, d) block of Q      Kj, Vj  (Bc, d) blocks of K and V
+  Sij     the (Br, Bc) score tile   m, l    running row max and row sum
+  O       output; kept unnormalised in FlashAttention-2 until divided by l
+
+Modules: config (every knob), counters (the memory model), attention and
+backward (the computation), costs (closed forms), trace (per-tile records),
+bugs (the seed's "Break it" table), demos (the seed's nine demos as tables).
+"""
+from .config import HARDWARE, SEED, Config, paper_block_sizes
+from .costs import flash_cost, standard_cost
+from .counters import Cost, Counters
+
+__all__ = ["Config", "Cost", "Counters", "HARDWARE", "SEED", "flash_cost", "paper_block_sizes",
+           "standard_cost"]

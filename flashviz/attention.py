@@ -34,6 +34,11 @@ def random_qkv(n: int, d: int, seed: int = 0, dtype=np.float64):
     return Q.astype(dtype), K.astype(dtype), V.astype(dtype)
 
 
+def random_row(length: int = 32, seed: int = 1, spread: float = 3.0) -> np.ndarray:
+    """One row of scores; the defaults give the seed's demo 2 row digit for digit."""
+    return np.random.default_rng(seed).standard_normal(length) * spread
+
+
 def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
     """Softmax that subtracts the max first, so exp never overflows."""
     z = np.exp(x - x.max(axis=axis, keepdims=True))
@@ -150,7 +155,8 @@ def _fa1_update(S, Vj, m, l, O, cfg: Config, c: Counters):
     m_tile = S.max(axis=1, keepdims=True)
     c.elementwise(r * cols)
     if cfg.subtract_max:
-        P = np.exp(S - m_tile)
+        # a causal row can be fully masked in this tile: its max is -inf, its P zero
+        P = np.exp(S - np.where(np.isneginf(m_tile), 0.0, m_tile))
         c.elementwise(2 * r * cols)
     else:
         P = np.exp(S)                                      # THE BUG

@@ -15,7 +15,7 @@ import pandas as pd
 
 from . import costs
 from .attention import (flash_attention, local_window_attention, online_softmax,
-                        random_qkv, softmax, standard_attention)
+                        random_qkv, random_row, softmax, standard_attention)
 from .config import KB, MB, Config
 
 SIMULATE_MAX_N = 4096  # largest n the demos really compute (n^2 float64 = 128 MB)
@@ -52,7 +52,7 @@ def demo1(ns=(128, 512, 2048, 8192), d: int = 64, dtype: str = "float32") -> Dem
 
 
 def demo2(length: int = 32, block: int = 8, seed: int = 1, spread: float = 3.0) -> Demo:
-    row = np.random.default_rng(seed).standard_normal(length) * spread
+    row = random_row(length, seed, spread)
     exact = softmax(row)
     online = online_softmax(row, block)
     broken = online_softmax(row, block, rescale=False)
