@@ -23,29 +23,30 @@ class Bug:
     change: str    # what was edited in the code, in one sentence
     symptom: str   # what the seed says to watch for
     apply: Callable[[Config], Config]
+    watch: str     # the figure (a key of break_it's dicts) the symptom is about
 
 
 BUGS = {b.key: b for b in (
     Bug("no_rescale", "Drop the rescale",
         "The factor e^(m_old - m_new) on l and O is removed, so earlier terms keep an outdated baseline.",
         "Weights sum to 0.190131 instead of 1; max error 6.53e-01; nothing raises.",
-        lambda c: c.with_(rescale=False)),
+        lambda c: c.with_(rescale=False), "demo 2 weights sum"),
     Bug("tiles_too_big", "Tiles too big for SRAM",
         "Br = Bc = 512 under the same SRAM budget.",
         "The working set jumps to 1412.0 KB against a 96 KB budget; spilling eats the saving.",
-        lambda c: c.with_(Br=min(512, c.n), Bc=min(512, c.n))),
+        lambda c: c.with_(Br=min(512, c.n), Bc=min(512, c.n)), "working set KB"),
     Bug("tiles_too_small", "Tiles too small",
         "Br = Bc = 16, so every query block streams all of K and V again.",
         "Traffic climbs to 32.50 MB, above standard attention's 17.00 MB.",
-        lambda c: c.with_(Br=min(16, c.n), Bc=min(16, c.n))),
+        lambda c: c.with_(Br=min(16, c.n), Bc=min(16, c.n)), "HBM MB (with spill)"),
     Bug("keep_full_S", "Keep the full score matrix",
         "Every score tile is also copied into an n x n buffer 'for debugging'.",
         "Peak extra memory goes from 64.5 KB to 4096.0 KB: 64 times worse.",
-        lambda c: c.with_(keep_full_S=True)),
+        lambda c: c.with_(keep_full_S=True), "peak extra KB"),
     Bug("no_max", "exp without the max",
         "exp(S - m_new) becomes exp(S): nothing keeps the exponent small.",
         "On scores near 800, exp returns inf and the weights come back nan.",
-        lambda c: c.with_(subtract_max=False)),
+        lambda c: c.with_(subtract_max=False), "nan weights on scores near 800"),
 )}
 
 
@@ -85,3 +86,18 @@ def break_it(cfg: Config, bug: str, seed: int = 0) -> dict:
     return {"correct": _figures(correct, Q, K, V, ref),
             "broken": _figures(BUGS[bug].apply(correct), Q, K, V, ref),
             "standard": {"HBM MB": std.hbm_bytes / MB, "peak KB": std.peak_bytes / KB}}
+
+
+FORMATS = {"demo 2 weights sum": "{:.6f}", "demo 2 max abs error": "{:.2e}",
+           "output max abs error": "{:.2e}", "working set KB": "{:.1f}",
+           "HBM MB (with spill)": "{:.2f}", "peak extra KB": "{:.1f}", "GFLOPs": "{:.3f}"}
+
+
+def comparison(lab: dict) -> list[dict]:
+    """Rows of (figure, correct, with the bug, changed), values printed at the seed's precision."""
+    rows = []
+    for name, correct in lab["correct"].items():
+        fmt = FORMATS.get(name, "{}")
+        a, b = fmt.format(correct), fmt.format(lab["broken"][name])
+        rows.append({"figure": name, "correct": a, "with the bug": b, "changed": a != b})
+    return rows

@@ -108,10 +108,11 @@ def demo4(n: int = 1024, d: int = 64, sram_kb: float = 96,
     return Demo(4, "How big should a tile be?", {"block size": table}, notes)
 
 
-def demo5(ns=(512, 2048, 8192), d: int = 64, block: int = 64) -> Demo:
+def demo5(ns=(512, 2048, 8192), d: int = 64, block: int = 64, dtype: str = "float32",
+          causal: bool = False) -> Demo:
     rows, traffic = [], []
     for n in ns:
-        cfg = Config(n=n, d=d, Br=min(block, n), Bc=min(block, n))
+        cfg = Config(n=n, d=d, Br=min(block, n), Bc=min(block, n), dtype=dtype, causal=causal)
         std_flops = costs.standard_cost(cfg).flops + costs.standard_backward_cost(cfg).flops
         fl_flops = costs.flash_cost(cfg).flops + costs.flash_backward_cost(cfg).flops
         eb = cfg.element_bytes
@@ -129,7 +130,7 @@ def demo5(ns=(512, 2048, 8192), d: int = 64, block: int = 64) -> Demo:
         traffic.append({"n": n, "std fwd+bwd HBM MB": std_mb, "flash fwd+bwd HBM MB": fl_mb,
                         "traffic cut": std_mb / fl_mb})
     notes = [
-        "stored = Q, K, V plus P (standard) or m and l (flash), float32: the seed's rule",
+        f"stored = Q, K, V plus P (standard) or m and l (flash), {dtype}: the seed's rule",
         "our recomputing backward also reads O, for D = rowsum(dO * O): the '+ O' column",
         "GFLOPs are forward + backward as counted: standard 2 + 4 matmuls = 12 n^2 d, "
         "flash 2 + 5 = 14 n^2 d, so +16.7%",
@@ -158,10 +159,10 @@ def demo6(n: int = 512, d: int = 64, window: int = 128, seed: int = 0) -> Demo:
                 {"flash - standard": np.abs(flash - ref), "local - standard": np.abs(local - ref)})
 
 
-def demo7(ns=(512, 1024, 2048, 4096), d: int = 64, block: int = 64) -> Demo:
+def demo7(ns=(512, 1024, 2048, 4096), d: int = 64, block: int = 64, dtype: str = "float32") -> Demo:
     rows = []
     for n in ns:
-        cfg = Config(n=n, d=d, Br=min(block, n), Bc=min(block, n))
+        cfg = Config(n=n, d=d, Br=min(block, n), Bc=min(block, n), dtype=dtype)
         std, flash = costs.standard_cost(cfg), costs.flash_cost(cfg)
         rows.append({"n": n, "std GFLOPs": std.flops / 1e9, "flash GFLOPs": flash.flops / 1e9,
                      "std HBM MB": _mb(std), "flash HBM MB": _mb(flash),

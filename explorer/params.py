@@ -1,0 +1,85 @@
+"""Deep-link parameters: read a raw URL value, clamp or refuse it, say why.
+
+Pure Python (no Streamlit), so every hostile string can be tested directly.
+A widget's key is its URL parameter name.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+TRUE = {"true", "1", "yes", "on"}
+FALSE = {"false", "0", "no", "off"}
+
+
+def shown(raw: str, limit: int = 24) -> str:
+    """A user-typed value made safe to quote in a markdown code span."""
+    text = "".join(ch for ch in str(raw) if ch.isprintable()).replace("`", "'")
+    return text[:limit] + ("…" if len(text) > limit else "")
+
+
+@dataclass(frozen=True)
+class Param:
+    key: str
+    label: str
+    default: object
+    options: tuple = ()         # for choices (numbers or strings)
+    lo: float | None = None     # for sliders
+    hi: float | None = None
+    step: float | None = None
+    kind: str = "options"       # options | int | float | bool
+
+    def parse(self, raw: str | list) -> tuple[object, str | None]:
+        """(value, note). value is what the widget should show; note says
+        what was changed and why, or is None when the link was fine."""
+        if isinstance(raw, list):  # a repeated key: use the last, as browsers do
+            raw = raw[-1] if raw else ""
+        raw = str(raw)
+        quoted = f"`{self.key}={shown(raw)}`"
+        if self.kind == "bool":
+            low = raw.strip().lower()
+            if low in TRUE or low in FALSE:
+                return low in TRUE, None
+            return self.default, f"{quoted} is not true or false; using {self.default}."
+        if self.kind == "options" and not all(isinstance(o, (int, float)) for o in self.options):
+            if raw in self.options:
+                return raw, None
+            return self.default, f"{quoted} is not one of {', '.join(map(str, self.options))}; using {self.default}."
+        try:
+            number = float(raw.strip())
+        except ValueError:
+            return self.default, f"{quoted} is not a number; using {self.default}."
+        if not math.isfinite(number):
+            return self.default, f"{quoted} is not a finite number; using {self.default}."
+        if self.kind == "options":
+            nearest = min(self.options, key=lambda o: (abs(o - number), o))
+            if nearest == number:
+                return nearest, None
+            return nearest, f"{quoted} is not offered; using the nearest, {nearest}."
+        value = min(max(number, self.lo), self.hi)
+        if self.step:
+            value = self.lo + round((value - self.lo) / self.step) * self.step
+        value = int(round(value)) if self.kind == "int" else round(value, 6)
+        if value == number:
+            return value, None
+        if number < self.lo or number > self.hi:
+            return value, f"{quoted} is outside {self.lo:g} to {self.hi:g}; using {value}."
+        return value, f"{quoted} is between steps; using {value}."
+
+
+N_OPTIONS = (16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096,
+             6144, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576)
+BLOCK_OPTIONS = (1, 2, 4, 8, 16, 32, 48, 64, 96, 128, 192, 256, 512, 1024)
+
+SHARED = {p.key: p for p in (
+    Param("n", "sequence length n", 1024, N_OPTIONS),
+    Param("d", "head dim d", 64, (16, 32, 64, 128, 256)),
+    Param("Br", "query tile Br (rows)", 64, BLOCK_OPTIONS),
+    Param("Bc", "key/value tile Bc (rows)", 64, BLOCK_OPTIONS),
+    Param("sram", "SRAM budget M (KB)", 96, lo=8, hi=512, step=8, kind="int"),
+    Param("dtype", "data type", "float32", ("float32", "float16", "bfloat16", "float64")),
+    Param("hw", "hardware", "A100 40GB", ("A100 40GB", "H100 SXM", "H200 SXM")),
+    Param("causal", "causal mask", False, kind="bool"),
+    Param("order", "loop order", "fa2", ("fa2", "fa1")),
+    Param("present", "presentation mode", False, kind="bool"),
+)}

@@ -1,0 +1,125 @@
+"""Tables over n, over block size and over loop order, for the live lessons.
+
+All from closed forms, so any n up to 2^22 is instant.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from . import costs
+from .config import KB, MB, Config, Hardware, paper_block_sizes
+
+
+def _clamped(cfg: Config, n: int) -> Config:
+    return cfg.with_(n=n, Br=min(cfg.Br, n), Bc=min(cfg.Bc, n))
+
+
+def over_n(cfg: Config, ns) -> pd.DataFrame:
+    """Standard beside flash at each n, with the config's other knobs."""
+    rows = []
+    for n in ns:
+        c = _clamped(cfg, n)
+        std, flash = costs.standard_cost(c), costs.flash_cost(c)
+        rows.append({
+            "n": n, "std HBM MB": std.hbm_bytes / MB, "flash HBM MB": flash.hbm_bytes / MB,
+            "std GFLOPs": std.flops / 1e9, "flash GFLOPs": flash.flops / 1e9,
+            "std peak KB": std.peak_bytes / KB, "flash peak KB": flash.peak_bytes / KB,
+            "traffic cut": std.hbm_bytes / flash.hbm_bytes,
+        })
+    return pd.DataFrame(rows)
+
+
+def powers_up_to(n: int, start: int = 128, factor: int = 2) -> list[int]:
+    """start, start*factor, ... up to n, with n itself last."""
+    out, k = [], start
+    while k < n:
+        out.append(k)
+        k *= factor
+    return out + [n]
+
+
+def over_blocks(cfg: Config, blocks) -> pd.DataFrame:
+    """Square tiles Br = Bc = b against the config's SRAM budget."""
+    rows = []
+    for b in blocks:
+        cost = costs.flash_cost(cfg.with_(Br=b, Bc=b))
+        eb = cost.element_bytes
+        rows.append({"block": b, "HBM MB": cost.moved * eb / MB,
+                     "spill MB": cost.spilled * eb / MB, "HBM MB with spill": cost.hbm_bytes / MB,
+                     "tile working set KB": cost.working_set_bytes / KB,
+                     "fits SRAM": cost.working_set_bytes <= cfg.sram_bytes})
+    return pd.DataFrame(rows)
+
+
+def best_fitting_block(table: pd.DataFrame):
+    fitting = table[table["fits SRAM"]]
+    return int(fitting.loc[fitting["HBM MB"].idxmin(), "block"]) if len(fitting) else None
+
+
+def paper_rule(cfg: Config) -> dict:
+    """The paper's block sizes for this budget and their cost."""
+    Br, Bc = paper_block_sizes(cfg.sram_elements, cfg.d)
+    Br, Bc = min(Br, cfg.n), min(Bc, cfg.n)
+    cost = costs.flash_cost(cfg.with_(Br=Br, Bc=Bc))
+    return {"Br": Br, "Bc": Bc, "HBM MB": cost.hbm_bytes / MB,
+            "working set KB": cost.working_set_bytes / KB,
+            "fits SRAM": cost.working_set_bytes <= cfg.sram_bytes}
+
+
+def io_curves(cfg: Config, ns) -> pd.DataFrame:
+    """Counted traffic beside Theorem 2's orders (elements, constant 1)."""
+    rows = []
+    for n in ns:
+        c = _clamped(cfg, n)
+        io = costs.io_theorem(n, cfg.d, c.sram_elements)
+        rows.append({"n": n, "std counted": costs.standard_cost(c).hbm_elements,
+                     "Nd + N^2": io["standard"], "flash counted": costs.flash_cost(c).moved,
+                     "N^2 d^2 / M": io["flash"]})
+    return pd.DataFrame(rows)
+
+
+def roofline_points(cfg: Config, hw: Hardware) -> pd.DataFrame:
+    """Arithmetic intensity of each method and the rate the roofline allows."""
+    peak = hw.fp32_flops if cfg.dtype in ("float32", "float64") else hw.fp16_tensor_flops
+    rows = []
+    for name, cost in (("standard", costs.standard_cost(cfg)), ("flash", costs.flash_cost(cfg))):
+        ai = cost.flops / cost.hbm_bytes
+        rate = min(peak, hw.hbm_bytes_per_s * ai)
+        rows.append({"method": name, "flops per byte": ai, "bytes per flop": 1 / ai,
+                     "attainable TFLOP/s": rate / 1e12,
+                     "bound": "memory" if rate < peak else "compute",
+                     "time us (roofline)": cost.flops / rate * 1e6})
+    return pd.DataFrame(rows)
+
+
+def loop_orders(cfg: Config) -> pd.DataFrame:
+    """FlashAttention-2's order beside the paper's Algorithm 1, same config."""
+    rows = []
+    for order, label in (("fa2", "FlashAttention-2 (Q outer)"), ("fa1", "FlashAttention-1 (K/V outer)")):
+        c = cfg.with_(loop_order=order)
+        cost = costs.flash_cost(c)
+        rows.append({"loop order": label, "HBM MB": cost.hbm_bytes / MB,
+                     "GFLOPs": cost.flops / 1e9, "non-matmul Mops": cost.nonmatmul / 1e6,
+                     "tiles computed": costs.census(c.n, c.Br, c.Bc, c.causal).tiles})
+    return pd.DataFrame(rows)
+
+
+def causal_savings(cfg: Config) -> dict:
+    """Tiles, flops and traffic with and without the causal mask."""
+    full, causal = cfg.with_(causal=False), cfg.with_(causal=True)
+    f, c = costs.flash_cost(full), costs.flash_cost(causal)
+    tiles = costs.census(cfg.n, cfg.Br, cfg.Bc, False).tiles
+    kept = costs.census(cfg.n, cfg.Br, cfg.Bc, True).tiles
+    return {"tiles": tiles, "tiles computed (causal)": kept, "tiles skipped": tiles - kept,
+            "flops ratio": c.flops / f.flops, "traffic ratio": c.hbm_bytes / f.hbm_bytes}
+
+
+def cut_by_block(n: int, ds, blocks, dtype: str = "float32") -> pd.DataFrame:
+    """Standard traffic over flash tile traffic (spill left out) for square tiles."""
+    rows = []
+    for d in ds:
+        for b in blocks:
+            cfg = Config(n=n, d=d, Br=min(b, n), Bc=min(b, n), dtype=dtype)
+            rows.append({"d": d, "block": b, "block / d": b / d,
+                         "traffic cut": costs.standard_cost(cfg).moved / costs.flash_cost(cfg).moved})
+    return pd.DataFrame(rows)

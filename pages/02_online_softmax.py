@@ -1,0 +1,61 @@
+"""Lesson 2: online softmax, the running max m and running sum l."""
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from explorer import ui
+from explorer.params import Param
+from flashviz import charts
+from flashviz.attention import online_softmax, random_row, softmax
+
+st.title("Online softmax")
+st.markdown("#### Stream a row in blocks, carry two numbers: the largest score so far, m, and a running sum, l.")
+
+c1, c2, c3, c4 = st.columns(4)
+length = ui.bound(Param("os_len", "row length", 32, lo=4, hi=128, step=4, kind="int"), c1)
+block = ui.bound(Param("os_block", "block size", 8, lo=1, hi=64, step=1, kind="int"), c2)
+spread = ui.bound(Param("os_spread", "score spread (std)", 3.0, lo=0.5, hi=8.0, step=0.5, kind="float"), c3)
+seed = ui.bound(Param("os_seed", "random row", 1, lo=0, hi=99, step=1, kind="int"), c4)
+
+row = random_row(length, seed, spread)
+steps, broken_steps = [], []
+exact = softmax(row)
+online = online_softmax(row, block, steps=steps)
+broken = online_softmax(row, block, rescale=False, steps=broken_steps)
+
+st.latex(r"m_{\text{new}} = \max(m_{\text{old}}, \max_j s_j) \qquad "
+         r"l_{\text{new}} = \underbrace{e^{\,m_{\text{old}} - m_{\text{new}}}}_{\text{the rescale}}\, l_{\text{old}}"
+         r" + \sum_j e^{\,s_j - m_{\text{new}}}")
+m1, m2, m3 = st.columns(3)
+m1.metric("online vs ordinary softmax, max |diff|", f"{np.abs(online - exact).max():.2e}")
+m2.metric("without the rescale, max |diff|", f"{np.abs(broken - exact).max():.2e}")
+m3.metric("without the rescale, weights sum to", f"{broken.sum():.6f}", delta=f"{broken.sum() - 1:.6f}")
+ui.explain("""
+When a later block holds a bigger score, everything summed so far was measured against the old
+maximum. Multiplying by e^(m_old − m_new) moves it to the new baseline: it is the identity
+e^(a−c) = e^(a−b)·e^(b−c), nothing more. Delete that factor and no error is raised: the sum simply
+adds numbers on different baselines, like adding prices in three currencies. (The trick is Milakov and
+Gimelshein's, 2018; FlashAttention carries O through it as well.)
+""")
+
+weights = pd.DataFrame({"score": row, "softmax": exact, "online": online, "no rescale": broken})
+left, right = st.columns([3, 2])
+with left:
+    ui.chart(charts.weights_bars(weights), "weights")
+with right:
+    ui.chart(charts.running_stats(steps), "running_stats")
+blocks = pd.DataFrame({"block": range(1, len(steps) + 1), "m": [m for m, _ in steps],
+                       "l (rescaled)": [l for _, l in steps], "l (no rescale)": [l for _, l in broken_steps]})
+ui.table(blocks, "online_softmax_blocks", "Running statistics after each block")
+ui.table(weights, "online_softmax_weights", "Weights, three ways")
+
+st.subheader("Without the max: overflow")
+offset = ui.bound(Param("os_offset", "scores near", 800, lo=0, hi=1000, step=10, kind="int"))
+scores = np.array([0.0, 1.5, -0.8, 2.3]) + offset
+safe = online_softmax(scores, 2)
+with np.errstate(over="ignore"):
+    unsafe = online_softmax(scores, 2, subtract_max=False)
+st.markdown(f"exp({scores.max():g}) {'overflows' if scores.max() > 709.78 else 'still fits in'} float64, "
+            "whose largest value is about 1.8·10³⁰⁸ = e^709.8.")
+ui.table(pd.DataFrame({"score": scores, "with the max": safe, "exp without the max": unsafe}),
+         "overflow", "Subtracting the running max keeps every exponent at or below zero")

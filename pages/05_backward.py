@@ -1,0 +1,37 @@
+"""Lesson 5: the backward pass trades flops for bytes."""
+import streamlit as st
+
+from explorer import cache, ui
+from flashviz import charts
+
+st.title("The backward pass")
+st.markdown("#### Standard attention stores P for the backward. FlashAttention keeps m and l and recomputes.")
+cfg = ui.config()
+ns = tuple(sorted({512, 2048, 8192, cfg.n}))
+demo = cache.demo(5, ns=ns, d=cfg.d, block=min(cfg.Br, 512), dtype=cfg.dtype, causal=cfg.causal)
+mem, traffic = demo.tables["memory and flops"], demo.tables["traffic"]
+here = mem[mem["n"] == cfg.n].iloc[0]
+
+c = st.columns(4)
+c[0].metric(f"standard stores, n = {cfg.n}", f"{here['std stored MB']:,.2f} MB")
+c[1].metric("flash stores", f"{here['flash stored MB']:,.2f} MB")
+c[2].metric("extra flops, as counted", f"{here['extra flops %']:.1f}%")
+seed_extra = here["seed's extra %"]
+c[3].metric("extra flops, the seed's count", f"{seed_extra:.0f}%")
+ui.explain("""
+Forward and backward together: standard attention does two matmuls forward and four backward
+(dV = PᵀdO, dP = dO·Vᵀ, dQ = dS·K, dK = dSᵀ·Q), 12·n²d flops. The recomputing backward redoes
+S = QKᵀ per tile first: five matmuls, 14·n²d in all, **+16.7%**. The seed quotes 10 against 12 n²d
+(+20%); its standard count leaves out one of the four backward matmuls. Stored memory follows the
+seed's rule: Q, K, V plus P, or plus m and l. Our backward also reads O to form D = rowsum(dO ∘ O)
+(the "+ O" column). It is the trade `gradient_checkpointing=True` makes, for one operator.
+""")
+left, right = st.columns(2)
+with left:
+    ui.chart(charts.backward_bars(mem), "backward_memory")
+with right:
+    ui.chart(charts.flops_bars(mem), "backward_flops")
+ui.table(mem, "backward_memory", f"d = {cfg.d}, {cfg.dtype}")
+ui.table(traffic, "backward_traffic", "HBM traffic of forward + backward")
+for note in demo.notes:
+    st.caption(note)

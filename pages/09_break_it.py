@@ -1,0 +1,47 @@
+"""Lesson 9: break it on purpose and watch what each bug does."""
+import pandas as pd
+import streamlit as st
+
+from explorer import cache, ui
+from explorer.params import Param
+from flashviz import charts
+from flashviz.bugs import BUGS, LAB_MAX_N, comparison
+
+st.title("Break it")
+st.markdown("#### Each toggle is one real edit to the algorithm. Nothing raises: read what changes.")
+cfg = ui.config()
+if cfg.n > LAB_MAX_N:
+    st.info(f"The lab runs both versions in NumPy, so it uses n = {LAB_MAX_N} (you chose {cfg.n}).")
+    cfg = cfg.with_(n=LAB_MAX_N)
+
+cols = st.columns(len(BUGS))
+chosen = [key for col, (key, bug) in zip(cols, BUGS.items())
+          if ui.bound(Param(f"bug_{key}", bug.label, False, kind="bool"), col, help=bug.change)]
+if not chosen:
+    st.markdown("Turn on a bug above. Each is a row of the seed's table of edits:")
+    for bug in BUGS.values():
+        st.markdown(f"- **{bug.label}.** {bug.change} *Watch for:* {bug.symptom}")
+
+
+def highlight(row):
+    return ["background-color: #F6D8CC; font-weight: bold" if row["changed"] else ""] * len(row)
+
+
+for key in chosen:
+    bug, lab = BUGS[key], cache.break_it(cfg, key)
+    st.subheader(bug.label)
+    st.markdown(f"**The edit:** {bug.change}  \n**The seed says to watch for:** {bug.symptom}")
+    table = pd.DataFrame(comparison(lab))
+    left, right = st.columns([3, 2])
+    with left:
+        st.dataframe(table.style.apply(highlight, axis=1), hide_index=True, key=f"lab_{key}")
+    with right:
+        std = lab["standard"]
+        reference = {"HBM MB (with spill)": (f"standard {std['HBM MB']:.2f} MB", std["HBM MB"]),
+                     "working set KB": (f"budget {cfg.sram_bytes / 1024:g} KB", cfg.sram_bytes / 1024),
+                     "demo 2 weights sum": ("1.0", 1.0)}.get(bug.watch)
+        ui.chart(charts.comparison_bars([bug.watch], [lab["correct"][bug.watch]],
+                                        [lab["broken"][bug.watch]], bug.watch, bug.label, reference),
+                 f"lab_chart_{key}")
+    st.caption(f"n = {cfg.n}, d = {cfg.d}, {cfg.dtype}, SRAM {cfg.sram_bytes // 1024} KB. The demo 2 row "
+               "and the scores near 800 are the seed's online-softmax examples, run with the same edit.")
