@@ -38,7 +38,7 @@ def bound(p: Param, where=None, help: str | None = None):
         value = where.slider(p.label, p.lo, p.hi, step=p.step, **common)
     elif all(isinstance(o, (int, float)) for o in p.options):
         value = where.select_slider(p.label, options=list(p.options), **common)
-    elif len(p.options) <= 3:
+    elif len(p.options) <= 2:
         value = where.radio(p.label, list(p.options), horizontal=True, **common)
     else:
         value = where.selectbox(p.label, list(p.options), **common)
@@ -91,14 +91,18 @@ def hardware():
     return HARDWARE[value("hw")]
 
 
-def simulated_n(n: int) -> int:
-    """n for a NumPy run: the chosen n, or the largest we run interactively."""
-    if n > SIMULATE_MAX:
-        st.info(f"n = {n} is too big to run in NumPy on every slider move; the measured columns "
-                f"use n = {SIMULATE_MAX}, and every traffic and flop figure is exact at n = {n} "
-                "(closed forms).")
-        return SIMULATE_MAX
-    return n
+def simulable(cfg: Config, max_tiles: int = 4096, block: int | None = None) -> Config:
+    """The config a page really runs in NumPy: n cut so that the run stays
+    interactive (n <= SIMULATE_MAX and at most max_tiles tile steps).
+    `block` is the smallest tile the page will run with, if smaller than Br, Bc."""
+    b = min(cfg.Br, cfg.Bc, block or cfg.Br)
+    n = min(cfg.n, SIMULATE_MAX, int((max_tiles ** 0.5) * b))
+    if n < cfg.n:
+        st.info(f"Running n = {cfg.n} with {cfg.Br} × {cfg.Bc} tiles in NumPy would stall the page, so "
+                f"the measured figures use n = {n}. Every traffic and flop figure is still exact at "
+                f"n = {cfg.n} (closed forms).")
+        return cfg.with_(n=n, Br=min(cfg.Br, n), Bc=min(cfg.Bc, n))
+    return cfg
 
 
 def link_notes() -> None:
@@ -157,10 +161,10 @@ def lesson_nav(current: str) -> None:
     if current not in files:
         return
     k = files.index(current)
-    left, _, right = st.columns([1, 2, 1])
+    left, right = st.columns(2)
     if k > 0 and left.button(f"← {LESSONS[k - 1].title}", key="prev_lesson", shortcut="PageUp",
-                             help="PageUp"):
+                             help="PageUp", width="stretch"):
         st.switch_page(files[k - 1])
     if k < len(files) - 1 and right.button(f"{LESSONS[k + 1].title} →", key="next_lesson",
-                                           shortcut="PageDown", help="PageDown"):
+                                           shortcut="PageDown", help="PageDown", width="stretch"):
         st.switch_page(files[k + 1])

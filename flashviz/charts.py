@@ -15,20 +15,31 @@ STANDARD, FLASH, BROKEN = VERMILLION, BLUE, PURPLE
 FONT = 17
 
 
-def _style(fig: go.Figure, x: str, y: str, title: str = "", height: int = 400,
+def _style(fig: go.Figure, x: str, y: str, title: str = "", height: int = 440,
            log_x: bool = False, log_y: bool = False) -> go.Figure:
     fig.update_layout(
         title={"text": title, "font": {"size": FONT + 3}},
         font={"size": FONT, "color": BLACK}, height=height, template="plotly_white",
-        margin={"l": 70, "r": 20, "t": 60 if title else 30, "b": 60},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "left", "x": 0},
+        margin={"l": 70, "r": 20, "t": 50 if title else 20, "b": 40},
+        legend={"orientation": "h", "yanchor": "top", "y": -0.3, "xanchor": "left", "x": 0},
         hoverlabel={"font_size": FONT},
     )
-    fig.update_xaxes(title_text=x, type="log" if log_x else None, gridcolor="#ddd",
-                     linecolor=BLACK, automargin=True)
-    fig.update_yaxes(title_text=y, type="log" if log_y else None, gridcolor="#ddd",
-                     linecolor=BLACK, automargin=True)
+    log = {"type": "log", "dtick": 1, "exponentformat": "power"}
+    fig.update_xaxes(title_text=x, gridcolor="#ddd", linecolor=BLACK, automargin=True,
+                     **(log if log_x else {}))
+    fig.update_yaxes(title_text=y, gridcolor="#ddd", linecolor=BLACK, automargin=True,
+                     **(log if log_y else {}))
     return fig
+
+
+def _hline(fig: go.Figure, y: float, text: str, color: str, log_y: bool, dash: str = "dot") -> None:
+    """A labelled horizontal line. On a log axis plotly puts shapes in data units but
+    annotations in log10 units, hence the two calls."""
+    fig.add_shape(type="line", xref="paper", x0=0, x1=1, yref="y", y0=y, y1=y,
+                  line={"color": color, "width": 3, "dash": dash})
+    fig.add_annotation(xref="paper", x=0.02, xanchor="left", yref="y", yanchor="bottom",
+                       y=float(np.log10(y)) if log_y else y, text=text, showarrow=False,
+                       font={"size": FONT, "color": color})
 
 
 def _line(x, y, name, color, dash=None, text=None):
@@ -64,7 +75,8 @@ def roofline(points, hardware: dict, dtype: str, selected: str) -> go.Figure:
         colour = STANDARD if row["method"] == "standard" else FLASH
         fig.add_trace(go.Scatter(
             x=[row["flops per byte"]], y=[row["attainable TFLOP/s"]], name=row["method"],
-            mode="markers+text", text=[row["method"]], textposition="top center",
+            mode="markers+text", text=[row["method"]],
+            textposition="bottom center" if row["method"] == "standard" else "top center",
             marker={"size": 18, "color": colour, "line": {"color": BLACK, "width": 1}}))
     return _style(fig, "arithmetic intensity (flops per byte)", "attainable rate (TFLOP/s)",
                   f"Roofline, {dtype}", log_x=True, log_y=True)
@@ -114,9 +126,7 @@ def block_sweep(df, standard_mb: float, best) -> go.Figure:
                    mode="markers", name="spills", marker={"symbol": "x", "size": 16,
                                                           "color": VERMILLION}),
     ])
-    fig.add_hline(y=standard_mb, line={"color": STANDARD, "width": 2, "dash": "dot"},
-                  annotation_text=f"standard {standard_mb:.2f} MB",
-                  annotation_font_size=FONT)
+    _hline(fig, standard_mb, f"standard {standard_mb:.2f} MB", STANDARD, log_y=True)
     if best is not None:
         row = df[df["block"] == best].iloc[0]
         fig.add_trace(go.Scatter(x=[best], y=[row["HBM MB"]], mode="markers+text",
@@ -131,8 +141,7 @@ def working_set_sweep(df, budget_kb: float) -> go.Figure:
     colours = [FLASH if f else VERMILLION for f in df["fits SRAM"]]
     fig = go.Figure([go.Bar(x=[str(b) for b in df["block"]], y=df["tile working set KB"],
                             marker_color=colours, name="working set")])
-    fig.add_hline(y=budget_kb, line={"color": BLACK, "width": 3},
-                  annotation_text=f"SRAM budget {budget_kb:g} KB", annotation_font_size=FONT)
+    _hline(fig, budget_kb, f"SRAM budget {budget_kb:g} KB", BLACK, log_y=True, dash="solid")
     return _style(fig, "block size Br = Bc (rows)", "tile working set (KB)",
                   "Does the tile fit?", log_y=True)
 
@@ -199,8 +208,7 @@ def comparison_bars(labels, correct, broken, y: str, title: str, reference=None)
     fig = go.Figure([go.Bar(x=labels, y=correct, name="correct", marker_color=FLASH),
                      go.Bar(x=labels, y=broken, name="with the bug", marker_color=BROKEN)])
     if reference is not None:
-        fig.add_hline(y=reference[1], line={"color": STANDARD, "dash": "dot", "width": 2},
-                      annotation_text=reference[0], annotation_font_size=FONT)
+        _hline(fig, reference[1], reference[0], STANDARD, log_y=False)
     fig.update_layout(barmode="group")
     return _style(fig, "", y, title, height=360)
 

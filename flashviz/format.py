@@ -6,7 +6,7 @@ def column_format(name: str) -> str:
     """A format spec for a column, chosen by its name."""
     if "diff" in name or name.startswith("error"):
         return ".2e"
-    if "GFLOPs" in name or name in ("bytes/flop",):
+    if "GFLOPs" in name or name in ("bytes/flop", "bytes per flop"):
         return ".3f"
     if name.endswith("KB") or "%" in name:
         return ".1f"

@@ -29,13 +29,13 @@ def over_n(cfg: Config, ns) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def powers_up_to(n: int, start: int = 128, factor: int = 2) -> list[int]:
-    """start, start*factor, ... up to n, with n itself last."""
-    out, k = [], start
-    while k < n:
-        out.append(k)
+def ns_around(n: int, start: int = 128, top: int = 8192, factor: int = 2) -> tuple[int, ...]:
+    """start, start*factor, ... up to max(n, top), with n itself among them."""
+    out, k = {n}, start
+    while k <= max(n, top):
+        out.add(k)
         k *= factor
-    return out + [n]
+    return tuple(sorted(out))
 
 
 def over_blocks(cfg: Config, blocks) -> pd.DataFrame:

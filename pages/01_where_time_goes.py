@@ -10,7 +10,7 @@ st.markdown("#### Attention does n² work, but it moves n² **bytes** — and th
 cfg = ui.config()
 hw = ui.hardware()
 
-ns = tuple(sweeps.powers_up_to(max(cfg.n, 8192), 128, 4))
+ns = sweeps.ns_around(cfg.n, 128, 8192, 4)
 seed_table = cache.demo(1, ns=ns, d=cfg.d, dtype=cfg.dtype).tables["standard"]
 row = seed_table[seed_table["n"] == cfg.n]
 points = sweeps.roofline_points(cfg, hw)
@@ -18,11 +18,11 @@ std_pt, flash_pt = points.iloc[0], points.iloc[1]
 
 cols = st.columns(4)
 std_cost = sweeps.over_n(cfg, (cfg.n,)).iloc[0]
-cols[0].metric(f"standard HBM traffic, n = {cfg.n}", f"{std_cost['std HBM MB']:.2f} MB")
-cols[1].metric("arithmetic", f"{std_cost['std GFLOPs']:.3f} GFLOPs")
-cols[2].metric("standard: bytes per flop", f"{std_pt['bytes per flop']:.3f}")
-cols[3].metric(f"{hw.name} can feed", f"{hw.balance(cfg.dtype):.3f} bytes/flop",
-               help="Machine balance: HBM bandwidth over peak arithmetic rate. Above it, a kernel waits on memory.")
+cols[0].metric("traffic, MB", f"{std_cost['std HBM MB']:,.2f}", help=f"standard attention, n = {cfg.n}")
+cols[1].metric("work, GFLOPs", f"{std_cost['std GFLOPs']:,.3f}")
+cols[2].metric("needs, bytes/flop", f"{std_pt['bytes per flop']:.3f}")
+cols[3].metric("GPU feeds, bytes/flop", f"{hw.balance(cfg.dtype):.3f}",
+               help=f"{hw.name}, machine balance: HBM bandwidth over peak arithmetic rate. Above it, a kernel waits on memory.")
 
 need, feed = std_pt["bytes per flop"], hw.balance(cfg.dtype)
 ui.explain(f"""

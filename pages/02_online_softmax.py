@@ -27,9 +27,9 @@ st.latex(r"m_{\text{new}} = \max(m_{\text{old}}, \max_j s_j) \qquad "
          r"l_{\text{new}} = \underbrace{e^{\,m_{\text{old}} - m_{\text{new}}}}_{\text{the rescale}}\, l_{\text{old}}"
          r" + \sum_j e^{\,s_j - m_{\text{new}}}")
 m1, m2, m3 = st.columns(3)
-m1.metric("online vs ordinary softmax, max |diff|", f"{np.abs(online - exact).max():.2e}")
-m2.metric("without the rescale, max |diff|", f"{np.abs(broken - exact).max():.2e}")
-m3.metric("without the rescale, weights sum to", f"{broken.sum():.6f}", delta=f"{broken.sum() - 1:.6f}")
+m1.metric("online: max |diff|", f"{np.abs(online - exact).max():.2e}")
+m2.metric("no rescale: max |diff|", f"{np.abs(broken - exact).max():.2e}")
+m3.metric("no rescale: sum", f"{broken.sum():.6f}", delta=f"{broken.sum() - 1:.6f}")
 ui.explain("""
 When a later block holds a bigger score, everything summed so far was measured against the old
 maximum. Multiplying by e^(m_old − m_new) moves it to the new baseline: it is the identity

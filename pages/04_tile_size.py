@@ -15,10 +15,10 @@ std_mb = costs.standard_cost(cfg).hbm_bytes / MB
 rule = sweeps.paper_rule(cfg)
 
 c = st.columns(4)
-c[0].metric("SRAM budget", f"{cfg.sram_bytes // 1024} KB", help=f"{cfg.sram_elements:,} elements of {cfg.dtype}")
-c[1].metric("best square tile that fits", "none" if best is None else f"{best} × {best}")
-c[2].metric("standard attention traffic", f"{std_mb:.2f} MB")
-c[3].metric("paper's rule: Br × Bc", f"{rule['Br']} × {rule['Bc']}", help=f"{rule['HBM MB']:.2f} MB, "
+c[0].metric("SRAM budget, KB", f"{cfg.sram_bytes // 1024}", help=f"{cfg.sram_elements:,} elements of {cfg.dtype}")
+c[1].metric("best tile that fits", "none" if best is None else f"{best} × {best}")
+c[2].metric("standard, MB", f"{std_mb:,.2f}")
+c[3].metric("paper's Br × Bc", f"{rule['Br']} × {rule['Bc']}", help=f"{rule['HBM MB']:.2f} MB, "
             f"working set {rule['working set KB']:.1f} KB")
 ui.explain(f"""
 Each of the Tr = n / Br query blocks streams all of K and V, so the K/V traffic is 2nd·n/Br: halve the
@@ -42,6 +42,6 @@ and (Proposition 3) no exact algorithm does asymptotically better for every M be
 dotted curves are those orders with constant 1; the solid ones are this engine's counts at the tile
 sizes chosen above. The slopes match; the constants are the tiling's details.
 """)
-io = cache.io_curves(cfg, tuple(sweeps.powers_up_to(max(cfg.n, 65536), 256, 2)))
+io = cache.io_curves(cfg, sweeps.ns_around(cfg.n, 256, 65536, 2))
 ui.chart(charts.io_theorem(io), "io_theorem")
 ui.table(io, "io_theorem", "HBM accesses in elements")

@@ -13,11 +13,11 @@ mem, traffic = demo.tables["memory and flops"], demo.tables["traffic"]
 here = mem[mem["n"] == cfg.n].iloc[0]
 
 c = st.columns(4)
-c[0].metric(f"standard stores, n = {cfg.n}", f"{here['std stored MB']:,.2f} MB")
-c[1].metric("flash stores", f"{here['flash stored MB']:,.2f} MB")
-c[2].metric("extra flops, as counted", f"{here['extra flops %']:.1f}%")
+c[0].metric("standard keeps, MB", f"{here['std stored MB']:,.2f}", help=f"n = {cfg.n}")
+c[1].metric("flash keeps, MB", f"{here['flash stored MB']:,.2f}")
+c[2].metric("extra flops", f"{here['extra flops %']:.1f}%")
 seed_extra = here["seed's extra %"]
-c[3].metric("extra flops, the seed's count", f"{seed_extra:.0f}%")
+c[3].metric("seed's extra", f"{seed_extra:.0f}%")
 ui.explain("""
 Forward and backward together: standard attention does two matmuls forward and four backward
 (dV = PᵀdO, dP = dO·Vᵀ, dQ = dS·K, dK = dSᵀ·Q), 12·n²d flops. The recomputing backward redoes

@@ -7,13 +7,13 @@ from flashviz import charts, sweeps
 st.title("Same flops, less traffic")
 st.markdown("#### Every multiply standard attention does, the tiled version does too.")
 cfg = ui.config()
-ns = tuple(sweeps.powers_up_to(max(cfg.n, 4096), 512, 2))
+ns = sweeps.ns_around(cfg.n, 512, 4096, 2)
 full = cache.over_n(cfg, ns)
 table = full[["n", "std GFLOPs", "flash GFLOPs", "std HBM MB", "flash HBM MB", "traffic cut"]]
 here = table[table["n"] == cfg.n].iloc[0]
 c = st.columns(3)
-c[0].metric(f"GFLOPs, n = {cfg.n}: standard", f"{here['std GFLOPs']:.3f}")
-c[1].metric("GFLOPs: flash", f"{here['flash GFLOPs']:.3f}")
+c[0].metric("standard GFLOPs", f"{here['std GFLOPs']:.3f}")
+c[1].metric("flash GFLOPs", f"{here['flash GFLOPs']:.3f}")
 c[2].metric("traffic cut", f"{here['traffic cut']:.1f}×")
 if cfg.causal:
     st.warning("With the causal mask on, flash skips every fully masked tile and does about half the "

@@ -5,18 +5,15 @@ import streamlit as st
 from explorer import cache, ui
 from explorer.params import Param
 from flashviz import charts
-from flashviz.bugs import BUGS, LAB_MAX_N, comparison
+from flashviz.bugs import BUGS, comparison
 
 st.title("Break it")
 st.markdown("#### Each toggle is one real edit to the algorithm. Nothing raises: read what changes.")
-cfg = ui.config()
-if cfg.n > LAB_MAX_N:
-    st.info(f"The lab runs both versions in NumPy, so it uses n = {LAB_MAX_N} (you chose {cfg.n}).")
-    cfg = cfg.with_(n=LAB_MAX_N)
+cfg = ui.simulable(ui.config(), block=16)  # the lab really runs each bug, tiles of 16 included
 
-cols = st.columns(len(BUGS))
-chosen = [key for col, (key, bug) in zip(cols, BUGS.items())
-          if ui.bound(Param(f"bug_{key}", bug.label, False, kind="bool"), col, help=bug.change)]
+cols = st.columns(3)
+chosen = [key for k, (key, bug) in enumerate(BUGS.items())
+          if ui.bound(Param(f"bug_{key}", bug.label, False, kind="bool"), cols[k % 3], help=bug.change)]
 if not chosen:
     st.markdown("Turn on a bug above. Each is a row of the seed's table of edits:")
     for bug in BUGS.values():
@@ -34,7 +31,8 @@ for key in chosen:
     table = pd.DataFrame(comparison(lab))
     left, right = st.columns([3, 2])
     with left:
-        st.dataframe(table.style.apply(highlight, axis=1), hide_index=True, key=f"lab_{key}")
+        st.dataframe(table.style.apply(highlight, axis=1), hide_index=True, key=f"lab_{key}",
+                     column_order=["figure", "correct", "with the bug"])
     with right:
         std = lab["standard"]
         reference = {"HBM MB (with spill)": (f"standard {std['HBM MB']:.2f} MB", std["HBM MB"]),

@@ -1,0 +1,188 @@
+"""Every page as a user meets it, through Streamlit's AppTest (no browser)."""
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from explorer.lessons import LESSONS
+from tests.conftest import ROOT
+
+APP = str(ROOT / "app.py")
+PAGES = [lesson.file for lesson in LESSONS]
+
+
+def open_page(page: str, **params) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.run()
+    if page != PAGES[0]:
+        at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def texts(at) -> str:
+    """Everything a reader sees as text: markdown, metrics, alerts, tables."""
+    parts = [str(e.value) for e in at.markdown] + [str(e.value) for e in at.caption]
+    parts += [f"{m.label} {m.value}" for m in at.metric]
+    parts += [str(e.value) for kind in ("warning", "info", "success", "error") for e in at.get(kind)]
+    parts += [df.value.to_string() for df in at.dataframe]
+    return "\n".join(parts)
+
+
+def widgets(at):
+    return [w for kind in ("slider", "select_slider", "toggle", "radio", "selectbox")
+            for w in at.get(kind)]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_renders_at_defaults(page):
+    at = open_page(page)
+    assert at.title and at.title[0].value, "every lesson has a title"
+    assert at.get("plotly_chart") or page.endswith("09_break_it.py")
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_widget_at_its_extremes(page):
+    at = open_page(page)
+    for key in [w.key for w in widgets(at)]:
+        w = next(w for w in widgets(at) if w.key == key)
+        if w.type == "toggle":
+            extremes = [True, False]
+        elif w.type == "slider":
+            extremes = [w.min, w.max, w.value]
+        else:
+            extremes = [w.options[0], w.options[-1], w.value]
+            if w.type == "select_slider":  # options come back as strings
+                extremes = [type(w.value)(x) for x in extremes]
+        for value in extremes:
+            w.set_value(value).run()
+            assert not at.exception, f"{key}={value}: {[e.value for e in at.exception]}"
+            w = next(w for w in widgets(at) if w.key == key)
+
+
+def test_every_widget_has_a_key():
+    for page in PAGES:
+        at = open_page(page)
+        assert all(w.key for w in widgets(at)), page
+
+
+@pytest.mark.parametrize("bug, figure", [
+    ("no_rescale", "0.190131"),
+    ("tiles_too_big", "1412.0"),
+    ("tiles_too_small", "32.50"),
+    ("keep_full_S", "4096.0"),
+])
+def test_bug_toggle_shows_its_documented_figure(bug, figure):
+    at = open_page(PAGES[-1])
+    assert not at.dataframe, "no lab runs before a bug is chosen"
+    at.toggle(key=f"bug_{bug}").set_value(True).run()
+    assert not at.exception
+    table = at.dataframe[0].value
+    assert figure in table["with the bug"].tolist(), table
+
+
+def test_exp_without_max_shows_nan_weights():
+    at = open_page(PAGES[-1], bug_no_max="true")
+    table = at.dataframe[0].value.set_index("figure")
+    assert table.loc["nan weights on scores near 800", "with the bug"] == "4"
+    assert table.loc["nan weights on scores near 800", "correct"] == "0"
+
+
+def test_tiles_too_small_sits_above_standard_attention():
+    at = open_page(PAGES[-1], bug_tiles_too_small="true")
+    assert "standard 17.00 MB" in json.dumps(json.loads(at.get("plotly_chart")[0].proto.spec))
+
+
+def test_deep_link_sets_the_widgets():
+    at = open_page("pages/03_tiling.py", n="256", d="32", Br="32", causal="true", dtype="float16")
+    assert at.select_slider(key="n").value == 256
+    assert at.select_slider(key="d").value == 32
+    assert at.select_slider(key="Br").value == 32
+    assert at.toggle(key="causal").value is True
+    assert at.selectbox(key="dtype").value == "float16"
+    assert "n = 256" in texts(at) or "256" in texts(at)
+
+
+def test_deep_link_reaches_page_controls():
+    at = open_page("pages/02_online_softmax.py", os_block="4", os_offset="100")
+    assert at.slider(key="os_block").value == 4
+    assert at.slider(key="os_offset").value == 100
+
+
+@pytest.mark.parametrize("params, note", [
+    ({"n": "abc"}, "is not a number"),
+    ({"n": "99999999"}, "is not offered; using the nearest, 1048576"),
+    ({"sram": "-5"}, "is outside 8 to 512; using 8"),
+    ({"sram": "inf"}, "is not a finite number"),
+    ({"dtype": "int8"}, "is not one of"),
+    ({"causal": "maybe"}, "is not true or false"),
+])
+def test_malformed_link_shows_a_note_and_goes_on(params, note):
+    at = open_page(PAGES[0], **params)
+    assert any(note in w.value for w in at.warning), [w.value for w in at.warning]
+    assert at.get("plotly_chart"), "the page still renders"
+
+
+def test_script_in_a_link_never_reaches_html():
+    payload = "<script>alert(1)</script>"
+    at = open_page(PAGES[2], dtype=payload, hw="<img src=x onerror=alert(1)>")
+    for element in list(at.markdown) + list(at.warning):
+        if payload in str(element.value) or "<img" in str(element.value):
+            assert not element.proto.allow_html if hasattr(element.proto, "allow_html") else True
+    notes = "\n".join(w.value for w in at.warning)
+    assert "`dtype=<script>alert(1)</script" in notes  # shown inside a code span, as text
+
+
+def test_tile_larger_than_n_is_cut_with_a_note():
+    at = open_page("pages/03_tiling.py", n="32", Br="512")
+    assert any("Br = 512 is larger than n = 32" in i.value for i in at.info)
+
+
+def test_huge_n_falls_back_to_closed_forms():
+    at = open_page("pages/03_tiling.py", n="1048576")
+    assert any("exact at" in i.value for i in at.info)
+    assert any(m.label == "standard peak, KB" for m in at.metric)
+
+
+def test_presentation_mode_hides_long_explanations():
+    long_text = "What this model leaves out"
+    assert long_text in texts(open_page(PAGES[0]))
+    assert long_text not in texts(open_page(PAGES[0], present="true"))
+
+
+def test_first_lesson_shows_the_seed_table():
+    df = open_page(PAGES[0]).dataframe[0].value
+    seed_rows = df[df["n"].isin([128, 512, 2048, 8192])]
+    assert seed_rows["HBM MB"].round(2).tolist() == [0.38, 4.5, 66.0, 1032.0]
+
+
+def test_charts_keep_png_export_and_axis_units():
+    at = open_page(PAGES[3])
+    for chart in at.get("plotly_chart"):
+        spec = json.loads(chart.proto.spec)
+        y = spec["layout"]["yaxis"]["title"]["text"]
+        assert "(" in y, f"axis title without a unit: {y}"
+        assert json.loads(chart.proto.config)["toImageButtonOptions"]["format"] == "png"
+
+
+def test_url_paths_do_not_collide_with_legacy_page_names():
+    # Streamlit's legacy pages/ discovery names 03_tiling.py "tiling"; an st.Page with
+    # that url_path gets the same hash and opens without app.py's sidebar.
+    import re
+    for lesson in LESSONS:
+        stem = re.sub(r"^\d+_", "", lesson.file.rsplit("/", 1)[1][:-3])
+        assert lesson.url_path != stem, lesson
+
+
+def test_switching_lessons_keeps_the_shared_sidebar():
+    at = open_page("pages/05_backward.py", n="2048")
+    assert at.select_slider(key="n").value == 2048
+    assert [b.key for b in at.button if b.key in ("prev_lesson", "next_lesson")] == ["prev_lesson", "next_lesson"]
+
+
+def test_next_lesson_button_moves_on():
+    at = open_page(PAGES[0])
+    at.button(key="next_lesson").click().run()
+    assert at.title[0].value == "Online softmax"
