@@ -22,7 +22,8 @@ cols[0].metric("traffic, MB", f"{std_cost['std HBM MB']:,.2f}", help=f"standard 
 cols[1].metric("work, GFLOPs", f"{std_cost['std GFLOPs']:,.3f}")
 cols[2].metric("needs, bytes/flop", f"{std_pt['bytes per flop']:.3f}")
 cols[3].metric("GPU feeds, bytes/flop", f"{hw.balance(cfg.dtype):.3f}",
-               help=f"{hw.name}, machine balance: HBM bandwidth over peak arithmetic rate. Above it, a kernel waits on memory.")
+               help=f"{hw.name}, machine balance: HBM bandwidth over peak arithmetic rate. "
+                    "Above it, a kernel waits on memory.")
 
 need, feed = std_pt["bytes per flop"], hw.balance(cfg.dtype)
 ui.explain(f"""

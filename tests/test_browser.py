@@ -1,0 +1,156 @@
+"""The app in a real Chromium (Debian's), against `streamlit run app.py`, at 1280x720.
+
+Screenshots of every lesson go to artifacts/screenshots/ for a person to look at.
+Set FLASHVIZ_REQUIRE_BROWSER=1 (CI does) to fail instead of skip without Chromium.
+"""
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from explorer.lessons import LESSONS
+from flashviz.config import MB, Config
+from flashviz.costs import standard_cost
+from tests.conftest import ROOT
+
+CHROMIUM = "/usr/bin/chromium"
+SHOTS = ROOT / "artifacts" / "screenshots"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--disable-quic", "--no-first-run"]
+IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+
+_missing = None if os.path.exists(CHROMIUM) else f"{CHROMIUM} not installed"
+try:
+    from playwright.sync_api import sync_playwright
+except ImportError:  # pragma: no cover
+    _missing = "playwright not installed"
+if _missing and os.environ.get("FLASHVIZ_REQUIRE_BROWSER"):
+    raise RuntimeError(f"browser tests are required here but {_missing}")
+pytestmark = pytest.mark.skipif(bool(_missing), reason=_missing or "")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true",
+         f"--server.port={port}", "--server.address=127.0.0.1", "--browser.gatherUsageStats=false"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            if urllib.request.urlopen(url + "/_stcore/health", timeout=2).read() == b"ok":
+                break
+        except OSError:
+            time.sleep(0.3)
+    else:
+        proc.kill()
+        raise RuntimeError("streamlit did not become healthy in 60 s")
+    yield url
+    proc.terminate()
+    proc.wait(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    pg = ctx.new_page()
+    yield pg
+    ctx.close()
+
+
+def settle(pg, timeout=30_000):
+    """Wait until Streamlit's script has finished and the page has painted."""
+    pg.wait_for_selector(IDLE, timeout=timeout)
+    pg.wait_for_timeout(600)
+    pg.wait_for_selector(IDLE, timeout=timeout)
+
+
+def metric(pg, label: str) -> str:
+    box = pg.locator("[data-testid='stMetric']").filter(has_text=label).first
+    return box.locator("[data-testid='stMetricValue']").inner_text()
+
+
+def lesson_url(server, k: int) -> str:
+    return server + "/" + ("" if k == 0 else LESSONS[k].url_path)
+
+
+@pytest.mark.parametrize("k", range(len(LESSONS)))
+def test_every_lesson_renders_without_an_exception(server, page, k):
+    page.goto(lesson_url(server, k))
+    settle(page)
+    assert page.locator("[data-testid='stException']").count() == 0
+    assert page.locator("h1").first.inner_text().strip(), "a lesson title is shown"
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{k + 1:02d}_{LESSONS[k].url_path or 'home'}.png"))
+
+
+def test_slider_moved_by_keyboard_changes_a_figure(server, page):
+    page.goto(server)
+    settle(page)
+    before = metric(page, "traffic, MB")
+    page.locator("[data-testid='stSidebar'] input[type='range']").first.focus()
+    page.keyboard.press("ArrowRight")
+    settle(page)
+    after = metric(page, "traffic, MB")
+    expected = [f"{standard_cost(Config(n=n)).hbm_bytes / MB:,.2f}" for n in (1024, 1536)]
+    assert [before, after] == expected, "n steps from 1024 to 1536"
+    assert "n=1536" in page.url, "the link now carries the setting"
+
+
+def test_deep_link_opens_with_its_settings(server, page):
+    page.goto(server + "/" + LESSONS[2].url_path + "?n=256&Br=32&Bc=32&d=32")
+    settle(page)
+    assert page.locator("[data-testid='stSidebar'] input[type='range']").first.get_attribute(
+        "aria-valuetext") == "256"
+    # standard peak for n = 256 in float32: 256^2 * 4 B = 256.0 KB
+    assert metric(page, "standard peak, KB") == "256.0"
+
+
+def test_malformed_link_shows_a_note_not_a_traceback(server, page):
+    page.goto(server + "/?n=banana&sram=%3Cb%3Ebold%3C%2Fb%3E&causal=%F0%9F%92%A5")
+    settle(page)
+    assert page.locator("[data-testid='stException']").count() == 0
+    alert = page.locator("[data-testid='stAlert']").filter(has_text="could not be used").first
+    assert "n=banana is not a number" in alert.inner_text()
+    assert alert.locator("b").count() == 0, "the link's HTML is shown as text, never rendered"
+
+
+def test_pagedown_goes_to_the_next_lesson(server, page):
+    page.goto(server)
+    settle(page)
+    page.locator("h1").first.click()
+    page.keyboard.press("PageDown")
+    page.wait_for_url("**/" + LESSONS[1].url_path + "*", timeout=15_000)
+    settle(page)
+    assert page.locator("h1").first.inner_text().strip() == "Online softmax"
+
+
+def test_a_bug_toggle_in_the_lab(server, page):
+    page.goto(server + "/" + LESSONS[-1].url_path)
+    settle(page)
+    page.get_by_text("Keep the full score matrix").first.click()
+    settle(page)
+    assert "bug_keep_full_S=true" in page.url
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "09_break_it_keep_full_S.png"))
+    assert page.locator("[data-testid='stDataFrame']").count() == 1
