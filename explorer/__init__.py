@@ -1,1 +1,1 @@
-"""The Streamlit layer of flashviz: widgets, caching and layout helpers for pages/."""
+"""The Streamlit layer of flashviz: widgets, caching and layout helpers for the lessons/ scripts."""

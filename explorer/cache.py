@@ -44,3 +44,21 @@ def max_abs_diff(cfg: Config, seed: int = 0) -> float:
     Q, K, V = attention.random_qkv(cfg.n, cfg.d, seed)
     flash = attention.flash_attention(Q, K, V, cfg)
     return float(np.abs(flash - attention.standard_attention(Q, K, V, cfg)).max())
+
+
+@cache
+def flash_frames(cfg: Config, score_scale: float = 1.0, reference: Config | None = None):
+    from flashviz import animation
+    return animation.flash_frames(cfg, score_scale=score_scale, reference=reference)
+
+
+@cache
+def standard_frames(cfg: Config):
+    from flashviz import animation
+    return animation.standard_frames(cfg)
+
+
+@cache
+def bug_frames(cfg: Config, bug: str):
+    from flashviz import animation
+    return animation.bug_frames(cfg, bug)

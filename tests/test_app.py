@@ -96,7 +96,7 @@ def test_tiles_too_small_sits_above_standard_attention():
 
 
 def test_deep_link_sets_the_widgets():
-    at = open_page("pages/03_tiling.py", n="256", d="32", Br="32", causal="true", dtype="float16")
+    at = open_page("lessons/03_tiling.py", n="256", d="32", Br="32", causal="true", dtype="float16")
     assert at.select_slider(key="n").value == 256
     assert at.select_slider(key="d").value == 32
     assert at.select_slider(key="Br").value == 32
@@ -106,7 +106,7 @@ def test_deep_link_sets_the_widgets():
 
 
 def test_deep_link_reaches_page_controls():
-    at = open_page("pages/02_online_softmax.py", os_block="4", os_offset="100")
+    at = open_page("lessons/02_online_softmax.py", os_block="4", os_offset="100")
     assert at.slider(key="os_block").value == 4
     assert at.slider(key="os_offset").value == 100
 
@@ -136,12 +136,12 @@ def test_script_in_a_link_never_reaches_html():
 
 
 def test_tile_larger_than_n_is_cut_with_a_note():
-    at = open_page("pages/03_tiling.py", n="32", Br="512")
+    at = open_page("lessons/03_tiling.py", n="32", Br="512")
     assert any("Br = 512 is larger than n = 32" in i.value for i in at.info)
 
 
 def test_huge_n_falls_back_to_closed_forms():
-    at = open_page("pages/03_tiling.py", n="1048576")
+    at = open_page("lessons/03_tiling.py", n="1048576")
     assert any("exact at" in i.value for i in at.info)
     assert any(m.label == "standard peak, KB" for m in at.metric)
 
@@ -167,17 +167,19 @@ def test_charts_keep_png_export_and_axis_units():
         assert json.loads(chart.proto.config)["toImageButtonOptions"]["format"] == "png"
 
 
-def test_url_paths_do_not_collide_with_legacy_page_names():
-    # Streamlit's legacy pages/ discovery names 03_tiling.py "tiling"; an st.Page with
-    # that url_path gets the same hash and opens without app.py's sidebar.
+def test_no_pages_folder_and_no_url_path_equal_to_a_legacy_page_name():
+    # A pages/ folder turns on Streamlit's legacy discovery before app.py first runs,
+    # which broke a fresh server's first deep link; legacy names are the stem without
+    # its number ("tiling" for 03_tiling.py) and must not be reused as url paths.
     import re
+    assert not (ROOT / "pages").exists()
     for lesson in LESSONS:
         stem = re.sub(r"^\d+_", "", lesson.file.rsplit("/", 1)[1][:-3])
         assert lesson.url_path != stem, lesson
 
 
 def test_switching_lessons_keeps_the_shared_sidebar():
-    at = open_page("pages/05_backward.py", n="2048")
+    at = open_page("lessons/05_backward.py", n="2048")
     assert at.select_slider(key="n").value == 2048
     assert [b.key for b in at.button if b.key in ("prev_lesson", "next_lesson")] == ["prev_lesson", "next_lesson"]
 

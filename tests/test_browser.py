@@ -3,6 +3,7 @@
 Screenshots of every lesson go to artifacts/screenshots/ for a person to look at.
 Set FLASHVIZ_REQUIRE_BROWSER=1 (CI does) to fail instead of skip without Chromium.
 """
+import contextlib
 import os
 import socket
 import subprocess
@@ -39,27 +40,35 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def server():
+@contextlib.contextmanager
+def _server():
+    """`streamlit run app.py` on a free loopback port, until the block ends."""
     port = _free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true",
          f"--server.port={port}", "--server.address=127.0.0.1", "--browser.gatherUsageStats=false"],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            if urllib.request.urlopen(url + "/_stcore/health", timeout=2).read() == b"ok":
-                break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        proc.kill()
-        raise RuntimeError("streamlit did not become healthy in 60 s")
-    yield url
-    proc.terminate()
-    proc.wait(timeout=20)
+    try:
+        deadline = time.time() + 60
+        while True:
+            try:
+                if urllib.request.urlopen(url + "/_stcore/health", timeout=2).read() == b"ok":
+                    break
+            except OSError:
+                if time.time() > deadline:
+                    raise RuntimeError("streamlit did not become healthy in 60 s")
+                time.sleep(0.3)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def server():
+    with _server() as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -154,3 +163,17 @@ def test_a_bug_toggle_in_the_lab(server, page):
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "09_break_it_keep_full_S.png"))
     assert page.locator("[data-testid='stDataFrame']").count() == 1
+
+
+def test_first_deep_link_on_a_fresh_server_opens_the_lesson(browser):
+    """A reader's link is often the first request a (re)started server sees."""
+    with _server() as url:
+        ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+        pg = ctx.new_page()
+        pg.goto(url + "/" + LESSONS[4].url_path + "?n=2048")
+        settle(pg)
+        assert pg.get_by_text("Page not found").count() == 0
+        assert pg.locator("h1").first.inner_text().strip() == "The backward pass"
+        assert pg.locator("[data-testid='stSidebar'] input[type='range']").first.get_attribute(
+            "aria-valuetext") == "2048"
+        ctx.close()

@@ -2,7 +2,9 @@
 import streamlit as st
 
 from explorer import cache, ui
-from flashviz import charts, sweeps
+from explorer.params import Param
+from explorer.player import player
+from flashviz import animation, charts, sweeps
 
 st.title("Tiling: same answer, flat memory")
 st.markdown("#### Cut Q into row blocks and K, V into column blocks; the n×n matrix never exists.")
@@ -26,6 +28,20 @@ rescaled together. The SRAM working set is one Q tile, one K tile, one V tile, o
 two statistics: Br·d + 2·Bc·d + Br·Bc + 2·Br elements, whatever n is. The difference from standard
 attention is float noise: the order of additions changed, not the function.
 """)
+st.subheader("Watch it stream")
+c1, c2, c3 = st.columns(3)
+an_n = ui.bound(Param("an_n", "animation n", 256, animation.TEACHING_N), c1)
+an_d = ui.bound(Param("an_d", "animation d", 16, animation.TEACHING_D), c2)
+show_standard = ui.bound(Param("an_std", "standard attention instead", False, kind="bool"), c3,
+                         help="The same n, moving the n × n matrices through HBM.")
+acfg, note = animation.teaching_config(cfg, an_n, an_d)
+if note:
+    st.info(note)
+ui.explain("Each step is one tile: its scores exist only in SRAM. Rows whose running max moved are "
+           "highlighted; their l and O were rescaled by e^(m_old − m_new). Tiles use Br, Bc from the "
+           "sidebar; ← → step, space plays.")
+player(cache.standard_frames(acfg) if show_standard else cache.flash_frames(acfg))
+
 left, right = st.columns(2)
 with left:
     ui.chart(charts.memory_over_n(table), "tiling_memory")

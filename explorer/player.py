@@ -1,0 +1,25 @@
+"""The tile-by-tile player: engine frames in, a self-contained HTML/JS player out.
+
+Playback, stepping and the keyboard all run in the browser, so a frame costs
+no round trip to the server.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit.components.v1 as components
+
+from flashviz.animation import payload
+
+TEMPLATE = (Path(__file__).parent / "player.html").read_text()
+HEIGHT = 640
+
+
+def render_html(data: dict) -> str:
+    """The player page. The data is numbers and fixed labels from the engine;
+    '</' is escaped anyway so nothing can close the script tag."""
+    return TEMPLATE.replace("__DATA__", payload(data).replace("</", "<\\/"))
+
+
+def player(data: dict, height: int = HEIGHT) -> None:
+    components.html(render_html(data), height=height)
