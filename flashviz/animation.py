@@ -81,6 +81,7 @@ def flash_frames(cfg: Config, seed: int = 0, score_scale: float = 1.0,
         "budget": cfg.sram_bytes, "standard_bytes": std.hbm_bytes,
         "total_bytes": costs.flash_cost(cfg).hbm_bytes, "tiles": census.tiles,
         "capped": len(trace) > max_frames, "keep_full_S": cfg.keep_full_S,
+        "rescales": cfg.rescale and cfg.subtract_max,
         "final_diff": rounded(diff), "first_bad": first_bad, "frames": frames,
     }
 
@@ -144,7 +145,8 @@ def bug_frames(cfg: Config, bug: str) -> dict:
     if bug == "no_max":
         correct, broken = correct.with_(compute="float32"), broken.with_(compute="float32")
         scale = OVERFLOW_SCALE
-    data = flash_frames(broken, score_scale=scale, reference=correct)
+    # Without the max, l sums e^s rather than e^(s - m): no correct l to set beside it.
+    data = flash_frames(broken, score_scale=scale, reference=None if bug == "no_max" else correct)
     data["bug"] = bug
     data["score_scale"] = scale
     return data

@@ -244,7 +244,8 @@ def _fa2(Q, K, V, cfg, c, trace, S_full):
             mi, li, Oi = _tile_update(S, Vj, mi, li, Oi, cfg, c)
             if trace is not None:
                 tr.record(trace, i=i, j=j, rows=(r0, r1), cols=(k0, k1), m_before=m_old,
-                          m_after=mi, l=li, O=Oi / li, counters=c, ws=ws, budget=cfg.sram_bytes)
+                          m_after=mi, l=li, O=Oi / li, counters=c, ws=ws, budget=cfg.sram_bytes,
+                          applied=cfg.rescale and cfg.subtract_max)
         O[r0:r1] = Oi / li                       # normalise once, at the end
         c.elementwise(r * d)
         c.move(Oi.size)                          # write Oi to HBM
@@ -278,7 +279,7 @@ def _fa1(Q, K, V, cfg, c, trace, S_full):
             if trace is not None:
                 tr.record(trace, i=i, j=j, rows=(r0, r1), cols=(k0, k1), m_before=mi,
                           m_after=m_new, l=l_new, O=O_new, counters=c, ws=ws,
-                          budget=cfg.sram_bytes)
+                          budget=cfg.sram_bytes, applied=cfg.rescale and cfg.subtract_max)
     return O, m.ravel(), l.ravel()
 
 

@@ -24,7 +24,8 @@ class TileStep:
     cols: tuple[int, int]   # [start, stop) of the key rows
     m_before: np.ndarray    # (r,) running max before the step (-inf at first)
     m_after: np.ndarray     # (r,) running max after it
-    rescale: np.ndarray     # (r,) e^(m_before - m_after): 1 where the max held
+    rescale: np.ndarray     # (r,) factor applied to l and O: e^(m_before - m_after), 1 where
+                            # the max held, and 1 everywhere when a bug skips the rescale
     l: np.ndarray           # (r,) running sum after the step, against m_after
     O: np.ndarray           # (r, d) output so far, divided by l
     hbm_bytes: int          # cumulative bytes moved HBM <-> SRAM (spill included)
@@ -34,7 +35,7 @@ class TileStep:
 
     @property
     def max_moved(self) -> np.ndarray:
-        """Rows whose running max moved on this step (they were rescaled)."""
+        """Rows whose running max moved on this step (rescaled, unless a bug is on)."""
         return self.m_after > self.m_before
 
     @property
@@ -50,10 +51,13 @@ def check_traceable(tiles: int) -> None:
         )
 
 
-def record(trace: list, *, i, j, rows, cols, m_before, m_after, l, O, counters, ws, budget):
+def record(trace: list, *, i, j, rows, cols, m_before, m_after, l, O, counters, ws, budget,
+           applied: bool = True):
     with np.errstate(invalid="ignore", over="ignore"):
         rescale = np.exp(m_before - m_after)
     rescale = np.where(np.isneginf(m_before) & np.isneginf(m_after), 1.0, rescale)
+    if not applied:
+        rescale = np.ones_like(rescale)
     trace.append(TileStep(
         step=len(trace), i=i, j=j, rows=rows, cols=cols,
         m_before=m_before.ravel().copy(), m_after=m_after.ravel().copy(),

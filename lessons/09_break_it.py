@@ -4,7 +4,8 @@ import streamlit as st
 
 from explorer import cache, ui
 from explorer.params import Param
-from flashviz import charts
+from explorer.player import player
+from flashviz import animation, charts
 from flashviz.bugs import BUGS, comparison
 
 st.title("Break it")
@@ -18,6 +19,17 @@ if not chosen:
     st.markdown("Turn on a bug above. Each is a row of the seed's table of edits:")
     for bug in BUGS.values():
         st.markdown(f"- **{bug.label}.** {bug.change} *Watch for:* {bug.symptom}")
+
+
+WATCH = {
+    "no_rescale": "Black ticks mark the correct running sum: the bars drift away from them each time a "
+                  "row's max moves and nothing rescales.",
+    "tiles_too_big": "The working-set gauge turns red: the tile does not fit the budget.",
+    "tiles_too_small": "Many more steps, and K and V stream in again for every query block.",
+    "keep_full_S": "Purple tiles are score tiles written to HBM: the n × n block grows in memory.",
+    "no_max": f"Scores scaled ×{animation.OVERFLOW_SCALE:g} in float32 arithmetic (largest exp: e^88.7): "
+              "watch for the step where inf or nan first appears.",
+}
 
 
 def highlight(row):
@@ -43,3 +55,9 @@ for key in chosen:
                  f"lab_chart_{key}")
     st.caption(f"n = {cfg.n}, d = {cfg.d}, {cfg.dtype}, SRAM {cfg.sram_bytes // 1024} KB. The demo 2 row "
                "and the scores near 800 are the seed's online-softmax examples, run with the same edit.")
+    if ui.bound(Param(f"watch_{key}", "watch it happen, tile by tile", False, kind="bool")):
+        acfg, note = animation.teaching_config(cfg, min(cfg.n, 256), min(cfg.d, 16))
+        if note:
+            st.info(note)
+        st.caption(WATCH[key])
+        player(cache.bug_frames(acfg, key))

@@ -177,3 +177,72 @@ def test_first_deep_link_on_a_fresh_server_opens_the_lesson(browser):
         assert pg.locator("[data-testid='stSidebar'] input[type='range']").first.get_attribute(
             "aria-valuetext") == "2048"
         ctx.close()
+
+
+def player_frame(pg):
+    """The tile player's iframe, once its first frame is drawn."""
+    for _ in range(100):
+        for frame in pg.frames:
+            if frame.locator("#play").count() and frame.locator("#label").get_attribute("data-step"):
+                return frame
+        pg.wait_for_timeout(100)
+    raise AssertionError("no tile player on the page")
+
+
+def step_of(fr) -> int:
+    return int(fr.locator("#label").get_attribute("data-step"))
+
+
+@pytest.fixture
+def tiling(server, page):
+    page.goto(server + "/" + LESSONS[2].url_path + "?Br=32&Bc=32")
+    settle(page)
+    fr = player_frame(page)
+    fr.locator("#label").scroll_into_view_if_needed()
+    return page, fr
+
+
+def test_play_advances_the_animation(tiling):
+    page, fr = tiling
+    assert step_of(fr) == 0
+    fr.locator("#speed").select_option("20")
+    fr.locator("#play").click()
+    page.wait_for_timeout(1000)
+    assert step_of(fr) >= 5, "playing at 20 steps/s for a second"
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "03_tiling_mid_animation.png"))
+    fr.locator("#play").click()  # pause
+    paused = step_of(fr)
+    page.wait_for_timeout(400)
+    assert step_of(fr) == paused
+
+
+def test_stepping_back_returns_the_previous_values(tiling):
+    _, fr = tiling
+    fr.locator("#next").click()
+    first = (fr.locator("#label").inner_text(), fr.locator("#rows").inner_text())
+    fr.locator("#next").click()
+    assert fr.locator("#rows").inner_text() != first[1]
+    fr.locator("#prev").click()
+    assert (fr.locator("#label").inner_text(), fr.locator("#rows").inner_text()) == first
+
+
+def test_keyboard_steps_without_clicking_into_the_player(tiling):
+    page, fr = tiling
+    page.locator("h1").first.click()  # focus is on the app's page, not the player
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    assert step_of(fr) == 2
+    page.keyboard.press("ArrowLeft")
+    assert step_of(fr) == 1
+    page.keyboard.press("End")
+    assert "Done: max |O − standard attention|" in fr.locator("#note").inner_text()
+
+
+def test_keyboard_on_a_slider_does_not_step_the_animation(tiling):
+    page, fr = tiling
+    page.locator("[data-testid='stSidebar'] input[type='range']").nth(1).focus()  # head dim d
+    page.keyboard.press("ArrowLeft")
+    settle(page)
+    fr = player_frame(page)
+    assert step_of(fr) == 0
