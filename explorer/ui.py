@@ -145,6 +145,13 @@ def chart(fig, key: str) -> None:
         "toImageButtonOptions": {"format": "png", "filename": key, "scale": 2}})
 
 
+def side_by_side(*charts_and_keys, widths=None) -> None:
+    """Charts in columns: side_by_side((fig, "key"), (fig, "key"))."""
+    for col, (fig, key) in zip(st.columns(widths or len(charts_and_keys)), charts_and_keys):
+        with col:
+            chart(fig, key)
+
+
 def share_link() -> None:
     """A copyable link that reopens this page with these settings."""
     params = dict(st.session_state.get(LINK, {}))

@@ -15,8 +15,17 @@ STANDARD, FLASH, BROKEN = VERMILLION, BLUE, PURPLE
 FONT = 17
 
 
+def _n_ticks(values, most: int = 6) -> dict:
+    """Tick marks at the n values themselves (thinned), readable as numbers."""
+    values = sorted(set(int(v) for v in values))
+    step = -(-len(values) // most)
+    shown = values[::step]
+    text = [f"{v // 1024}k" if v >= 4096 and v % 1024 == 0 else str(v) for v in shown]
+    return {"tickmode": "array", "tickvals": shown, "ticktext": text}
+
+
 def _style(fig: go.Figure, x: str, y: str, title: str = "", height: int = 440,
-           log_x: bool = False, log_y: bool = False) -> go.Figure:
+           log_x: bool = False, log_y: bool = False, x_values=None) -> go.Figure:
     fig.update_layout(
         title={"text": title, "font": {"size": FONT + 3}},
         font={"size": FONT, "color": BLACK}, height=height, template="plotly_white",
@@ -27,6 +36,8 @@ def _style(fig: go.Figure, x: str, y: str, title: str = "", height: int = 440,
     log = {"type": "log", "dtick": 1, "exponentformat": "power"}
     fig.update_xaxes(title_text=x, gridcolor="#ddd", linecolor=BLACK, automargin=True,
                      **(log if log_x else {}))
+    if x_values is not None:
+        fig.update_xaxes(**_n_ticks(x_values))
     fig.update_yaxes(title_text=y, gridcolor="#ddd", linecolor=BLACK, automargin=True,
                      **(log if log_y else {}))
     return fig
@@ -107,14 +118,14 @@ def memory_over_n(df) -> go.Figure:
     fig = go.Figure([_line(df["n"], df["std peak KB"], "standard: n x n scores", STANDARD),
                      _line(df["n"], df["flash peak KB"], "flash: one tile's working set", FLASH)])
     return _style(fig, "sequence length n", "peak memory (KB)", "Quadratic against flat",
-                  log_x=True, log_y=True)
+                  log_x=True, log_y=True, x_values=df["n"])
 
 
 def traffic_over_n(df) -> go.Figure:
     fig = go.Figure([_line(df["n"], df["std HBM MB"], "standard", STANDARD),
                      _line(df["n"], df["flash HBM MB"], "flash", FLASH)])
     return _style(fig, "sequence length n", "HBM traffic (MB)", "Bytes moved",
-                  log_x=True, log_y=True)
+                  log_x=True, log_y=True, x_values=df["n"])
 
 
 def block_sweep(df, standard_mb: float, best) -> go.Figure:
@@ -154,7 +165,7 @@ def io_theorem(df) -> go.Figure:
         _line(df["n"], df["N^2 d^2 / M"], "Θ(N²d²/M)", FLASH, dash="dot"),
     ])
     return _style(fig, "sequence length N", "HBM accesses (elements)", "Theorem 2 beside the counts",
-                  log_x=True, log_y=True)
+                  log_x=True, log_y=True, x_values=df["n"])
 
 
 def backward_bars(df) -> go.Figure:
@@ -218,4 +229,4 @@ def loop_orders_over_n(df) -> go.Figure:
                      _line(df["n"], df["FA1 HBM MB"], "FA1 order (K/V outer)", ORANGE),
                      _line(df["n"], df["FA2 HBM MB"], "FA2 order (Q outer)", FLASH)])
     return _style(fig, "sequence length n", "HBM traffic (MB)", "Traffic by loop order",
-                  log_x=True, log_y=True)
+                  log_x=True, log_y=True, x_values=df["n"])

@@ -104,6 +104,14 @@ def loop_orders(cfg: Config) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def loop_orders_over_n(cfg: Config, ns) -> pd.DataFrame:
+    """Standard, FA1-order and FA2-order traffic at each n."""
+    fa1 = over_n(cfg.with_(loop_order="fa1"), ns)
+    fa2 = over_n(cfg.with_(loop_order="fa2"), ns)
+    return pd.DataFrame({"n": fa1["n"], "std HBM MB": fa1["std HBM MB"],
+                         "FA1 HBM MB": fa1["flash HBM MB"], "FA2 HBM MB": fa2["flash HBM MB"]})
+
+
 def causal_savings(cfg: Config) -> dict:
     """Tiles, flops and traffic with and without the causal mask."""
     full, causal = cfg.with_(causal=False), cfg.with_(causal=True)

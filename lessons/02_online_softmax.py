@@ -39,11 +39,8 @@ Gimelshein's, 2018; FlashAttention carries O through it as well.)
 """)
 
 weights = pd.DataFrame({"score": row, "softmax": exact, "online": online, "no rescale": broken})
-left, right = st.columns([3, 2])
-with left:
-    ui.chart(charts.weights_bars(weights), "weights")
-with right:
-    ui.chart(charts.running_stats(steps), "running_stats")
+ui.side_by_side((charts.weights_bars(weights), "weights"),
+                (charts.running_stats(steps), "running_stats"), widths=[3, 2])
 blocks = pd.DataFrame({"block": range(1, len(steps) + 1), "m": [m for m, _ in steps],
                        "l (rescaled)": [l for _, l in steps], "l (no rescale)": [l for _, l in broken_steps]})
 ui.table(blocks, "online_softmax_blocks", "Running statistics after each block")

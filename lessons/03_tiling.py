@@ -42,10 +42,7 @@ ui.explain("Each step is one tile: its scores exist only in SRAM. Rows whose run
            "sidebar; ← → step, space plays.")
 player(cache.standard_frames(acfg) if show_standard else cache.flash_frames(acfg))
 
-left, right = st.columns(2)
-with left:
-    ui.chart(charts.memory_over_n(table), "tiling_memory")
-with right:
-    ui.chart(charts.traffic_over_n(table), "tiling_traffic")
+ui.side_by_side((charts.memory_over_n(table), "tiling_memory"),
+                (charts.traffic_over_n(table), "tiling_traffic"))
 ui.table(table, "tiling", f"d = {cfg.d}, Br = {cfg.Br}, Bc = {cfg.Bc}, {cfg.dtype}"
          + (", causal" if cfg.causal else ""))

@@ -28,11 +28,8 @@ makes in standard attention (write S, read S, write P, read P) at every tile ste
 **Bc = ⌈M / 4d⌉, Br = min(⌈M / 4d⌉, d)** with M in *elements* ({cfg.sram_elements:,} here), which gives
 {rule['Br']} × {rule['Bc']} and {'fits' if rule['fits SRAM'] else 'does not fit'} this model's working set.
 """)
-left, right = st.columns(2)
-with left:
-    ui.chart(charts.block_sweep(table, std_mb, best), "block_sweep")
-with right:
-    ui.chart(charts.working_set_sweep(table, cfg.sram_bytes / 1024), "working_set")
+ui.side_by_side((charts.block_sweep(table, std_mb, best), "block_sweep"),
+                (charts.working_set_sweep(table, cfg.sram_bytes / 1024), "working_set"))
 ui.table(table, "tile_size", f"n = {cfg.n}, d = {cfg.d}, {cfg.dtype}, budget {cfg.sram_bytes // 1024} KB")
 
 st.subheader("The IO theorem, beside the counts")

@@ -26,11 +26,8 @@ S = QKᵀ per tile first: five matmuls, 14·n²d in all, **+16.7%**. The seed qu
 seed's rule: Q, K, V plus P, or plus m and l. Our backward also reads O to form D = rowsum(dO ∘ O)
 (the "+ O" column). It is the trade `gradient_checkpointing=True` makes, for one operator.
 """)
-left, right = st.columns(2)
-with left:
-    ui.chart(charts.backward_bars(mem), "backward_memory")
-with right:
-    ui.chart(charts.flops_bars(mem), "backward_flops")
+ui.side_by_side((charts.backward_bars(mem), "backward_memory"),
+                (charts.flops_bars(mem), "backward_flops"))
 ui.table(mem, "backward_memory", f"d = {cfg.d}, {cfg.dtype}")
 ui.table(traffic, "backward_traffic", "HBM traffic of forward + backward")
 for note in demo.notes:

@@ -31,10 +31,7 @@ flops by computing a cheaper, different function. The stand-in here lets each qu
 float64. The window's is the keys it never looked at. Each picture below is |difference| per output
 entry, on a log scale: dark is float noise, bright is a wrong answer.
 """)
-left, right = st.columns(2)
-with left:
-    ui.chart(charts.diff_heatmap(demo.arrays["flash - standard"], "|flash − standard|"), "diff_flash")
-with right:
-    ui.chart(charts.diff_heatmap(demo.arrays["local - standard"], f"|local window {window} − standard|"),
-             "diff_local")
+local_title = f"|local window {window} − standard|"
+ui.side_by_side((charts.diff_heatmap(demo.arrays["flash - standard"], "|flash − standard|"), "diff_flash"),
+                (charts.diff_heatmap(demo.arrays["local - standard"], local_title), "diff_local"))
 ui.table(res, "exact", f"n = {n}, d = {cfg.d}, float64 arithmetic")

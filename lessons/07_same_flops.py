@@ -26,10 +26,7 @@ with the block size over the head dimension, which is exactly what the SRAM budg
 """)
 cut_n = max(cfg.n, 512)
 cut = sweeps.cut_by_block(cut_n, (32, 64, 128), (16, 32, 64, 128, 256, 512), cfg.dtype)
-left, right = st.columns(2)
-with left:
-    ui.chart(charts.bytes_vs_flops(full), "same_flops_chart")
-with right:
-    ui.chart(charts.cut_vs_block(cut), "cut_vs_block")
+ui.side_by_side((charts.bytes_vs_flops(full), "same_flops_chart"),
+                (charts.cut_vs_block(cut), "cut_vs_block"))
 ui.table(table, "same_flops", f"d = {cfg.d}, Br = {cfg.Br}, Bc = {cfg.Bc}, {cfg.dtype}")
 ui.table(cut, "cut_vs_block", f"Traffic cut at n = {cut_n}, spill not counted")

@@ -17,7 +17,8 @@ c[1].metric("FA1 order, MB", f"{fa1['HBM MB']:,.2f}",
             delta=f"{fa1['HBM MB'] / fa2['HBM MB']:.2f}× FA2", delta_color="inverse")
 c[2].metric("non-matmul, FA1 ÷ FA2", f"{fa1['non-matmul Mops'] / fa2['non-matmul Mops']:.2f}×",
             help=f"{fa2['non-matmul Mops']:.2f} → {fa1['non-matmul Mops']:.2f} million operations")
-c[3].metric("causal: skipped tiles", f"{causal['tiles skipped']} of {causal['tiles']}")
+c[3].metric("a causal mask skips", f"{causal['tiles skipped']} / {causal['tiles']}",
+            help="Tiles whose keys all come after their queries: never loaded, never computed.")
 ui.explain("""
 **Loop order.** The paper's Algorithm 1 keeps a K/V block in SRAM and streams the query blocks past it,
 so every inner step reads Qᵢ, Oᵢ, mᵢ, lᵢ from HBM and writes Oᵢ, mᵢ, lᵢ back. FlashAttention-2 turns the
@@ -29,18 +30,13 @@ are non-matmul operations, and on an A100 they run at 19.5 TFLOP/s against 312 f
 FA2 cuts them. **Causal masking**: tiles whose keys all come after their queries are skipped,
 with no loads and no flops.
 """)
-left, right = st.columns(2)
-with left:
-    ui.chart(charts.loop_order_bars(orders), "loop_order")
-with right:
-    table = sweeps.over_n(cfg.with_(loop_order="fa1"), sweeps.ns_around(cfg.n, 256, 4096, 2))
-    fa2_table = sweeps.over_n(cfg.with_(loop_order="fa2"), table["n"])
-    table = table.rename(columns={"flash HBM MB": "FA1 HBM MB"})
-    table["FA2 HBM MB"] = fa2_table["flash HBM MB"]
-    ui.chart(charts.loop_orders_over_n(table), "loop_order_over_n")
+ui.side_by_side((charts.loop_order_bars(orders), "loop_order"),
+                (charts.loop_orders_over_n(sweeps.loop_orders_over_n(cfg, sweeps.ns_around(cfg.n, 256, 4096, 2))),
+                 "loop_order_over_n"))
 ui.table(orders, "loop_orders", f"n = {cfg.n}, d = {cfg.d}, Br = {cfg.Br}, Bc = {cfg.Bc}, {cfg.dtype}"
          + (", causal" if cfg.causal else ""))
 st.subheader("Causal masking")
-st.markdown(f"With the mask, **{causal['tiles computed (causal)']}** of **{causal['tiles']}** tiles are "
+st.markdown(f"With the mask {'(on now)' if cfg.causal else '(off now; these are the figures with it on)'}, "
+            f"**{causal['tiles computed (causal)']}** of **{causal['tiles']}** tiles are "
             f"computed: flops × {causal['flops ratio']:.3f}, traffic × {causal['traffic ratio']:.3f} "
             "(FA2 order). The diagonal tiles are computed in full and masked inside.")

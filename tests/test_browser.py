@@ -246,3 +246,16 @@ def test_keyboard_on_a_slider_does_not_step_the_animation(tiling):
     settle(page)
     fr = player_frame(page)
     assert step_of(fr) == 0
+
+
+def test_share_link_carries_the_settings(server, page):
+    page.goto(server + "/" + LESSONS[3].url_path + "?n=2048&sram=128&causal=true")
+    settle(page)
+    page.get_by_text("Share this view").click()
+    link = page.locator("[data-testid='stCode']").last.inner_text()
+    assert link.startswith(server + "/" + LESSONS[3].url_path + "?")
+    for part in ("n=2048", "sram=128", "causal=true"):
+        assert part in link
+    page.goto(link)
+    settle(page)
+    assert metric(page, "SRAM budget, KB") == "128"
