@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import streamlit.components.v1 as components
+import streamlit as st
 
 from flashviz.animation import payload
 
@@ -22,4 +22,5 @@ def render_html(data: dict) -> str:
 
 
 def player(data: dict, height: int = HEIGHT) -> None:
-    components.html(render_html(data), height=height)
+    # Only engine numbers go in: never a value from the URL (st.iframe runs the HTML as-is).
+    st.iframe(render_html(data), height=height)
