@@ -163,8 +163,16 @@ def profile_one(impl, n, d, dtype, bh) -> None:
     torch.cuda.profiler.stop()
 
 
+def ncu_path() -> str:
+    import glob
+    import shutil
+    found = shutil.which("ncu") or sorted(glob.glob("/opt/nvidia/nsight-compute/*/ncu")
+                                          + glob.glob("/usr/local/cuda*/bin/ncu"))
+    return found if isinstance(found, str) else (found[-1] if found else "ncu")
+
+
 def ncu_bytes(impl, n, d, dtype, bh) -> dict:
-    cmd = ["ncu", "--clock-control", "none", "--profile-from-start", "off", "--metrics", NCU_METRICS,
+    cmd = [ncu_path(), "--clock-control", "none", "--profile-from-start", "off", "--metrics", NCU_METRICS,
            "--csv", "--print-units", "base", sys.executable, __file__, "--profile-one", impl,
            str(n), str(d), dtype, str(bh)]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
