@@ -21,6 +21,7 @@ LESSONS = [
     Lesson("lessons/07_same_flops.py", "Same flops, less traffic", "same-flops", ":material/balance:"),
     Lesson("lessons/08_fa2_fa1.py", "FlashAttention-2 and -1", "fa2-fa1", ":material/swap_horiz:"),
     Lesson("lessons/09_break_it.py", "Break it", "break-it", ":material/bug_report:"),
+    Lesson("lessons/10_real_hardware.py", "On real hardware", "on-real-hardware", ":material/developer_board:"),
 ]
 
 # The scripts live in lessons/, not pages/: Streamlit still runs its legacy pages/

@@ -230,3 +230,45 @@ def loop_orders_over_n(df) -> go.Figure:
                      _line(df["n"], df["FA2 HBM MB"], "FA2 order (Q outer)", FLASH)])
     return _style(fig, "sequence length n", "HBM traffic (MB)", "Traffic by loop order",
                   log_x=True, log_y=True, x_values=df["n"])
+
+
+IMPL_COLOURS = {"plain": STANDARD, "flash": FLASH, "mem_efficient": GREEN}
+IMPL_NAMES = {"plain": "plain (S in HBM)", "flash": "SDPA flash", "mem_efficient": "SDPA memory-efficient"}
+
+
+def measured_times(df) -> go.Figure:
+    """Measured time (solid) and the roofline's prediction (dotted) over n."""
+    fig = go.Figure()
+    for impl, part in df.groupby("impl", sort=False):
+        part = part.sort_values("n")
+        fig.add_trace(_line(part["n"], part["measured ms"], IMPL_NAMES[impl] + ", measured", IMPL_COLOURS[impl]))
+        fig.add_trace(_line(part["n"], part["roofline ms"], "model", IMPL_COLOURS[impl], dash="dot"))
+    return _style(fig, "sequence length n (B·H·n² fixed)", "time per call (ms)", "Measured beside the model",
+                  log_x=True, x_values=df["n"])
+
+
+def measured_bytes(df) -> go.Figure:
+    """DRAM bytes read + written (Nsight Compute) against the closed-form model."""
+    fig = go.Figure()
+    for impl, part in df.groupby("impl", sort=False):
+        part = part.sort_values("n")
+        fig.add_trace(_line(part["n"], part["measured DRAM MB"], IMPL_NAMES[impl] + ", DRAM", IMPL_COLOURS[impl]))
+        fig.add_trace(_line(part["n"], part["model MB"], "model", IMPL_COLOURS[impl], dash="dot"))
+    return _style(fig, "sequence length n (B·H·n² fixed)", "bytes per call (MB)", "DRAM bytes beside the model",
+                  log_x=True, log_y=True, x_values=df["n"])
+
+
+def measured_roofline(points, bandwidth_tbs: float, peak_tflops: float, label: str) -> go.Figure:
+    """The measured ceilings as a roof, and each kernel at its measured intensity and rate."""
+    ai = np.logspace(0, 5, 200)
+    fig = go.Figure([go.Scatter(x=ai, y=np.minimum(peak_tflops, bandwidth_tbs * ai), mode="lines",
+                                name=f"measured roof ({label})", line={"color": BLACK, "width": 3})])
+    for impl, part in points.groupby("impl", sort=False):
+        # plain attention's points coincide (its bytes grow with n² like its flops): label the fused ones
+        fig.add_trace(go.Scatter(x=part["flops per DRAM byte"], y=part["achieved TFLOP/s"],
+                                 mode="markers" if impl == "plain" else "markers+text", name=IMPL_NAMES[impl],
+                                 text=[f"n={n}" for n in part["n"]], textposition="top center",
+                                 marker={"size": 14, "color": IMPL_COLOURS[impl],
+                                         "line": {"color": BLACK, "width": 1}}))
+    return _style(fig, "flops per DRAM byte (measured bytes)", "achieved rate (TFLOP/s)",
+                  "The kernels on the measured roofline", log_x=True, log_y=True)

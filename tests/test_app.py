@@ -9,6 +9,7 @@ from tests.conftest import ROOT
 
 APP = str(ROOT / "app.py")
 PAGES = [lesson.file for lesson in LESSONS]
+BREAK_IT = "lessons/09_break_it.py"
 
 
 def open_page(page: str, **params) -> AppTest:
@@ -75,7 +76,7 @@ def test_every_widget_has_a_key():
     ("keep_full_S", "4096.0"),
 ])
 def test_bug_toggle_shows_its_documented_figure(bug, figure):
-    at = open_page(PAGES[-1])
+    at = open_page(BREAK_IT)
     assert not at.dataframe, "no lab runs before a bug is chosen"
     at.toggle(key=f"bug_{bug}").set_value(True).run()
     assert not at.exception
@@ -84,14 +85,14 @@ def test_bug_toggle_shows_its_documented_figure(bug, figure):
 
 
 def test_exp_without_max_shows_nan_weights():
-    at = open_page(PAGES[-1], bug_no_max="true")
+    at = open_page(BREAK_IT, bug_no_max="true")
     table = at.dataframe[0].value.set_index("figure")
     assert table.loc["nan weights on scores near 800", "with the bug"] == "4"
     assert table.loc["nan weights on scores near 800", "correct"] == "0"
 
 
 def test_tiles_too_small_sits_above_standard_attention():
-    at = open_page(PAGES[-1], bug_tiles_too_small="true")
+    at = open_page(BREAK_IT, bug_tiles_too_small="true")
     assert "standard 17.00 MB" in json.dumps(json.loads(at.get("plotly_chart")[0].proto.spec))
 
 

@@ -1,0 +1,112 @@
+"""Real-GPU measurements (bench/gpu/measure.py) beside the engine's predictions.
+
+The model: bytes from the closed forms at the real kernels' tile sizes, time from
+a roofline with the ceilings measured in the same run (copy bandwidth, dense
+matmul rate). Everything here reads the committed CSVs; no GPU is needed.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from . import costs
+from .config import Config
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "h200"
+PROVENANCE = ["gpu", "driver", "cuda", "torch", "date"]
+ATTENTION_COLUMNS = ["impl", "pass", "n", "d", "dtype", "batch_heads", "time_ms", "time_ms_p10",
+                     "time_ms_p90", "tflops", "status"] + PROVENANCE
+DRAM_COLUMNS = ["impl", "pass", "n", "d", "dtype", "batch_heads", "dram_read_bytes", "dram_write_bytes",
+                "l2_bytes", "kernels", "status"] + PROVENANCE
+CEILING_COLUMNS = ["ceiling", "dtype", "value", "unit"] + PROVENANCE
+
+# Tile sizes the model assumes for the fused kernels, per head dim: FlashAttention-2's
+# forward launch code (which PyTorch ships) uses 128 x 128 at d = 64 and 128 x 64 at
+# d = 128; the memory-efficient (xFormers/CUTLASS) kernel 64 x 64.
+TILES = {("flash", 64): (128, 128), ("flash", 128): (128, 64),
+         ("mem_efficient", 64): (64, 64), ("mem_efficient", 128): (64, 64)}
+SMEM_BYTES = 227 * 1024  # what one H100/H200 thread block may use
+
+
+def load(folder: Path = DATA) -> dict[str, pd.DataFrame]:
+    return {"attention": pd.read_csv(folder / "attention.csv"),
+            "dram": pd.read_csv(folder / "dram.csv"),
+            "ceilings": pd.read_csv(folder / "ceilings.csv")}
+
+
+def provenance(data: dict) -> dict:
+    row = data["attention"].iloc[0]
+    return {k: str(row[k]) for k in PROVENANCE}
+
+
+def ceiling(data: dict, name: str, dtype: str = "any") -> float:
+    c = data["ceilings"]
+    rows = c[(c["ceiling"] == name) & (c["dtype"] == dtype)]
+    return float(rows["value"].iloc[0])
+
+
+def model_config(impl: str, n: int, d: int, dtype: str) -> Config:
+    Br, Bc = TILES.get((impl, d), (64, 64)) if impl != "plain" else (min(64, n), min(64, n))
+    return Config(n=n, d=d, Br=min(Br, n), Bc=min(Bc, n), dtype=dtype, sram_bytes=SMEM_BYTES)
+
+
+def model(impl: str, pass_: str, n: int, d: int, dtype: str, batch_heads: int) -> dict:
+    """Predicted bytes and flops of one call (all heads) from the closed forms."""
+    cfg = model_config(impl, n, d, dtype)
+    if impl == "plain":
+        parts = [costs.standard_cost(cfg)] + ([costs.standard_backward_cost(cfg)] if pass_ != "fwd" else [])
+    else:
+        parts = [costs.flash_cost(cfg)] + ([costs.flash_backward_cost(cfg)] if pass_ != "fwd" else [])
+    return {"model_bytes": batch_heads * sum(p.hbm_bytes for p in parts),
+            "model_flops": batch_heads * sum(p.flops for p in parts)}
+
+
+def compare(data: dict) -> pd.DataFrame:
+    """Every measured config beside its model: bytes, roofline time, ratios."""
+    a = data["attention"]
+    a = a[a["status"] == "ok"].copy()
+    bw = ceiling(data, "copy bandwidth (read + write)") * 1e12
+    rows = []
+    for r in a.rename(columns={"pass": "pass_"}).itertuples(index=False):
+        m = model(r.impl, r.pass_, r.n, r.d, r.dtype, r.batch_heads)
+        peak = ceiling(data, "dense matmul", r.dtype) * 1e12
+        t_model = max(m["model_bytes"] / bw, m["model_flops"] / peak)
+        rows.append({"impl": r.impl, "pass": r.pass_, "n": r.n, "d": r.d, "dtype": r.dtype,
+                     "batch heads": r.batch_heads, "measured ms": r.time_ms, "roofline ms": t_model * 1e3,
+                     "measured / roofline": r.time_ms / (t_model * 1e3), "model MB": m["model_bytes"] / 2**20,
+                     "bound": "memory" if m["model_bytes"] / bw > m["model_flops"] / peak else "compute"})
+    out = pd.DataFrame(rows)
+    d = data["dram"]
+    d = d[d["status"] == "ok"].assign(**{"measured DRAM MB": lambda x: (x["dram_read_bytes"]
+                                                                         + x["dram_write_bytes"]) / 2**20,
+                                         "L2 MB": lambda x: x["l2_bytes"] / 2**20})
+    out = out.merge(d[["impl", "pass", "n", "d", "dtype", "measured DRAM MB", "L2 MB", "kernels"]],
+                    on=["impl", "pass", "n", "d", "dtype"], how="left")
+    out["DRAM / model"] = out["measured DRAM MB"] / out["model MB"]
+    return out
+
+
+def speedups(table: pd.DataFrame) -> pd.DataFrame:
+    """plain / fused time, measured and as the roofline predicts it."""
+    key = ["pass", "n", "d", "dtype"]
+    plain = table[table["impl"] == "plain"].set_index(key)
+    rows = []
+    for impl in ("flash", "mem_efficient"):
+        fused = table[table["impl"] == impl].set_index(key)
+        both = plain.merge(fused, left_index=True, right_index=True, suffixes=("_plain", "_fused"))
+        for idx, r in both.iterrows():
+            rows.append(dict(zip(key, idx), impl=impl,
+                             **{"measured speed-up": r["measured ms_plain"] / r["measured ms_fused"],
+                                "predicted speed-up": r["roofline ms_plain"] / r["roofline ms_fused"]}))
+    return pd.DataFrame(rows)
+
+
+def roofline_points(table: pd.DataFrame) -> pd.DataFrame:
+    """Configs with DRAM counts, as points: model flops over measured bytes, and rate."""
+    t = table[table["measured DRAM MB"].notna()].copy()
+    flops = t.apply(lambda r: model(r["impl"], r["pass"], r["n"], r["d"], r["dtype"], r["batch heads"])
+                    ["model_flops"], axis=1)
+    t["flops per DRAM byte"] = flops / (t["measured DRAM MB"] * 2**20)
+    t["achieved TFLOP/s"] = flops / (t["measured ms"] * 1e-3) / 1e12
+    return t[["impl", "n", "d", "dtype", "flops per DRAM byte", "achieved TFLOP/s"]]

@@ -1,0 +1,72 @@
+"""The committed H200 measurements, their schema, and the model set beside them."""
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from flashviz import costs, measured
+from flashviz.config import Config
+from tests.conftest import ROOT
+
+
+@pytest.fixture(scope="module")
+def data():
+    return measured.load()
+
+
+@pytest.mark.parametrize("name, columns", [("attention", measured.ATTENTION_COLUMNS),
+                                           ("dram", measured.DRAM_COLUMNS),
+                                           ("ceilings", measured.CEILING_COLUMNS)])
+def test_csv_schema_and_provenance(data, name, columns):
+    df = data[name]
+    assert list(df.columns) == columns
+    for col in measured.PROVENANCE:
+        assert df[col].notna().all() and (df[col].astype(str) != "").all(), col
+    assert (df["gpu"] == "NVIDIA H200").all()
+
+
+def test_the_sweep_covers_what_the_issue_asks(data):
+    a = data["attention"]
+    ok = a[a["status"] == "ok"]
+    assert {512, 16384, 32768} <= set(ok["n"]) and set(ok["d"]) == {64, 128}
+    assert set(ok["impl"]) == {"plain", "flash", "mem_efficient"} and set(ok["pass"]) == {"fwd", "fwd+bwd"}
+    assert (ok["time_ms"] > 0).all()
+    # flash has no fp32 kernel in PyTorch: recorded as unsupported, not dropped
+    assert (a[(a["impl"] == "flash") & (a["dtype"] == "float32")]["status"].str.startswith("unsupported")).all()
+
+
+def test_model_bytes_are_the_closed_forms(data):
+    table = measured.compare(data)
+    row = table[(table["impl"] == "flash") & (table["n"] == 1024) & (table["d"] == 64)
+                & (table["dtype"] == "float16") & (table["pass"] == "fwd")].iloc[0]
+    cfg = Config(n=1024, d=64, Br=128, Bc=128, dtype="float16", sram_bytes=measured.SMEM_BYTES)
+    assert row["model MB"] == costs.flash_cost(cfg).hbm_bytes * row["batch heads"] / 2**20
+    plain = table[(table["impl"] == "plain") & (table["n"] == 1024) & (table["d"] == 64)
+                  & (table["dtype"] == "float16") & (table["pass"] == "fwd+bwd")].iloc[0]
+    cfg = cfg.with_(Br=64, Bc=64)
+    expected = (costs.standard_cost(cfg).hbm_bytes + costs.standard_backward_cost(cfg).hbm_bytes)
+    assert plain["model MB"] == expected * plain["batch heads"] / 2**20
+
+
+def test_roofline_time_uses_the_measured_ceilings(data):
+    table = measured.compare(data)
+    row = table[(table["impl"] == "plain") & (table["dtype"] == "float16")].iloc[0]
+    bw = measured.ceiling(data, "copy bandwidth (read + write)") * 1e12
+    assert row["roofline ms"] >= row["model MB"] * 2**20 / bw * 1e3 * (1 - 1e-12)
+
+
+def test_the_models_ranking_holds_on_the_h200(data):
+    speed = measured.speedups(measured.compare(data))
+    flash = speed[speed["impl"] == "flash"]
+    assert (flash["measured speed-up"] > 1).all() and (flash["predicted speed-up"] > 1).all()
+
+
+def test_dry_run_executes_on_the_cpu(tmp_path):
+    out = subprocess.run([sys.executable, "bench/gpu/measure.py", "--dry-run", "--out", str(tmp_path)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    a = pd.read_csv(tmp_path / "attention.csv")
+    assert list(a.columns) == measured.ATTENTION_COLUMNS
+    assert (a[a["impl"] == "plain"]["status"] == "ok").all()
+    assert list(pd.read_csv(tmp_path / "ceilings.csv").columns) == measured.CEILING_COLUMNS
