@@ -72,8 +72,8 @@ st.markdown(f"""
   n × n matrix once more: 6n² instead of the model's 4n².
 - **Flash moves far *fewer* bytes than the model says** — down to {flash_ratio.min():.1%} of it at
   n = {int(fp16.loc[flash_ratio.idxmin(), "n"])}. The model re-reads K and V from HBM once per query
-  block; on an H200 the 60 MB L2 cache holds them, so DRAM sees Q, K and V about once. The tile model counts HBM ↔ SRAM traffic as if there
-  were no cache in between.
+  block; on an H200 the 60 MB L2 cache holds them, so DRAM sees Q, K and V about once. The tile model
+  counts HBM ↔ SRAM traffic as if there were no cache in between.
 - **Writes can hide in L2, too**: when the output fits in L2, part of it is still there when the kernel
   ends, and Nsight Compute's DRAM write count comes out below the size of O.
 - **By the model's bytes flash would be memory-bound; by the measured bytes it is not.** With DRAM
