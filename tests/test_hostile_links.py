@@ -1,0 +1,68 @@
+"""Over 200 malformed or hostile deep links: a note and safe defaults, never a traceback,
+and no value from the link ever rendered as HTML."""
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from explorer.lessons import LESSONS
+from explorer.params import SHARED, shown
+from tests.conftest import ROOT
+from tests.hostile import VALUES, links
+
+LINKS = links()
+
+
+def elements(node):
+    """Every element of an AppTest tree, depth first."""
+    for child in getattr(node, "children", {}).values():
+        yield child
+        yield from elements(child)
+
+
+def open_with(page: str, params: dict) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params.update(params)
+    at.run()
+    if page != LESSONS[0].file:
+        at.query_params.update(params)  # page controls read the link on their own page
+        at.switch_page(page).run()
+    return at
+
+
+@pytest.mark.parametrize("k", range(len(LINKS)))
+def test_hostile_link(k):
+    params = LINKS[k]
+    page = LESSONS[k % len(LESSONS)].file
+    at = open_with(page, params)
+    assert not at.exception, (params, [e.value for e in at.exception])
+    assert at.title and at.title[0].value, "the lesson still renders"
+    for el in elements(at._tree):
+        proto = getattr(el, "proto", None)
+        if proto is not None and hasattr(proto, "allow_html"):
+            assert not proto.allow_html, f"{params}: HTML allowed in {el.type}"
+    raw = [v for value in params.values() for v in (value if isinstance(value, list) else [value])]
+    for value in raw:
+        if len(value) < 3 or value in {"nan", "inf", "abc", "NaN", "true", "TRUE", "None", "null"}:
+            continue  # too common to trace through the page's own words
+        for el in elements(at._tree):
+            if el.type in ("dataframe", "plotly_chart", "iframe"):
+                continue  # engine numbers only
+            body = getattr(el, "value", "")
+            body = body if isinstance(body, str) else ""
+            if value in body:
+                # only a note may quote it, inside a code span, cleaned by shown()
+                assert el.type == "alert" or el.type in ("warning",), (params, el.type)
+                assert f"{shown(value)}`" in body
+
+
+def test_every_shared_parameter_rejects_every_hostile_value_cleanly():
+    for p in SHARED.values():
+        for value in VALUES:
+            parsed, note = p.parse(value)
+            if p.kind == "bool":
+                assert parsed in (True, False)
+            elif p.kind in ("int", "float"):
+                assert p.lo <= parsed <= p.hi
+            else:
+                assert parsed in p.options
+            if note:
+                assert "`" not in shown(value) and "\n" not in note
