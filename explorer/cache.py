@@ -62,3 +62,11 @@ def standard_frames(cfg: Config):
 def bug_frames(cfg: Config, bug: str):
     from flashviz import animation
     return animation.bug_frames(cfg, bug)
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def figure(builder: str, *args, **kwargs):
+    """A chart from flashviz.charts, built once per distinct input. Building a Plotly
+    figure validates every property (tens of ms); a cached copy costs a few."""
+    from flashviz import charts
+    return getattr(charts, builder)(*args, **kwargs)

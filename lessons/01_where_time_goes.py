@@ -2,7 +2,7 @@
 import streamlit as st
 
 from explorer import cache, ui
-from flashviz import charts, sweeps
+from flashviz import sweeps
 from flashviz.config import HARDWARE
 
 st.title("Where the time goes")
@@ -43,8 +43,8 @@ else:
                "about sixteenfold: switch the data type and watch the point cross the ridge. The "
                "softmax's exp also runs on slower, non-tensor units that this count leaves out.")
 
-ui.side_by_side((charts.bytes_vs_flops(cache.over_n(cfg, ns)), "bytes_vs_flops"),
-                (charts.roofline(points, HARDWARE, cfg.dtype, hw.name), "roofline"))
+ui.side_by_side((cache.figure("bytes_vs_flops", cache.over_n(cfg, ns)), "bytes_vs_flops"),
+                (cache.figure("roofline", points, HARDWARE, cfg.dtype, hw.name), "roofline"))
 
 st.markdown(f"**On the roofline** ({hw.name}, {cfg.dtype}): standard attention is "
             f"**{std_pt['bound']}-bound** at {std_pt['attainable TFLOP/s']:.1f} TFLOP/s; flash moves "

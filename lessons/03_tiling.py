@@ -4,7 +4,7 @@ import streamlit as st
 from explorer import cache, ui
 from explorer.params import Param
 from explorer.player import player
-from flashviz import animation, charts, sweeps
+from flashviz import animation, sweeps
 
 st.title("Tiling: same answer, flat memory")
 st.markdown("#### Cut Q into row blocks and K, V into column blocks; the n×n matrix never exists.")
@@ -42,7 +42,7 @@ ui.explain("Each step is one tile: its scores exist only in SRAM. Rows whose run
            "sidebar; ← → step, space plays.")
 player(cache.standard_frames(acfg) if show_standard else cache.flash_frames(acfg))
 
-ui.side_by_side((charts.memory_over_n(table), "tiling_memory"),
-                (charts.traffic_over_n(table), "tiling_traffic"))
+ui.side_by_side((cache.figure("memory_over_n", table), "tiling_memory"),
+                (cache.figure("traffic_over_n", table), "tiling_traffic"))
 ui.table(table, "tiling", f"d = {cfg.d}, Br = {cfg.Br}, Bc = {cfg.Bc}, {cfg.dtype}"
          + (", causal" if cfg.causal else ""))

@@ -2,7 +2,7 @@
 import streamlit as st
 
 from explorer import cache, ui
-from flashviz import charts, costs, sweeps
+from flashviz import costs, sweeps
 from flashviz.config import MB
 
 st.title("Tile size and SRAM")
@@ -28,8 +28,8 @@ makes in standard attention (write S, read S, write P, read P) at every tile ste
 **Bc = ⌈M / 4d⌉, Br = min(⌈M / 4d⌉, d)** with M in *elements* ({cfg.sram_elements:,} here), which gives
 {rule['Br']} × {rule['Bc']} and {'fits' if rule['fits SRAM'] else 'does not fit'} this model's working set.
 """)
-ui.side_by_side((charts.block_sweep(table, std_mb, best), "block_sweep"),
-                (charts.working_set_sweep(table, cfg.sram_bytes / 1024), "working_set"))
+ui.side_by_side((cache.figure("block_sweep", table, std_mb, best), "block_sweep"),
+                (cache.figure("working_set_sweep", table, cfg.sram_bytes / 1024), "working_set"))
 ui.table(table, "tile_size", f"n = {cfg.n}, d = {cfg.d}, {cfg.dtype}, budget {cfg.sram_bytes // 1024} KB")
 
 st.subheader("The IO theorem, beside the counts")
@@ -40,5 +40,5 @@ dotted curves are those orders with constant 1; the solid ones are this engine's
 sizes chosen above. The slopes match; the constants are the tiling's details.
 """)
 io = cache.io_curves(cfg, sweeps.ns_around(cfg.n, 256, 65536, 2))
-ui.chart(charts.io_theorem(io), "io_theorem")
+ui.chart(cache.figure("io_theorem", io), "io_theorem")
 ui.table(io, "io_theorem", "HBM accesses in elements")

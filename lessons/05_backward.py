@@ -2,7 +2,6 @@
 import streamlit as st
 
 from explorer import cache, ui
-from flashviz import charts
 
 st.title("The backward pass")
 st.markdown("#### Standard attention stores P for the backward. FlashAttention keeps m and l and recomputes.")
@@ -26,8 +25,8 @@ S = QKᵀ per tile first: five matmuls, 14·n²d in all, **+16.7%**. The seed qu
 seed's rule: Q, K, V plus P, or plus m and l. Our backward also reads O to form D = rowsum(dO ∘ O)
 (the "+ O" column). It is the trade `gradient_checkpointing=True` makes, for one operator.
 """)
-ui.side_by_side((charts.backward_bars(mem), "backward_memory"),
-                (charts.flops_bars(mem), "backward_flops"))
+ui.side_by_side((cache.figure("backward_bars", mem), "backward_memory"),
+                (cache.figure("flops_bars", mem), "backward_flops"))
 ui.table(mem, "backward_memory", f"d = {cfg.d}, {cfg.dtype}")
 ui.table(traffic, "backward_traffic", "HBM traffic of forward + backward")
 for note in demo.notes:

@@ -5,7 +5,6 @@ import streamlit as st
 
 from explorer import cache, ui
 from explorer.params import Param
-from flashviz import charts
 
 st.title("Exact means exact")
 st.markdown("#### FlashAttention computes the same function. A local window computes a different one.")
@@ -32,6 +31,6 @@ float64. The window's is the keys it never looked at. Each picture below is |dif
 entry, on a log scale: dark is float noise, bright is a wrong answer.
 """)
 local_title = f"|local window {window} − standard|"
-ui.side_by_side((charts.diff_heatmap(demo.arrays["flash - standard"], "|flash − standard|"), "diff_flash"),
-                (charts.diff_heatmap(demo.arrays["local - standard"], local_title), "diff_local"))
+ui.side_by_side((cache.figure("diff_heatmap", demo.arrays["flash - standard"], "|flash − standard|"), "diff_flash"),
+                (cache.figure("diff_heatmap", demo.arrays["local - standard"], local_title), "diff_local"))
 ui.table(res, "exact", f"n = {n}, d = {cfg.d}, float64 arithmetic")

@@ -2,7 +2,7 @@
 import streamlit as st
 
 from explorer import cache, ui
-from flashviz import charts, sweeps
+from flashviz import sweeps
 
 st.title("Same flops, less traffic")
 st.markdown("#### Every multiply standard attention does, the tiled version does too.")
@@ -26,7 +26,7 @@ with the block size over the head dimension, which is exactly what the SRAM budg
 """)
 cut_n = max(cfg.n, 512)
 cut = sweeps.cut_by_block(cut_n, (32, 64, 128), (16, 32, 64, 128, 256, 512), cfg.dtype)
-ui.side_by_side((charts.bytes_vs_flops(full), "same_flops_chart"),
-                (charts.cut_vs_block(cut), "cut_vs_block"))
+ui.side_by_side((cache.figure("bytes_vs_flops", full), "same_flops_chart"),
+                (cache.figure("cut_vs_block", cut), "cut_vs_block"))
 ui.table(table, "same_flops", f"d = {cfg.d}, Br = {cfg.Br}, Bc = {cfg.Bc}, {cfg.dtype}")
 ui.table(cut, "cut_vs_block", f"Traffic cut at n = {cut_n}, spill not counted")

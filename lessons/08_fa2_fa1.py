@@ -1,8 +1,8 @@
 """Lesson 8: FlashAttention-2's loop order, causal tiles, delayed normalisation."""
 import streamlit as st
 
-from explorer import ui
-from flashviz import charts, sweeps
+from explorer import cache, ui
+from flashviz import sweeps
 
 st.title("FlashAttention-2 and -1")
 st.markdown("#### Same tiles, same exact answer. The order of the loops decides what crosses HBM.")
@@ -30,9 +30,9 @@ are non-matmul operations, and on an A100 they run at 19.5 TFLOP/s against 312 f
 FA2 cuts them. **Causal masking**: tiles whose keys all come after their queries are skipped,
 with no loads and no flops.
 """)
-ui.side_by_side((charts.loop_order_bars(orders), "loop_order"),
-                (charts.loop_orders_over_n(sweeps.loop_orders_over_n(cfg, sweeps.ns_around(cfg.n, 256, 4096, 2))),
-                 "loop_order_over_n"))
+by_n = sweeps.loop_orders_over_n(cfg, sweeps.ns_around(cfg.n, 256, 4096, 2))
+ui.side_by_side((cache.figure("loop_order_bars", orders), "loop_order"),
+                (cache.figure("loop_orders_over_n", by_n), "loop_order_over_n"))
 ui.table(orders, "loop_orders", f"n = {cfg.n}, d = {cfg.d}, Br = {cfg.Br}, Bc = {cfg.Bc}, {cfg.dtype}"
          + (", causal" if cfg.causal else ""))
 st.subheader("Causal masking")

@@ -5,7 +5,7 @@ import streamlit as st
 from explorer import cache, ui
 from explorer.params import Param
 from explorer.player import player
-from flashviz import animation, charts
+from flashviz import animation
 from flashviz.bugs import BUGS, comparison
 
 st.title("Break it")
@@ -50,7 +50,7 @@ for key in chosen:
         reference = {"HBM MB (with spill)": (f"standard {std['HBM MB']:.2f} MB", std["HBM MB"]),
                      "working set KB": (f"budget {cfg.sram_bytes / 1024:g} KB", cfg.sram_bytes / 1024),
                      "demo 2 weights sum": ("1.0", 1.0)}.get(bug.watch)
-        ui.chart(charts.comparison_bars([bug.watch], [lab["correct"][bug.watch]],
+        ui.chart(cache.figure("comparison_bars", [bug.watch], [lab["correct"][bug.watch]],
                                         [lab["broken"][bug.watch]], bug.watch, bug.label, reference),
                  f"lab_chart_{key}")
     st.caption(f"n = {cfg.n}, d = {cfg.d}, {cfg.dtype}, SRAM {cfg.sram_bytes // 1024} KB. The demo 2 row "

@@ -1,9 +1,9 @@
 """Lesson 10: the model beside an H200's measurements (committed CSVs; no GPU needed)."""
 import streamlit as st
 
-from explorer import ui
+from explorer import cache, ui
 from explorer.params import Param
-from flashviz import charts, measured
+from flashviz import measured
 
 st.title("On real hardware")
 st.markdown("#### An H200 ran plain attention and PyTorch's fused kernels. Does the byte model hold?")
@@ -50,8 +50,8 @@ d = {d}; memory-efficient: 64 × 64).
 if view.empty:
     st.warning("No measurements for this choice.")
 else:
-    ui.side_by_side((charts.measured_times(view), "hw_times"),
-                    (charts.measured_bytes(fp16[fp16["d"] == d]), "hw_bytes"))
+    ui.side_by_side((cache.figure("measured_times", view), "hw_times"),
+                    (cache.figure("measured_bytes", fp16[fp16["d"] == d]), "hw_bytes"))
 
 flash_pts = points[(points["impl"] == "flash") & (points["d"] == d)]
 all_sp = speed[(speed["d"] == d) & (speed["dtype"] == dtype) & (speed["pass"] == pass_)]
@@ -85,7 +85,7 @@ st.markdown(f"""
 - **Element size**: fp16/bf16 move 2 bytes an element, fp32 4; PyTorch's flash kernel takes no fp32 at all.
 """)
 st.caption("What the model leaves out: L2 (above), register pressure, occupancy, the exp units, launch cost.")
-ui.chart(charts.measured_roofline(points[points["d"] == d],
+ui.chart(cache.figure("measured_roofline", points[points["d"] == d],
                                   measured.ceiling(data, "copy bandwidth (read + write)"),
                                   measured.ceiling(data, "dense matmul", "float16"), "float16"), "hw_roofline")
 ui.table(view.drop(columns=["dtype", "pass", "d"]), "hw_measured", f"d = {d}, {dtype}, {pass_}")

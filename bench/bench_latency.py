@@ -1,0 +1,143 @@
+"""Interaction latency, measured; prints, never asserts.
+
+1. Script time of each lesson's re-run after one slider move (AppTest), p50 and p95,
+   at the defaults and at the sliders' extremes, beside an empty Streamlit page
+   measured in the same run (a ratio to Streamlit's own floor on this noisy machine).
+2. Cold start: from `streamlit run app.py` to the first lesson fully rendered in Chromium.
+3. Input to render in Chromium: one arrow key on the n slider until the figure changes.
+
+    python bench/bench_latency.py [repeats]
+"""
+from __future__ import annotations
+
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+from explorer.lessons import LESSONS  # noqa: E402
+
+# n steps between two neighbouring values: each re-run sees a new config half the
+# time and a cached one the other half, as a teacher stepping back and forth would.
+STEPS = [1024, 1536]
+EXTREME_STEPS = [524288, 1048576]
+# every shared slider at an end: the largest n and d, the smallest tiles and budget
+EXTREMES = {"d": 256, "Br": 1, "Bc": 1024, "sram": 8, "causal": True, "order": "fa1"}
+
+
+def timed_reruns(at: AppTest, move, repeats: int) -> list[float]:
+    out = []
+    for k in range(repeats):
+        move(at, k)
+        t = time.perf_counter()
+        at.run()
+        out.append(time.perf_counter() - t)
+        assert not at.exception, [e.value for e in at.exception]
+    return out
+
+
+def floor(repeats: int) -> list[float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "empty.py"
+        script.write_text("import streamlit as st\nx = st.slider('x', 0, 10, key='x')\nst.write(x)\n")
+        at = AppTest.from_file(str(script)).run()
+        return timed_reruns(at, lambda at, k: at.slider(key="x").set_value(k % 10), repeats)
+
+
+def lesson(file: str, repeats: int, extremes: bool = False) -> list[float]:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    if file != LESSONS[0].file:
+        at.switch_page(file).run()
+    steps = STEPS
+    if extremes:
+        for key, value in EXTREMES.items():
+            widget = next(w for kind in ("select_slider", "slider", "toggle", "radio")
+                          for w in at.get(kind) if w.key == key)
+            widget.set_value(value)
+        at.run()
+        steps = EXTREME_STEPS
+    return timed_reruns(at, lambda at, k: at.select_slider(key="n").set_value(steps[k % 2]), repeats)
+
+
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync"]
+IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+
+
+def browser_figures(repeats: int) -> None:
+    import socket
+    import subprocess
+    import urllib.request
+
+    from playwright.sync_api import sync_playwright
+
+    def free_port():
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            return s.getsockname()[1]
+
+    colds, inputs = [], []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+        for run in range(3):
+            port = free_port()
+            t0 = time.perf_counter()
+            proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", f"--server.port={port}",
+                                     "--server.address=127.0.0.1"], cwd=ROOT, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL)
+            url = f"http://127.0.0.1:{port}"
+            while True:
+                try:
+                    urllib.request.urlopen(url + "/_stcore/health", timeout=1)
+                    break
+                except OSError:
+                    time.sleep(0.05)
+            page = browser.new_page(viewport={"width": 1280, "height": 720})
+            page.goto(url)
+            page.wait_for_selector("[data-testid='stPlotlyChart']", timeout=60_000)
+            page.wait_for_selector(IDLE, timeout=60_000)
+            colds.append(time.perf_counter() - t0)
+            if run == 0:
+                slider = page.locator("[data-testid='stSidebar'] input[type='range']").first
+                value = page.locator("[data-testid='stMetricValue']").first
+                for k in range(repeats):
+                    before = value.inner_text()
+                    slider.focus()
+                    t = time.perf_counter()
+                    page.keyboard.press("ArrowRight" if k % 2 == 0 else "ArrowLeft")
+                    page.wait_for_function("([el, old]) => el.innerText !== old",
+                                           arg=[value.element_handle(), before], timeout=30_000)
+                    inputs.append(time.perf_counter() - t)
+                    page.wait_for_selector(IDLE)
+            page.close()
+            proc.terminate()
+            proc.wait(timeout=30)
+        browser.close()
+    print(f"cold start to first lesson rendered in Chromium: median {statistics.median(colds):.2f} s "
+          f"(runs: {', '.join(f'{c:.2f}' for c in colds)}; target < 4 s)")
+    print(f"slider key press to new figure in Chromium: p50 {statistics.median(inputs) * 1e3:.0f} ms, "
+          f"p95 {p95(inputs) * 1e3:.0f} ms over {len(inputs)} presses")
+
+
+def p95(xs):
+    return sorted(xs)[max(0, int(round(0.95 * len(xs))) - 1)]
+
+
+if __name__ == "__main__":
+    repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 20
+    base = floor(repeats)
+    b50 = statistics.median(base)
+    print("script time of a re-run after one slider move (ms; targets p95 < 100 at defaults, < 300 at extremes)")
+    print(f"{'page':28s} {'p50':>7s} {'p95':>7s} {'/empty':>7s} {'ext p50':>8s} {'ext p95':>8s}")
+    print(f"{'empty Streamlit page':28s} {b50 * 1e3:7.1f} {p95(base) * 1e3:7.1f} {1.0:7.1f}")
+    for les in LESSONS:
+        xs, ext = lesson(les.file, repeats), lesson(les.file, repeats, extremes=True)
+        print(f"{les.title:28s} {statistics.median(xs) * 1e3:7.1f} {p95(xs) * 1e3:7.1f} "
+              f"{statistics.median(xs) / b50:7.1f} {statistics.median(ext) * 1e3:8.1f} {p95(ext) * 1e3:8.1f}")
+    browser_figures(10)
