@@ -272,3 +272,24 @@ def measured_roofline(points, bandwidth_tbs: float, peak_tflops: float, label: s
                                          "line": {"color": BLACK, "width": 1}}))
     return _style(fig, "flops per DRAM byte (measured bytes)", "achieved rate (TFLOP/s)",
                   "The kernels on the measured roofline", log_x=True, log_y=True)
+
+
+def block_bytes(df) -> go.Figure:
+    """Per tile shape: DRAM bytes measured (flat: L2 keeps K and V) against the model."""
+    x = list(df["Br x Bc"])
+    fig = go.Figure([go.Bar(x=x, y=df["model MB"], name="model: HBM ↔ SRAM", marker_color=ORANGE),
+                     go.Bar(x=x, y=df["measured DRAM MB"], name="measured DRAM", marker_color=FLASH)])
+    fig.update_layout(barmode="group")
+    fig = _style(fig, "tile Br × Bc", "bytes per call (MB)", "Bytes: the model against DRAM", log_y=True)
+    fig.update_layout(legend_y=-0.5)  # below the slanted tile labels
+    return fig
+
+
+def block_times(df) -> go.Figure:
+    x = list(df["Br x Bc"])
+    best = df["measured ms"].idxmin()
+    colours = [GREEN if k == best else FLASH for k in df.index]
+    fig = go.Figure([go.Bar(x=x, y=df["measured ms"], marker_color=colours, name="measured",
+                            text=[f"{v:.2f}" for v in df["measured ms"]], textposition="outside")])
+    fig.update_layout(showlegend=False)
+    return _style(fig, "tile Br × Bc", "time per call (ms)", "Time: what the tile really changes (green: fastest)")

@@ -29,10 +29,15 @@ TILES = {("flash", 64): (128, 128), ("flash", 128): (128, 64),
 SMEM_BYTES = 227 * 1024  # what one H100/H200 thread block may use
 
 
+BLOCK_COLUMNS = ["block_m", "block_n", "n", "d", "dtype", "batch_heads", "time_ms", "tflops", "max_abs_diff",
+                 "dram_read_bytes", "dram_write_bytes", "l2_bytes", "status"] + PROVENANCE
+
+
 def load(folder: Path = DATA) -> dict[str, pd.DataFrame]:
     return {"attention": pd.read_csv(folder / "attention.csv"),
             "dram": pd.read_csv(folder / "dram.csv"),
-            "ceilings": pd.read_csv(folder / "ceilings.csv")}
+            "ceilings": pd.read_csv(folder / "ceilings.csv"),
+            "blocks": pd.read_csv(folder / "triton_blocks.csv")}
 
 
 def provenance(data: dict) -> dict:
@@ -110,3 +115,22 @@ def roofline_points(table: pd.DataFrame) -> pd.DataFrame:
     t["flops per DRAM byte"] = flops / (t["measured DRAM MB"] * 2**20)
     t["achieved TFLOP/s"] = flops / (t["measured ms"] * 1e-3) / 1e12
     return t[["impl", "n", "d", "dtype", "flops per DRAM byte", "achieved TFLOP/s"]]
+
+
+def blocks(data: dict) -> pd.DataFrame:
+    """The Triton kernel across tile shapes: measured time and DRAM bytes beside the
+    model's bytes at the same Br x Bc (and whether that tile fits 227 KB of SRAM)."""
+    b = data["blocks"]
+    b = b[b["status"] == "ok"]
+    rows = []
+    for r in b.itertuples(index=False):
+        cfg = Config(n=int(r.n), d=int(r.d), Br=int(r.block_m), Bc=int(r.block_n), dtype=r.dtype,
+                     sram_bytes=SMEM_BYTES)
+        cost = costs.flash_cost(cfg)
+        rows.append({"n": r.n, "Br x Bc": f"{r.block_m} x {r.block_n}", "Br": r.block_m, "Bc": r.block_n,
+                     "measured ms": r.time_ms, "TFLOP/s": r.tflops,
+                     "measured DRAM MB": (r.dram_read_bytes + r.dram_write_bytes) / 2**20,
+                     "model MB": cost.moved * r.batch_heads * cost.element_bytes / 2**20,
+                     "model working set KB": cost.working_set_bytes / 1024,
+                     "max abs diff": r.max_abs_diff})
+    return pd.DataFrame(rows)

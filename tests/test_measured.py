@@ -17,7 +17,8 @@ def data():
 
 @pytest.mark.parametrize("name, columns", [("attention", measured.ATTENTION_COLUMNS),
                                            ("dram", measured.DRAM_COLUMNS),
-                                           ("ceilings", measured.CEILING_COLUMNS)])
+                                           ("ceilings", measured.CEILING_COLUMNS),
+                                           ("blocks", measured.BLOCK_COLUMNS)])
 def test_csv_schema_and_provenance(data, name, columns):
     df = data[name]
     assert list(df.columns) == columns
@@ -70,3 +71,11 @@ def test_dry_run_executes_on_the_cpu(tmp_path):
     assert list(a.columns) == measured.ATTENTION_COLUMNS
     assert (a[a["impl"] == "plain"]["status"] == "ok").all()
     assert list(pd.read_csv(tmp_path / "ceilings.csv").columns) == measured.CEILING_COLUMNS
+
+
+def test_block_sweep_model_bytes_are_the_closed_forms(data):
+    table = measured.blocks(data)
+    row = table[(table["n"] == 1024) & (table["Br"] == 64) & (table["Bc"] == 64)].iloc[0]
+    cfg = Config(n=1024, d=64, Br=64, Bc=64, dtype="float16", sram_bytes=measured.SMEM_BYTES)
+    assert row["model MB"] == costs.flash_cost(cfg).moved * 1024 * 2 / 2**20
+    assert (table["max abs diff"] < 1e-3).all(), "the Triton kernel agrees with PyTorch's attention"
