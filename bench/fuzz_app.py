@@ -3,6 +3,7 @@ with more examples). Prints the number of states run and the exceptions found.
 
     python bench/fuzz_app.py [examples]
 """
+import logging
 import os
 import sys
 import time
@@ -15,6 +16,7 @@ os.environ["FLASHVIZ_FUZZ_EXAMPLES"] = sys.argv[1] if len(sys.argv) > 1 else "10
 from tests import test_fuzz  # noqa: E402
 
 if __name__ == "__main__":
+    logging.getLogger("streamlit").setLevel(logging.ERROR)
     t = time.perf_counter()
     failure = None
     try:

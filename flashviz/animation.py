@@ -55,6 +55,8 @@ def flash_frames(cfg: Config, seed: int = 0, score_scale: float = 1.0,
     O = flash_attention(Q, K, V, cfg, trace=trace)
     true_trace: list = []
     if reference is not None:
+        if (reference.Br, reference.Bc, reference.loop_order) != (cfg.Br, cfg.Bc, cfg.loop_order):
+            raise ValueError("a reference run must use the same tiles and loop order, step for step")
         flash_attention(Q, K, V, reference, trace=true_trace)
     rows, cols = min(cfg.Br, MAX_ROWS), min(cfg.d, MAX_COLS)
     frames = []
@@ -145,8 +147,10 @@ def bug_frames(cfg: Config, bug: str) -> dict:
     if bug == "no_max":
         correct, broken = correct.with_(compute="float32"), broken.with_(compute="float32")
         scale = OVERFLOW_SCALE
-    # Without the max, l sums e^s rather than e^(s - m): no correct l to set beside it.
-    data = flash_frames(broken, score_scale=scale, reference=None if bug == "no_max" else correct)
+    # The correct l goes beside each step only where both runs take the same steps and l means
+    # the same thing: not for other tile sizes, and not without the max (l sums e^s, not e^(s - m)).
+    same_steps = (broken.Br, broken.Bc) == (correct.Br, correct.Bc) and bug != "no_max"
+    data = flash_frames(broken, score_scale=scale, reference=correct if same_steps else None)
     data["bug"] = bug
     data["score_scale"] = scale
     return data

@@ -8,6 +8,7 @@ from explorer.player import render_html
 from flashviz import animation, costs
 from flashviz.animation import flash_frames, payload, rounded, standard_frames, teaching_config
 from flashviz.attention import flash_attention
+from flashviz.bugs import BUGS
 from flashviz.config import Config
 
 
@@ -116,3 +117,16 @@ def test_player_page_embeds_the_data_safely():
     html = render_html(data)
     assert html.count("</script>") == 2  # the data block's and the player's own
     assert "__DATA__" not in html
+
+
+@pytest.mark.parametrize("bug", sorted(BUGS))
+def test_every_bug_animates_at_the_teaching_size(bug):
+    for base in (Config(), Config(Br=16, Bc=16), Config(Br=1024, Bc=1024)):
+        cfg, _ = teaching_config(base, 256, 16)
+        data = animation.bug_frames(cfg, bug)
+        assert data["frames"] and data["bug"] == bug
+
+
+def test_a_reference_with_other_tiles_is_refused():
+    with pytest.raises(ValueError, match="same tiles"):
+        flash_frames(Config(n=64, d=4, Br=16, Bc=16), reference=Config(n=64, d=4, Br=32, Bc=32))
