@@ -6,7 +6,7 @@ errors, rerun round-trip times under load (p50/p95), the server's memory with on
 session and with all of them, and what each extra session costs. Bounded in
 count and time; talks to 127.0.0.1 only.
 
-    python bench/load.py --sessions 30 --seconds 60
+    python bench/load.py --sessions 30 --seconds 60 [--think 3]
 """
 from __future__ import annotations
 
@@ -76,7 +76,7 @@ class Session:
                 self.times.append(time.perf_counter() - t)
                 return
 
-    async def run(self, until: float) -> None:
+    async def run(self, until: float, think: float = 0.0) -> None:
         try:
             async with websockets.connect(self.url, subprotocols=["streamlit"], max_size=2**26) as ws:
                 await self.run_once(ws, None)
@@ -84,6 +84,7 @@ class Session:
                 while time.time() < until:
                     k += 1
                     await self.run_once(ws, N_VALUES[k % 2])
+                    await asyncio.sleep(think)  # a reader looks at the figure before the next move
         except Exception as err:  # a dropped socket is an error to report, not to hide
             self.errors.append(f"{type(err).__name__}: {err}"[:200])
 
@@ -94,7 +95,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-async def main(sessions: int, seconds: float) -> None:
+async def main(sessions: int, seconds: float, think: float) -> None:
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", f"--server.port={port}",
                              "--server.address=127.0.0.1"], cwd=ROOT,
@@ -114,7 +115,7 @@ async def main(sessions: int, seconds: float) -> None:
         clients = [Session(url, pages[k % len(pages)]) for k in range(sessions)]
         until = time.time() + seconds
         mem_task = asyncio.create_task(asyncio.sleep(seconds * 0.9))
-        tasks = [asyncio.create_task(c.run(until)) for c in clients]
+        tasks = [asyncio.create_task(c.run(until, think)) for c in clients]
         await mem_task
         loaded = rss_mb(proc.pid)
         await asyncio.gather(*tasks)
@@ -123,7 +124,7 @@ async def main(sessions: int, seconds: float) -> None:
         errors = [e for c in clients for e in c.errors]
         p95 = times[int(0.95 * (len(times) - 1))] if times else float("nan")
         moved = sum(c.n_widget is not None for c in clients)
-        print(f"sessions {sessions} ({moved} found the n slider and moved it), {seconds:.0f} s, "
+        print(f"sessions {sessions} ({moved} found the n slider and moved it), {seconds:.0f} s, think {think:g} s, "
               f"reruns {len(times)}, errors {len(errors)}")
         for e in errors[:5]:
             print("  error:", e)
@@ -139,5 +140,6 @@ if __name__ == "__main__":
     p = argparse.ArgumentParser()
     p.add_argument("--sessions", type=int, default=30)
     p.add_argument("--seconds", type=float, default=60)
+    p.add_argument("--think", type=float, default=0.0, help="seconds each session waits between moves")
     a = p.parse_args()
-    asyncio.run(main(min(a.sessions, 200), min(a.seconds, 600)))
+    asyncio.run(main(min(a.sessions, 200), min(a.seconds, 600), min(max(a.think, 0.0), 60.0)))
