@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from . import costs
+from . import costs, sweeps
 from .attention import (flash_attention, local_window_attention, online_softmax,
                         random_qkv, random_row, softmax, standard_attention)
 from .config import KB, MB, Config
@@ -89,17 +89,9 @@ def demo4(n: int = 1024, d: int = 64, sram_kb: float = 96,
     sram = int(sram_kb * KB)
     base = Config(n=n, d=d, Br=1, Bc=1, sram_bytes=sram, dtype=dtype)
     std = costs.standard_cost(base)
-    rows = []
-    for b in blocks:
-        cost = costs.flash_cost(base.with_(Br=b, Bc=b))
-        rows.append({"block": b, "HBM MB": cost.moved * cost.element_bytes / MB,
-                     "tile working set KB": cost.working_set_bytes / KB,
-                     "fits SRAM": cost.working_set_bytes <= sram,
-                     "spill MB": cost.spilled * cost.element_bytes / MB,
-                     "HBM MB with spill": _mb(cost)})
-    table = pd.DataFrame(rows)
-    fitting = table[table["fits SRAM"]]
-    best = int(fitting.loc[fitting["HBM MB"].idxmin(), "block"]) if len(fitting) else None
+    table = sweeps.over_blocks(base, blocks)[["block", "HBM MB", "tile working set KB", "fits SRAM",
+                                               "spill MB", "HBM MB with spill"]]
+    best = sweeps.best_fitting_block(table)
     notes = [f"n = {n}, d = {d}, SRAM budget {sram_kb:g} KB",
              f"standard attention traffic: {_mb(std):.2f} MB",
              "spill model: the elements over budget make the four trips S makes in "
