@@ -47,26 +47,23 @@ def max_abs_diff(cfg: Config, seed: int = 0) -> float:
 
 
 @cache
-def flash_frames(cfg: Config, score_scale: float = 1.0, reference: Config | None = None):
+def player_html(cfg: Config, kind: str = "flash", bug: str | None = None) -> str:
+    """The tile player's finished page for one config: built once, then a cheap string
+    on every rerun (the frames' JSON for a 64-step run is a few hundred KB)."""
     from flashviz import animation
-    return animation.flash_frames(cfg, score_scale=score_scale, reference=reference)
+
+    from .player import render_html
+    if bug is not None:
+        return render_html(animation.bug_frames(cfg, bug))
+    if kind == "standard":
+        return render_html(animation.standard_frames(cfg))
+    return render_html(animation.flash_frames(cfg))
 
 
-@cache
-def standard_frames(cfg: Config):
-    from flashviz import animation
-    return animation.standard_frames(cfg)
-
-
-@cache
-def bug_frames(cfg: Config, bug: str):
-    from flashviz import animation
-    return animation.bug_frames(cfg, bug)
-
-
-@st.cache_data(max_entries=256, show_spinner=False)
+@st.cache_resource(max_entries=256, show_spinner=False)
 def figure(builder: str, *args, **kwargs):
-    """A chart from flashviz.charts, built once per distinct input. Building a Plotly
-    figure validates every property (tens of ms); a cached copy costs a few."""
+    """A chart from flashviz.charts, built once per distinct input and shared, not copied:
+    building a Plotly figure validates every property (tens of ms), and so does unpickling
+    one. Safe to share because st.plotly_chart only reads it (plotly.io.to_json)."""
     from flashviz import charts
     return getattr(charts, builder)(*args, **kwargs)

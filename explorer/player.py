@@ -21,6 +21,7 @@ def render_html(data: dict) -> str:
     return TEMPLATE.replace("__DATA__", payload(data).replace("</", "<\\/"))
 
 
-def player(data: dict, height: int = HEIGHT) -> None:
-    # Only engine numbers go in: never a value from the URL (st.iframe runs the HTML as-is).
-    st.iframe(render_html(data), height=height)
+def player(html: str, height: int = HEIGHT) -> None:
+    """Show a page made by render_html. Only engine numbers go in, never a value from
+    the URL: st.iframe runs the HTML as it is."""
+    st.iframe(html, height=height)

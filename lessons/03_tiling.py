@@ -40,7 +40,7 @@ if note:
 ui.explain("Each step is one tile: its scores exist only in SRAM. Rows whose running max moved are "
            "highlighted; their l and O were rescaled by e^(m_old − m_new). Tiles use Br, Bc from the "
            "sidebar; ← → step, space plays.")
-player(cache.standard_frames(acfg) if show_standard else cache.flash_frames(acfg))
+player(cache.player_html(acfg, "standard" if show_standard else "flash"))
 
 ui.side_by_side((cache.figure("memory_over_n", table), "tiling_memory"),
                 (cache.figure("traffic_over_n", table), "tiling_traffic"))

@@ -60,4 +60,4 @@ for key in chosen:
         if note:
             st.info(note)
         st.caption(WATCH[key])
-        player(cache.bug_frames(acfg, key))
+        player(cache.player_html(acfg, bug=key))

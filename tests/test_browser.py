@@ -3,13 +3,7 @@
 Screenshots of every lesson go to artifacts/screenshots/ for a person to look at.
 Set FLASHVIZ_REQUIRE_BROWSER=1 (CI does) to fail instead of skip without Chromium.
 """
-import contextlib
 import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 
 import pytest
 
@@ -17,6 +11,7 @@ from explorer.lessons import LESSONS
 from flashviz.config import MB, Config
 from flashviz.costs import standard_cost
 from tests.conftest import ROOT
+from tests.serving import serve
 
 CHROMIUM = "/usr/bin/chromium"
 SHOTS = ROOT / "artifacts" / "screenshots"
@@ -34,40 +29,9 @@ if _missing and os.environ.get("FLASHVIZ_REQUIRE_BROWSER"):
 pytestmark = pytest.mark.skipif(bool(_missing), reason=_missing or "")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextlib.contextmanager
-def _server():
-    """`streamlit run app.py` on a free loopback port, until the block ends."""
-    port = _free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true",
-         f"--server.port={port}", "--server.address=127.0.0.1", "--browser.gatherUsageStats=false"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + 60
-        while True:
-            try:
-                if urllib.request.urlopen(url + "/_stcore/health", timeout=2).read() == b"ok":
-                    break
-            except OSError:
-                if time.time() > deadline:
-                    raise RuntimeError("streamlit did not become healthy in 60 s")
-                time.sleep(0.3)
-        yield url
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
-
-
 @pytest.fixture(scope="module")
 def server():
-    with _server() as url:
+    with serve() as url:
         yield url
 
 
@@ -167,7 +131,7 @@ def test_a_bug_toggle_in_the_lab(server, page):
 
 def test_first_deep_link_on_a_fresh_server_opens_the_lesson(browser):
     """A reader's link is often the first request a (re)started server sees."""
-    with _server() as url:
+    with serve() as url:
         ctx = browser.new_context(viewport={"width": 1280, "height": 720})
         pg = ctx.new_page()
         pg.goto(url + "/" + LESSONS[4].url_path + "?n=2048")

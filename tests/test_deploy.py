@@ -2,15 +2,13 @@
 virtual environment built from requirements.txt alone that serves the first lesson."""
 import os
 import subprocess
-import sys
-import time
 import tomllib
-import urllib.request
 import venv
 
 import pytest
 
 from tests.conftest import ROOT
+from tests.serving import serve
 
 CHROMIUM = "/usr/bin/chromium"
 
@@ -50,36 +48,18 @@ def fresh_venv(tmp_path_factory):
 
 
 def test_fresh_venv_serves_the_first_lesson(fresh_venv):
-    port = 8765
-    proc = subprocess.Popen([str(fresh_venv), "-m", "streamlit", "run", "app.py", f"--server.port={port}",
-                             "--server.address=127.0.0.1"], cwd=ROOT, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": ""})
-    try:
-        url = f"http://127.0.0.1:{port}"
-        deadline = time.time() + 90
-        while True:
-            try:
-                if urllib.request.urlopen(url + "/_stcore/health", timeout=2).read() == b"ok":
-                    break
-            except OSError:
-                assert time.time() < deadline, "no health answer in 90 s"
-                time.sleep(0.5)
-        if not os.path.exists(CHROMIUM):
-            if os.environ.get("FLASHVIZ_REQUIRE_BROWSER"):
-                pytest.fail("chromium is required here")
-            pytest.skip("no chromium")
-        from playwright.sync_api import sync_playwright
-        with sync_playwright() as p:
-            b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu",
-                                                                  "--disable-background-networking"])
-            pg = b.new_page(viewport={"width": 1280, "height": 720})
-            pg.goto(url)
-            pg.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", timeout=60_000)
-            pg.wait_for_selector("h1", timeout=30_000)
-            assert pg.locator("h1").first.inner_text().strip() == "Where the time goes"
-            assert pg.locator("[data-testid='stException']").count() == 0
-            b.close()
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
-    assert sys.executable != str(fresh_venv)
+    if not os.path.exists(CHROMIUM):
+        if os.environ.get("FLASHVIZ_REQUIRE_BROWSER"):
+            pytest.fail("chromium is required here")
+        pytest.skip("no chromium")
+    from playwright.sync_api import sync_playwright
+    with serve(python=str(fresh_venv), env={"PYTHONPATH": ""}) as url, sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu",
+                                                              "--disable-background-networking"])
+        pg = b.new_page(viewport={"width": 1280, "height": 720})
+        pg.goto(url)
+        pg.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", timeout=60_000)
+        pg.wait_for_selector("h1", timeout=30_000)
+        assert pg.locator("h1").first.inner_text().strip() == "Where the time goes"
+        assert pg.locator("[data-testid='stException']").count() == 0
+        b.close()
