@@ -61,18 +61,37 @@ def _demo_text(demo) -> str:
 
 
 def cost_summary(cfg: Config) -> dict:
+    """Closed-form figures of both methods. Each method's largest extra buffer is given
+    with where it lives: standard attention's n x n score matrix sits in HBM; flash's
+    peak is one tile step's working set in SRAM (unless keep_full_S adds an n x n
+    buffer in HBM)."""
     from .costs import flash_cost, standard_cost
 
-    def keys(cost):
-        return {"hbm_bytes": cost.hbm_bytes, "flops": cost.flops,
-                "peak_sram_bytes": cost.peak_bytes, "nonmatmul_ops": cost.nonmatmul}
+    def keys(cost, where, what):
+        return {"hbm_bytes": cost.hbm_bytes, "flops": cost.flops, "nonmatmul_ops": cost.nonmatmul,
+                "peak_extra_bytes": cost.peak_bytes, "peak_extra_where": where,
+                "peak_extra_what": what}
 
     flash = flash_cost(cfg)
-    return {"standard": keys(standard_cost(cfg)),
-            "flash": {**keys(flash), "spill_bytes": flash.spilled * flash.element_bytes,
-                      "working_set_bytes": flash.working_set_bytes,
+    in_hbm = cfg.keep_full_S and flash.peak > flash.working_set
+    flash_peak = (("HBM", "the n x n score buffer kept by keep_full_S") if in_hbm else
+                  ("SRAM", "one tile step's working set: Qi + Kj + Vj + Sij + m + l"))
+    return {"standard": keys(standard_cost(cfg), "HBM", "the n x n score matrix S, then P"),
+            "flash": {**keys(flash, *flash_peak),
+                      "spill_bytes": flash.spilled * flash.element_bytes,
+                      "sram_working_set_bytes": flash.working_set_bytes,
                       "sram_budget_bytes": cfg.sram_bytes,
                       "fits_sram": flash.working_set_bytes <= cfg.sram_bytes}}
+
+
+def _cost_text(summary: dict) -> str:
+    lines = []
+    for method, f in summary.items():
+        figures = [f"{k}={v}" for k, v in f.items() if not k.startswith("peak_extra")]
+        figures.insert(2, f"peak_extra_bytes={f['peak_extra_bytes']} in {f['peak_extra_where']} "
+                          f"({f['peak_extra_what']})")
+        lines.append(method + ": " + ", ".join(figures))
+    return "\n".join(lines)
 
 
 def main(argv=None) -> int:
@@ -89,8 +108,7 @@ def main(argv=None) -> int:
             if as_json:
                 print(json.dumps(summary, indent=2))
             else:
-                for method, figures in summary.items():
-                    print(method + ": " + ", ".join(f"{k}={v}" for k, v in figures.items()))
+                print(_cost_text(summary))
             return 0
         from .demos import DEMOS
         numbers = [args.number] if args.command == "demo" else list(DEMOS)

@@ -283,23 +283,42 @@ def _fa1(Q, K, V, cfg, c, trace, S_full):
     return O, m.ravel(), l.ravel()
 
 
-def local_window_attention(Q, K, V, window: int = 128, causal: bool = False):
-    """An approximation: each query sees only the `window` keys around it.
+def local_window_keys(n: int, window: int, causal: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """[lo, hi) of the keys each of n queries sees through a local window.
 
-    Keys [q - window/2, q + window/2), or [q - window + 1, q] when causal.
-    A stand-in for the sparse-attention family FlashAttention displaced.
+    Without a mask, query q sees the `window` keys q - window//2 ... q + (window - 1)//2:
+    centred on q when the window is odd, with the extra key on the earlier side when it
+    is even. Near either end of the sequence the window slides inward rather than shrink,
+    so every query sees exactly `window` keys. A window of n or more sees every key.
+
+    With causal=True, q sees the `window` keys ending at q itself (q - window + 1 ... q);
+    the first window - 1 queries have only q + 1 keys before them, so they see those.
+    """
+    if isinstance(window, bool) or not isinstance(window, (int, np.integer)) or window < 1:
+        raise ValueError(f"window must be a whole number of keys, at least 1; got {window!r}")
+    w = min(int(window), n)
+    q = np.arange(n)
+    if causal:
+        return np.maximum(0, q - w + 1), q + 1
+    lo = np.clip(q - w // 2, 0, n - w)
+    return lo, lo + w
+
+
+def local_window_attention(Q, K, V, window: int = 128, causal: bool = False):
+    """An approximation: each query sees only the `window` keys of `local_window_keys`.
+
+    A stand-in for the sparse-attention family FlashAttention displaced. Computed in
+    row blocks, each against the span of keys its rows see, so memory stays O(n * window).
     """
     n = Q.shape[0]
-    half = window // 2
+    lo, hi = local_window_keys(n, window, causal)
     O = np.empty((n, V.shape[1]))
-    for r0 in range(0, n, window):
-        r1 = min(r0 + window, n)
-        lo = max(0, r0 - (window - 1 if causal else half))
-        hi = r1 if causal else min(n, r1 + half)
-        S = Q[r0:r1] @ K[lo:hi].T
-        q = np.arange(r0, r1)[:, None]
-        k = np.arange(lo, hi)[None, :]
-        inside = (k > q - window) & (k <= q) if causal else (k >= q - half) & (k < q + half)
-        S[~inside] = -np.inf
-        O[r0:r1] = softmax(S) @ V[lo:hi]
+    block = max(1, min(window, n))
+    for r0 in range(0, n, block):
+        r1 = min(r0 + block, n)
+        k0, k1 = lo[r0], hi[r1 - 1]            # lo and hi never decrease with q
+        S = Q[r0:r1] @ K[k0:k1].T              # (rows, keys in their span)
+        k = np.arange(k0, k1)[None, :]
+        S[(k < lo[r0:r1, None]) | (k >= hi[r0:r1, None])] = -np.inf
+        O[r0:r1] = softmax(S) @ V[k0:k1]
     return O

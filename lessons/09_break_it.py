@@ -1,35 +1,37 @@
-"""Lesson 9: break it on purpose and watch what each bug does."""
+"""Lesson 9: break it on purpose and watch what each bug does; then test a belief."""
 import pandas as pd
 import streamlit as st
 
 from explorer import cache, ui
 from explorer.params import Param
 from explorer.player import player
-from flashviz import animation
-from flashviz.bugs import BUGS, comparison
+from flashviz import animation, bugs
+from flashviz.bugs import BELIEFS, BUGS, SEED_SETTINGS, comparison, settings_text
 
 st.title("Break it")
-st.markdown("#### Each toggle is one real edit to the algorithm. Nothing raises: read what changes.")
-cfg = ui.simulable(ui.config(), block=16)  # the lab really runs each bug, tiles of 16 included
+st.markdown(f"#### The first {len(BUGS)} toggles are real edits to the algorithm; the last is a belief to test. "
+            "Nothing raises: read what changes.")
+full = ui.config()
+cfg = ui.simulable(full, block=16)  # the lab really runs each bug, tiles of 16 included
 
 cols = st.columns(3)
 chosen = [key for k, (key, bug) in enumerate(BUGS.items())
           if ui.bound(Param(f"bug_{key}", bug.label, False, kind="bool"), cols[k % 3], help=bug.change)]
-if not chosen:
-    st.markdown("Turn on a bug above. Each is a row of the seed's table of edits:")
+tested = [key for k, (key, belief) in enumerate(BELIEFS.items(), start=len(BUGS))
+          if ui.bound(Param(f"belief_{key}", belief.label, False, kind="bool"), cols[k % 3],
+                      help=belief.claim)]
+if not chosen and not tested:
+    st.markdown("Turn on a row above. Each is a row of the seed's table:")
     for bug in BUGS.values():
-        st.markdown(f"- **{bug.label}.** {bug.change} *Watch for:* {bug.symptom}")
+        st.markdown(f"- **{bug.label}.** {bug.change} *The seed saw ({SEED_SETTINGS}):* {bug.symptom}")
+    for belief in BELIEFS.values():
+        st.markdown(f"- **{belief.label}.** {belief.claim} *The seed's figures ({belief.seed_settings}):* "
+                    f"{belief.seed}")
 
 
-WATCH = {
-    "no_rescale": "Black ticks mark the correct running sum: the bars drift away from them each time a "
-                  "row's max moves and nothing rescales.",
-    "tiles_too_big": "The working-set gauge turns red: the tile does not fit the budget.",
-    "tiles_too_small": "Many more steps, and K and V stream in again for every query block.",
-    "keep_full_S": "Purple tiles are score tiles written to HBM: the n × n block grows in memory.",
-    "no_max": f"Scores scaled ×{animation.OVERFLOW_SCALE:g} in float32 arithmetic (largest exp: e^88.7): "
-              "watch for the step where inf or nan first appears.",
-}
+@st.cache_data(max_entries=64, show_spinner=False)
+def watch_note(acfg, key: str) -> str:
+    return bugs.watch(key, acfg)
 
 
 def highlight(row):
@@ -39,7 +41,9 @@ def highlight(row):
 for key in chosen:
     bug, lab = BUGS[key], cache.break_it(cfg, key)
     st.subheader(bug.label)
-    st.markdown(f"**The edit:** {bug.change}  \n**The seed says to watch for:** {bug.symptom}")
+    st.markdown(f"**The edit:** {bug.change}  \n"
+                f"**The seed's figures** ({SEED_SETTINGS}): {bug.symptom}  \n"
+                f"**Here** ({settings_text(cfg)}): {bug.now(lab)}")
     table = pd.DataFrame(comparison(lab))
     left, right = st.columns([3, 2])
     with left:
@@ -53,11 +57,20 @@ for key in chosen:
         ui.chart(cache.figure("comparison_bars", [bug.watch], [lab["correct"][bug.watch]],
                                         [lab["broken"][bug.watch]], bug.watch, bug.label, reference),
                  f"lab_chart_{key}")
-    st.caption(f"n = {cfg.n}, d = {cfg.d}, {cfg.dtype}, SRAM {cfg.sram_bytes // 1024} KB. The demo 2 row "
-               "and the scores near 800 are the seed's online-softmax examples, run with the same edit.")
+    st.caption("Highlighted rows changed beyond float noise (errors and sums by more than "
+               f"{bugs.NOISE:g}; counts and sizes at all). The demo 2 row and the scores near 800 are the "
+               "seed's online-softmax examples, run with the same edit.")
     if ui.bound(Param(f"watch_{key}", "watch it happen, tile by tile", False, kind="bool")):
         acfg, note = animation.teaching_config(cfg, min(cfg.n, 256), min(cfg.d, 16))
         if note:
             st.info(note)
-        st.caption(WATCH[key])
+        st.caption(watch_note(acfg, key))
         player(cache.player_html(acfg, bug=key))
+
+for key in tested:
+    belief, check = BELIEFS[key], bugs.belief_check(full)
+    st.subheader(belief.label)
+    st.markdown(f"**The belief:** {belief.claim}  \n**Check it:** {belief.check}  \n"
+                f"**The seed's figures** ({belief.seed_settings}): {belief.seed}")
+    st.dataframe(pd.DataFrame(bugs.belief_rows(check)), hide_index=True, key=f"belief_table_{key}")
+    st.markdown(f"**Here** ({settings_text(full)}): {bugs.belief_verdict(check, full.causal)}")

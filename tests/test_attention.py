@@ -77,12 +77,60 @@ def test_local_window_is_a_different_function():
     assert np.abs(local_window_attention(Q, K, V, 128) - ref).max() > 1e-2
 
 
+def window_weights(n, window, causal=False):
+    """The attention weights themselves: with V the identity, row q of O is row q of P."""
+    Q, K, _ = random_qkv(n, 8, 5)
+    return local_window_attention(Q, K, np.eye(n), window, causal=causal)
+
+
+@pytest.mark.parametrize("window", range(1, 34))
+def test_every_query_sees_exactly_window_keys(window):
+    counts = (window_weights(33, window) > 0).sum(axis=1)
+    assert (counts == window).all(), f"keys seen per query: {sorted(set(counts.tolist()))}"
+
+
+@pytest.mark.parametrize("window, first, last", [(5, -2, 2), (4, -2, 1)])
+def test_local_window_is_centred_with_the_extra_key_before_the_query(window, first, last):
+    seen = np.flatnonzero(window_weights(33, window)[16] > 0) - 16
+    assert (seen[0], seen[-1]) == (first, last), seen
+
+
+def test_local_window_slides_inward_at_the_ends():
+    P = window_weights(33, 5)
+    assert np.flatnonzero(P[0] > 0).tolist() == [0, 1, 2, 3, 4]
+    assert np.flatnonzero(P[32] > 0).tolist() == [28, 29, 30, 31, 32]
+
+
+def test_window_of_one_is_the_query_own_key_and_no_nan():
+    P = window_weights(16, 1)
+    assert np.array_equal(P, np.eye(16)), P
+
+
 def test_local_window_as_wide_as_the_sequence_is_exact():
     Q, K, V = random_qkv(100, 8)
-    assert np.abs(local_window_attention(Q, K, V, 256) - reference(Q, K, V)).max() < 1e-12
+    err = np.abs(local_window_attention(Q, K, V, 100) - reference(Q, K, V)).max()
+    assert err < 1e-12, f"max abs diff {err:.2e}"
+
+
+def test_local_window_wider_than_the_sequence_sees_every_key():
+    Q, K, V = random_qkv(100, 8)
+    err = np.abs(local_window_attention(Q, K, V, 256) - reference(Q, K, V)).max()
+    assert err < 1e-12, f"max abs diff {err:.2e}"
+
+
+@pytest.mark.parametrize("window", [0, -3, 2.5, True])
+def test_local_window_refuses_a_window_below_one_key(window):
+    Q, K, V = random_qkv(16, 4)
+    with pytest.raises(ValueError, match="window must be"):
+        local_window_attention(Q, K, V, window)
 
 
 def test_causal_local_window_sees_only_the_past():
     Q, K, V = random_qkv(64, 8)
     out = local_window_attention(Q, K, V, 64, causal=True)
     assert np.abs(out - reference(Q, K, V, causal=True)).max() < 1e-12
+
+
+def test_causal_local_window_sees_the_window_ending_at_the_query():
+    counts = (window_weights(33, 5, causal=True) > 0).sum(axis=1)
+    assert counts.tolist() == [1, 2, 3, 4] + [5] * 29

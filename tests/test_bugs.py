@@ -3,8 +3,11 @@ import numpy as np
 import pytest
 
 from flashviz.attention import online_softmax, random_qkv, random_row, softmax, standard_attention
-from flashviz.bugs import BUGS, break_it
-from flashviz.config import SEED
+from flashviz import animation
+from flashviz.animation import teaching_config
+from flashviz.bugs import (BELIEFS, BUGS, SEED_SETTINGS, belief_check, belief_verdict, break_it, changed,
+                           comparison, watch)
+from flashviz.config import KB, SEED
 
 
 @pytest.fixture(scope="module")
@@ -78,3 +81,110 @@ def test_flash_without_max_overflows_on_large_scores():
     out = flash_attention(Q * 40, K * 40, V, cfg)  # scores of several hundred
     assert np.isnan(out).any()
     assert np.isfinite(standard_attention(Q * 40, K * 40, V, cfg)).all()
+
+
+def changed_figures(lab):
+    return {row["figure"] for row in comparison(lab) if row["changed"]}
+
+
+def test_float_noise_in_the_output_error_is_not_a_change(lab):
+    row = next(r for r in comparison(lab["tiles_too_big"]) if r["figure"] == "output max abs error")
+    assert not row["changed"], f"{row['correct']} -> {row['with the bug']} is float noise"
+
+
+def test_an_error_beyond_float_noise_is_a_change(lab):
+    assert "output max abs error" in changed_figures(lab["no_rescale"])
+
+
+def test_keep_full_S_changes_only_traffic_and_peak(lab):
+    assert changed_figures(lab["keep_full_S"]) == {"HBM MB (with spill)", "peak extra KB"}
+
+
+def test_exp_without_max_changes_only_the_nan_count_at_the_seed_settings(lab):
+    assert changed_figures(lab["no_max"]) == {"nan weights on scores near 800"}
+
+
+def test_sizes_change_on_any_difference():
+    assert changed("HBM MB (with spill)", 8.5, 8.5 + 1e-13)
+
+
+def test_errors_within_the_tolerance_are_the_same_figure():
+    assert not changed("output max abs error", 4.16e-16, 3.89e-16)
+
+
+def test_a_nan_error_is_a_change_and_two_nans_are_not():
+    assert changed("output max abs error", 4e-16, float("nan"))
+    assert not changed("output max abs error", float("nan"), float("nan"))
+
+
+def test_the_seed_figures_are_labelled_with_the_seed_settings():
+    assert SEED_SETTINGS == "n = 1024, d = 64, 64 × 64 tiles, 96 KB SRAM, float32"
+
+
+def test_tiles_too_big_says_it_fits_under_a_large_budget():
+    text = BUGS["tiles_too_big"].now(break_it(SEED.with_(sram_bytes=2048 * KB), "tiles_too_big"))
+    assert "fit the 2048 KB budget" in text, text
+
+
+def test_tiles_too_small_reads_its_direction_off_the_numbers():
+    text = BUGS["tiles_too_small"].now(break_it(SEED.with_(n=2048, d=16), "tiles_too_small"))
+    assert "below standard attention" in text, text
+
+
+def test_keep_full_S_at_small_n_says_the_peak_stays():
+    text = BUGS["keep_full_S"].now(break_it(SEED.with_(n=128), "keep_full_S"))
+    assert "stays at 64.5 KB" in text, text
+
+
+def teaching(**changes):
+    return teaching_config(SEED.with_(**changes), 256, 16)[0]
+
+
+def test_player_note_turns_red_only_over_budget():
+    assert "turns red" in watch("tiles_too_big", teaching())
+    assert "stays green" in watch("tiles_too_big", teaching(sram_bytes=4096 * KB))
+
+
+def test_player_note_without_a_second_key_tile_says_no_max_moves():
+    text = watch("no_rescale", teaching(Br=1024, Bc=1024))
+    assert text.startswith("Black ticks") and "No shown row's max moves" in text, text
+
+
+def test_player_note_names_the_step_where_inf_first_appears():
+    cfg = teaching()
+    first = animation.bug_frames(cfg, "no_max")["first_bad"]
+    assert f"Watch step {first + 1} of" in watch("no_max", cfg)
+
+
+def test_player_note_counts_the_bug_run_steps():
+    text = watch("tiles_too_small", teaching())
+    assert text.startswith("256 tile steps instead of 16"), text
+
+
+def test_the_belief_is_no_bug_so_the_player_never_plays_it():
+    assert not set(BELIEFS) & set(BUGS)
+
+
+def test_without_a_mask_flash_does_the_same_flops():
+    check = belief_check(SEED)
+    assert check["standard"]["GFLOPs"] == check["flash"]["GFLOPs"]
+
+
+def test_without_a_mask_flash_moves_fewer_bytes_at_the_seed_settings():
+    check = belief_check(SEED)
+    assert check["flash"]["HBM MB"] == 8.5 and check["standard"]["HBM MB"] == 17.0
+
+
+def test_the_verdict_says_the_flops_are_equal():
+    assert "The flops are equal, 0.268 GFLOPs each" in belief_verdict(belief_check(SEED), False)
+
+
+def test_the_verdict_credits_the_mask_for_fewer_causal_flops():
+    cfg = SEED.with_(causal=True)
+    text = belief_verdict(belief_check(cfg), cfg.causal)
+    assert "causal mask" in text and "without a mask the two are equal" in text, text
+
+
+def test_the_verdict_says_when_small_tiles_move_more_bytes():
+    text = belief_verdict(belief_check(SEED.with_(Br=16, Bc=16)), False)
+    assert "flash moves more bytes than standard attention (32.50 against 17.00 MB)" in text, text

@@ -5,7 +5,8 @@ import sys
 
 import pytest
 
-from flashviz.__main__ import main
+from flashviz.__main__ import cost_summary, main
+from flashviz.config import SEED
 from tests.conftest import ROOT
 
 
@@ -36,14 +37,61 @@ def test_nan_survives_json(capsys):
     assert {row["without max"] for row in data["tables"]["weights"]} == {"nan"}
 
 
-def test_cost_json_gives_standard_and_flash(capsys):
-    assert main(["cost", "--n", "1024", "--d", "64", "--br", "64", "--bc", "64",
-                 "--dtype", "float32", "--json"]) == 0
+def test_overflow_prints_inf_in_json(capsys):
+    assert main(["--json", "demo", "9"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["standard"]["hbm_bytes"] == 17 * 2**20
-    assert data["flash"]["hbm_bytes"] == int(8.5 * 2**20)
-    assert data["flash"]["peak_sram_bytes"] == 66048 and data["flash"]["fits_sram"] is True
-    assert data["standard"]["flops"] == data["flash"]["flops"]
+    assert {row["exp(score)"] for row in data["tables"]["weights"]} == {"inf"}
+
+
+def test_overflow_prints_inf_and_nan_as_text(capsys):
+    assert main(["demo", "9"]) == 0
+    rows = capsys.readouterr().out.split("[weights]")[1].strip().splitlines()[1:]
+    assert [row.split()[1::2] for row in rows] == [["inf", "nan"]] * 4, rows
+
+
+def cost_json(capsys, *args):
+    assert main(["cost", "--n", "1024", "--d", "64", "--br", "64", "--bc", "64",
+                 "--dtype", "float32", *args, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_cost_json_gives_the_seed_traffic(capsys):
+    data = cost_json(capsys)
+    assert (data["standard"]["hbm_bytes"], data["flash"]["hbm_bytes"]) == (17 * 2**20, int(8.5 * 2**20))
+
+
+def test_cost_json_gives_equal_flops(capsys):
+    data = cost_json(capsys)
+    assert data["standard"]["flops"] == data["flash"]["flops"] == 4 * 1024**2 * 64
+
+
+def test_standard_peak_is_the_score_matrix_in_hbm(capsys):
+    standard = cost_json(capsys)["standard"]
+    assert (standard["peak_extra_bytes"], standard["peak_extra_where"]) == (1024**2 * 4, "HBM")
+
+
+def test_flash_peak_is_the_working_set_in_sram(capsys):
+    flash = cost_json(capsys)["flash"]
+    assert (flash["peak_extra_bytes"], flash["peak_extra_where"]) == (66048, "SRAM")
+    assert flash["sram_working_set_bytes"] == 66048 and flash["fits_sram"] is True
+
+
+def test_no_field_calls_an_hbm_buffer_sram(capsys):
+    data = cost_json(capsys)
+    assert not any("sram" in key for key in data["standard"]), sorted(data["standard"])
+
+
+def test_flash_peak_kept_in_full_moves_to_hbm():
+    flash = cost_summary(SEED.with_(keep_full_S=True))["flash"]
+    assert (flash["peak_extra_bytes"], flash["peak_extra_where"]) == (1024**2 * 4, "HBM")
+
+
+def test_cost_text_says_where_each_peak_lives():
+    out = cli("cost", "--n", "1024")
+    assert out.returncode == 0
+    standard, flash = out.stdout.splitlines()
+    assert "peak_extra_bytes=4194304 in HBM" in standard
+    assert "peak_extra_bytes=66048 in SRAM" in flash
 
 
 def test_cost_causal_fa1_and_budget(capsys):

@@ -1,4 +1,5 @@
-"""With their defaults, the demos print the seed's tables digit for digit."""
+"""With their defaults, the demos print the seed's deterministic figures digit for digit
+(demos.py's docstring lists which figures are random and differ)."""
 import numpy as np
 import pytest
 
@@ -92,6 +93,16 @@ def test_demo9_overflow_without_max():
     df = demo9().tables["weights"]
     assert np.isnan(df["without max"]).all() and len(df) == 4
     assert df["with max"].sum() == pytest.approx(1.0)
+
+
+def test_demo9_shows_exp_overflowing_to_inf():
+    df = demo9().tables["weights"]
+    assert np.isposinf(df["exp(score)"]).all(), df["exp(score)"].tolist()
+
+
+def test_demo6_allclose_verdicts_are_the_seed():
+    df = demo6().tables["against standard attention"]
+    assert df["allclose"].tolist() == [True, False]
 
 
 def test_demos_take_parameters():
