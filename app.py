@@ -1,18 +1,22 @@
 """flashviz: why FlashAttention is fast. `streamlit run app.py`"""
+from pathlib import Path
+
 import streamlit as st
 
 from explorer import ui
 from explorer.lessons import LESSONS
 
-st.set_page_config(page_title="flashviz: attention is short of bytes", page_icon=":material/bolt:",
-                   layout="wide")
+# A local icon: an emoji or :material/ icon makes the browser fetch the favicon from a CDN.
+st.set_page_config(page_title="flashviz: attention is short of bytes",
+                   page_icon=str(Path(__file__).parent / "explorer" / "favicon.png"), layout="wide")
+ui.style()
 
-pages = [st.Page(lesson.file, title=f"{k}. {lesson.title}", url_path=lesson.url_path,
-                 icon=lesson.icon, default=(k == 1))
+pages = [st.Page(lesson.file, title=f"{k}. {lesson.short}", url_path=lesson.url_path,
+                 default=(k == 1))
          for k, lesson in enumerate(LESSONS, start=1)]
-page = st.navigation(pages, position="sidebar")
+page = st.navigation(pages, position="top")  # lessons across the top; the sidebar holds the settings
 ui.shared_controls()
-ui.link_notes()
 page.run()
 ui.lesson_nav(next(lesson.file for lesson, p in zip(LESSONS, pages) if p.url_path == page.url_path))
 ui.share_link()
+ui.sync_url()

@@ -9,19 +9,20 @@ class Lesson(NamedTuple):
     title: str
     url_path: str
     icon: str
+    short: str  # the top navigation's label: ten of them share 1280 px
 
 
 LESSONS = [
-    Lesson("lessons/01_where_time_goes.py", "Where the time goes", "where-time-goes", ":material/speed:"),
-    Lesson("lessons/02_online_softmax.py", "Online softmax", "online-softmax", ":material/functions:"),
-    Lesson("lessons/03_tiling.py", "Tiling", "tiled-attention", ":material/grid_on:"),
-    Lesson("lessons/04_tile_size.py", "Tile size and SRAM", "tile-size", ":material/memory:"),
-    Lesson("lessons/05_backward.py", "The backward pass", "backward-pass", ":material/undo:"),
-    Lesson("lessons/06_exact.py", "Exact means exact", "exact-vs-approximate", ":material/check_circle:"),
-    Lesson("lessons/07_same_flops.py", "Same flops, less traffic", "same-flops", ":material/balance:"),
-    Lesson("lessons/08_fa2_fa1.py", "FlashAttention-2 and -1", "fa2-fa1", ":material/swap_horiz:"),
-    Lesson("lessons/09_break_it.py", "Break it", "break-it", ":material/bug_report:"),
-    Lesson("lessons/10_real_hardware.py", "On real hardware", "on-real-hardware", ":material/developer_board:"),
+    Lesson("lessons/01_where_time_goes.py", "Where the time goes", "where-time-goes", ":material/speed:", "Bytes"),
+    Lesson("lessons/02_online_softmax.py", "Online softmax", "online-softmax", ":material/functions:", "Online softmax"),
+    Lesson("lessons/03_tiling.py", "Tiling", "tiled-attention", ":material/grid_on:", "Tiling"),
+    Lesson("lessons/04_tile_size.py", "Tile size and SRAM", "tile-size", ":material/memory:", "Tile size"),
+    Lesson("lessons/05_backward.py", "The backward pass", "backward-pass", ":material/undo:", "Backward"),
+    Lesson("lessons/06_exact.py", "Exact means exact", "exact-vs-approximate", ":material/check_circle:", "Exact"),
+    Lesson("lessons/07_same_flops.py", "Same flops, less traffic", "same-flops", ":material/balance:", "Same flops"),
+    Lesson("lessons/08_fa2_fa1.py", "FlashAttention-2 and -1", "fa2-fa1", ":material/swap_horiz:", "FA2 vs FA1"),
+    Lesson("lessons/09_break_it.py", "Break it", "break-it", ":material/bug_report:", "Break it"),
+    Lesson("lessons/10_real_hardware.py", "On real hardware", "on-real-hardware", ":material/developer_board:", "H200"),
 ]
 
 # The scripts live in lessons/, not pages/: Streamlit still runs its legacy pages/

@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from flashviz.config import HARDWARE
+
 TRUE = {"true", "1", "yes", "on"}
 FALSE = {"false", "0", "no", "off"}
 
@@ -74,11 +76,11 @@ BLOCK_OPTIONS = (1, 2, 4, 8, 16, 32, 48, 64, 96, 128, 192, 256, 512, 1024)
 SHARED = {p.key: p for p in (
     Param("n", "sequence length n", 1024, N_OPTIONS),
     Param("d", "head dim d", 64, (16, 32, 64, 128, 256)),
-    Param("Br", "query tile Br (rows)", 64, BLOCK_OPTIONS),
-    Param("Bc", "key/value tile Bc (rows)", 64, BLOCK_OPTIONS),
-    Param("sram", "SRAM budget M (KB)", 96, lo=8, hi=512, step=8, kind="int"),
+    Param("Br", "tile Br", 64, BLOCK_OPTIONS),
+    Param("Bc", "tile Bc", 64, BLOCK_OPTIONS),
+    Param("sram", "SRAM budget M (KB)", 96, lo=8, hi=512, step=1, kind="int"),
     Param("dtype", "data type", "float32", ("float32", "float16", "bfloat16", "float64")),
-    Param("hw", "hardware", "A100 40GB", ("A100 40GB", "H100 SXM", "H200 SXM")),
+    Param("hw", "GPU", "A100 40GB", tuple(HARDWARE)),
     Param("causal", "causal mask", False, kind="bool"),
     Param("order", "loop order", "fa2", ("fa2", "fa1")),
     Param("present", "presentation mode", False, kind="bool"),

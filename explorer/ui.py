@@ -13,25 +13,36 @@ from .lessons import LESSONS
 from .params import SHARED, Param
 
 SIMULATE_MAX = 2048  # largest n a page runs in NumPy on a slider move
-NOTES = "_link_notes"
-LINK = "_link_values"
+NOTES = "_link_notes"   # key -> (note, the value the note explains)
+SAVED = "_saved_values"  # key -> last value: a lesson's own controls survive a visit elsewhere
+LINK = "_link_values"   # key -> URL text of every control shown in this run that is off its default
+
+
+def _url_text(p: Param, value) -> str:
+    return str(value).lower() if p.kind == "bool" else str(value)
 
 
 def bound(p: Param, where=None, help: str | None = None):
     """A widget whose value lives in the URL under its key.
 
-    The first time a session meets the key, the raw URL value is parsed here
-    (clamped, or refused with a note) instead of being silently dropped.
+    The app writes the URL itself (see sync_url) instead of binding the widget
+    with bind="query-params": Streamlit leaves a bound value out of the URL at a
+    slider's first option and after a correction, and a bound parameter makes
+    st.switch_page raise. The first time a session meets the key, the raw URL
+    value is parsed here (clamped, or refused) and any note is shown right
+    under the control, for as long as the control still holds that value.
     """
     where = where if where is not None else st
-    if p.key not in st.session_state:
-        value, note = p.default, None
+    state = st.session_state
+    notes, saved = state.setdefault(NOTES, {}), state.setdefault(SAVED, {})
+    if p.key not in state:
+        value, note = saved.get(p.key, p.default), None
         if p.key in st.query_params:
             value, note = p.parse(st.query_params.get_all(p.key))
-        st.session_state[p.key] = value
+        state[p.key] = value
         if note:
-            st.session_state.setdefault(NOTES, []).append(note)
-    common = {"key": p.key, "bind": "query-params", "help": help}
+            notes[p.key] = (note, value)
+    common = {"key": p.key, "help": help}
     if p.kind == "bool":
         value = where.toggle(p.label, **common)
     elif p.kind in ("int", "float"):
@@ -42,28 +53,79 @@ def bound(p: Param, where=None, help: str | None = None):
         value = where.radio(p.label, list(p.options), horizontal=True, **common)
     else:
         value = where.selectbox(p.label, list(p.options), **common)
+    saved[p.key] = value
+    if p.key in notes:
+        note, applies_to = notes[p.key]
+        if value == applies_to:
+            where.warning(f"From the link: {note}", icon=":material/link_off:")
+        else:  # the reader has moved the control since: the note is history
+            del notes[p.key]
     if value != p.default:
-        st.session_state.setdefault(LINK, {})[p.key] = str(value).lower() if p.kind == "bool" else str(value)
+        state.setdefault(LINK, {})[p.key] = _url_text(p, value)
     return value
+
+
+def _use_gpu_budget(kb: int) -> None:
+    st.session_state["sram"] = kb
 
 
 def shared_controls() -> None:
     """The sidebar every lesson shares (rendered by app.py on every run)."""
     st.session_state[LINK] = {}
     side = st.sidebar
-    side.markdown("### Settings")
-    bound(SHARED["n"], side, "Past 2048 the pages stop running NumPy and use the exact closed forms.")
-    bound(SHARED["d"], side)
+    n = bound(SHARED["n"], side, "Past 2048 the pages stop running NumPy and use the exact closed forms.")
+    c1, c2, c3 = side.columns(3)
+    bound(SHARED["d"], c1)
+    for name, col, what in (("Br", c2, "query"), ("Bc", c3, "key/value")):
+        if bound(SHARED[name], col, f"Rows of a {what} tile.") > n:
+            col.caption(f"above n: lessons use {n}")
     c1, c2 = side.columns(2)
-    bound(SHARED["Br"], c1)
-    bound(SHARED["Bc"], c2)
-    bound(SHARED["sram"], side, "What one kernel may use of shared memory: about 96 KB on an A100.")
-    bound(SHARED["dtype"], side, "Sets the bytes per element moved; NumPy computes in float64.")
-    bound(SHARED["hw"], side)
-    bound(SHARED["causal"], side)
-    bound(SHARED["order"], side, "fa2: outer loop over query blocks. fa1: the paper's Algorithm 1, "
-                                  "outer loop over key/value blocks.")
-    bound(SHARED["present"], side, "Hides the longer explanations, for a projector.")
+    gpu = HARDWARE[bound(SHARED["hw"], c1, "Sets the bandwidth, the arithmetic rates and "
+                                           "the shared memory one block may use.")]
+    bound(SHARED["dtype"], c2, "Sets the bytes per element moved; NumPy computes in float64.")
+    sram = bound(SHARED["sram"], side, "M: the shared memory one thread block may use. The seed's "
+                                       f"96 KB fits every GPU here; an {gpu.name} allows "
+                                       f"{gpu.smem_per_block_kb} KB per block.")
+    if sram > gpu.smem_per_block_kb:
+        side.caption(f"More than one block may use on an {gpu.name} ({gpu.smem_per_block_kb} KB).")
+    if sram != gpu.smem_per_block_kb:
+        side.button(f"Set M to the {gpu.name}'s {gpu.smem_per_block_kb} KB", key="gpu_budget",
+                    icon=":material/memory:", on_click=_use_gpu_budget, args=(gpu.smem_per_block_kb,),
+                    type="tertiary")
+    c1, c2 = side.columns(2)
+    bound(SHARED["order"], c1, "fa2: outer loop over query blocks. fa1: the paper's Algorithm 1, "
+                               "outer loop over key/value blocks.")
+    bound(SHARED["causal"], c2)
+    bound(SHARED["present"], side, "Hides the longer explanations and caveats, for a projector.")
+
+
+def shared_link() -> dict:
+    """The URL parameters of the sidebar's settings that are off their defaults."""
+    link = st.session_state.get(LINK, {})
+    return {key: link[key] for key in SHARED if key in link}
+
+
+def sync_url() -> None:
+    """Make the address bar say exactly what the controls show (run last in app.py)."""
+    link = st.session_state.get(LINK, {})
+    if st.query_params.to_dict() != link:
+        st.query_params.from_dict(link)
+
+
+# Fixed CSS, no user input: pull the lesson up under the top navigation (Streamlit
+# leaves a tall empty band above the title) and let a metric's value wrap instead of
+# ending in "…".
+_CSS = """<style>
+[data-testid="stMainBlockContainer"] { padding-top: 3.6rem; padding-bottom: 2rem; }
+[data-testid="stSidebarUserContent"] { padding-top: 0.5rem; }
+[data-testid="stSidebarHeader"] { height: 2.2rem; margin-bottom: 0; }
+[data-testid="stMetricValue"] > div { overflow: visible; text-overflow: clip; white-space: normal; }
+h1 { padding-top: 0.2rem; }
+</style>"""
+
+
+def style() -> None:
+    st.html(_CSS)
 
 
 def value(key: str):
@@ -78,13 +140,21 @@ def config(**overrides) -> Config:
     """The shared settings as an engine Config; tiles larger than n are cut to n."""
     n = overrides.pop("n", value("n"))
     Br, Bc = value("Br"), value("Bc")
-    for name, b in (("Br", Br), ("Bc", Bc)):
-        if b > n:
-            st.info(f"{name} = {b} is larger than n = {n}; this page uses {name} = {n}.")
     fields = dict(n=n, d=value("d"), Br=min(Br, n), Bc=min(Bc, n), sram_bytes=value("sram") * KB,
                   dtype=value("dtype"), causal=value("causal"), loop_order=value("order"))
     fields.update(overrides)
     return Config(**fields)
+
+
+def sweep_config(ns) -> Config:
+    """The shared settings for a sweep over n: tiles as the reader set them (each n of the
+    sweep cuts them to n for itself), not as cut to the sidebar's n."""
+    return config(n=max(max(ns), value("Br"), value("Bc")))
+
+
+def own_setting(text: str, where=None) -> None:
+    """Say, beside a lesson's control, where the lesson departs from the sidebar."""
+    (where if where is not None else st).caption(f":material/tune: {text}")
 
 
 def hardware():
@@ -105,17 +175,6 @@ def simulable(cfg: Config, max_tiles: int = 4096, block: int | None = None) -> C
     return cfg
 
 
-def link_notes() -> None:
-    notes = st.session_state.get(NOTES)
-    if notes:
-        with st.container(border=True):
-            st.warning("Some settings in the link could not be used as given:\n\n"
-                       + "\n".join(f"- {n}" for n in notes))
-            if st.button("Dismiss", key="dismiss_link_notes"):
-                st.session_state[NOTES] = []
-                st.rerun()
-
-
 def explain(markdown: str) -> None:
     """Longer teaching text: hidden in presentation mode."""
     if not presenting():
@@ -123,10 +182,17 @@ def explain(markdown: str) -> None:
 
 
 def _column_config(df):
+    """The seed's precision per column, unless it would print a nonzero value as 0.00:
+    then three significant figures, so a tiny figure never reads as nothing."""
     out = {}
     for col in df.columns:
         if df[col].dtype.kind == "f":
-            out[col] = st.column_config.NumberColumn(col, format="%" + column_format(col))
+            spec = column_format(col)
+            values = df[col].abs()
+            decimals = int(spec[1:-1]) if spec.endswith("f") else None
+            if decimals is not None and ((values > 0) & (values < 0.5 * 10 ** -decimals)).any():
+                spec = ".3g"
+            out[col] = st.column_config.NumberColumn(col, format="%" + spec)
     return out
 
 
@@ -154,7 +220,7 @@ def side_by_side(*charts_and_keys, widths=None) -> None:
 
 def share_link() -> None:
     """A copyable link that reopens this page with these settings."""
-    params = dict(st.session_state.get(LINK, {}))
+    params = dict(st.session_state.get(LINK, {}))  # the same dict sync_url puts in the address bar
     base = st.context.url or ""
     url = base + ("?" + urlencode(params) if params else "")
     with st.expander("Share this view"):
@@ -171,7 +237,7 @@ def lesson_nav(current: str) -> None:
     left, right = st.columns(2)
     if k > 0 and left.button(f"← {LESSONS[k - 1].title}", key="prev_lesson", shortcut="PageUp",
                              help="PageUp", width="stretch"):
-        st.switch_page(files[k - 1])
+        st.switch_page(files[k - 1], query_params=shared_link())
     if k < len(files) - 1 and right.button(f"{LESSONS[k + 1].title} →", key="next_lesson",
                                            shortcut="PageDown", help="PageDown", width="stretch"):
-        st.switch_page(files[k + 1])
+        st.switch_page(files[k + 1], query_params=shared_link())

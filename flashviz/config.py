@@ -102,24 +102,38 @@ def paper_block_sizes(sram_elements: int, d: int) -> tuple[int, int]:
 @dataclass(frozen=True)
 class Hardware:
     name: str
-    hbm_bytes_per_s: float   # vendor HBM bandwidth
-    fp32_flops: float        # non-tensor FP32 rate
+    hbm_bytes_per_s: float    # vendor HBM bandwidth
+    fp32_flops: float         # non-tensor FP32 rate (CUDA cores)
     fp16_tensor_flops: float  # dense FP16/BF16 tensor-core rate
-    smem_per_block_kb: int   # largest shared memory one thread block may use
+    smem_per_block_kb: int    # largest shared memory one thread block may use
     l2_mb: int
+    hbm_gb: int = 0           # HBM capacity
+    smem_per_sm_kb: int = 0   # shared memory per streaming multiprocessor
+    sms: int = 0              # streaming multiprocessors
+
+    def peak_flops(self, dtype: str) -> float:
+        """The matmul rate for a storage type: 16-bit types run on tensor cores,
+        32- and 64-bit ones are counted at the FP32 CUDA-core rate (as the seed does)."""
+        return self.fp32_flops if dtype in WIDE_DTYPES else self.fp16_tensor_flops
 
     def balance(self, dtype: str) -> float:
         """Machine balance in bytes per flop: above it a kernel waits on memory."""
-        rate = self.fp32_flops if dtype in ("float32", "float64") else self.fp16_tensor_flops
-        return self.hbm_bytes_per_s / rate
+        return self.hbm_bytes_per_s / self.peak_flops(dtype)
 
+
+WIDE_DTYPES = ("float32", "float64")
+# What attention really runs in on these GPUs: 16-bit storage, tensor-core matmuls.
+TENSOR_DTYPE = "bfloat16"
 
 # Vendor figures (shared/FACTS.md). H200 bandwidth and FP32 rate are from a
-# secondary copy of NVIDIA's sheet.
+# secondary copy of NVIDIA's sheet; the H200's L2 is what PyTorch reports on the
+# one this project measures on. The papers' "192 KB SRAM per SM" is L1 and shared
+# memory together; a single block may use at most smem_per_block_kb of it.
 HARDWARE = {
-    "A100 40GB": Hardware("A100 40GB", 1.555e12, 19.5e12, 312e12, 163, 40),
-    "H100 SXM": Hardware("H100 SXM", 3.35e12, 67e12, 989e12, 227, 50),
-    "H200 SXM": Hardware("H200 SXM", 4.8e12, 67e12, 989e12, 227, 60),
+    "A100 40GB": Hardware("A100 40GB", 1.555e12, 19.5e12, 312e12, 163, 40, 40, 164, 108),
+    "A100 80GB": Hardware("A100 80GB", 2.039e12, 19.5e12, 312e12, 163, 40, 80, 164, 108),
+    "H100 SXM": Hardware("H100 SXM", 3.35e12, 67e12, 989e12, 227, 50, 80, 228, 132),
+    "H200 SXM": Hardware("H200 SXM", 4.8e12, 67e12, 989e12, 227, 60, 141, 228, 132),
 }
 
 # The configs the seed's demos use.

@@ -138,6 +138,12 @@ def flash_backward_cost(cfg: Config) -> Cost:
     )
 
 
+def storing_backward_flops(cfg: Config) -> int:
+    """Flops of a backward that kept P from the forward, over the same computed tiles
+    as the recomputing one: four matmuls per tile (dV, dP, dQ, dK) instead of five."""
+    return census(cfg.n, cfg.Br, cfg.Bc, cfg.causal).total(lambda r, c: 8 * r * c * cfg.d)
+
+
 def stored_for_backward(cfg: Config, method: str, include_O: bool = False) -> int:
     """Elements the forward leaves in HBM for the backward, the seed's way:
     Q, K, V plus P (standard) or m and l (flash). With include_O, also O,

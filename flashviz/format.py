@@ -32,3 +32,34 @@ def format_table(df) -> str:
     lines = ["  ".join(c.rjust(w) for c, w in zip(cols, widths))]
     lines += ["  ".join(v.rjust(w) for v, w in zip(r, widths)) for r in cells]
     return "\n".join(lines)
+
+
+_BINARY = ("B", "KB", "MB", "GB", "TB", "PB")
+
+
+def bytes_text(n_bytes: float) -> str:
+    """A byte count in binary units at three significant figures: 18.0 KB, 4.25 MB, 16.0 TB.
+    Never longer than about eight characters, so a metric never ends in an ellipsis."""
+    value, unit = float(n_bytes), 0
+    while abs(value) >= 1000 and unit < len(_BINARY) - 1:
+        value /= 1024
+        unit += 1
+    if unit == 0 or value >= 1000:
+        return f"{value:,.0f} {_BINARY[unit]}"
+    return f"{value:.3g} {_BINARY[unit]}"
+
+
+_DECIMAL = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+
+
+def count_text(x: float, unit: str = "") -> str:
+    """A count with a decimal prefix at three significant figures: 268 M, 1.07 Gflop."""
+    for size, prefix in _DECIMAL:
+        if abs(x) >= size:
+            return f"{x / size:.3g} {prefix}{unit}"
+    return f"{x:.3g} {unit}".rstrip()
+
+
+def times_text(ratio: float) -> str:
+    """A ratio to print as "N×": two significant figures below 10, whole numbers above."""
+    return f"{ratio:.2g}×" if ratio < 10 else f"{ratio:,.0f}×"

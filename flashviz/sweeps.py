@@ -67,20 +67,23 @@ def paper_rule(cfg: Config) -> dict:
 
 
 def io_curves(cfg: Config, ns) -> pd.DataFrame:
-    """Counted traffic beside Theorem 2's orders (elements, constant 1)."""
+    """Counted traffic beside Theorem 2's orders (elements, constant 1). The counted
+    flash curve uses the tiles the paper's rule picks for the budget M (cut to n), spill
+    included, so a bigger M moves both flash curves."""
+    Br, Bc = paper_block_sizes(cfg.sram_elements, cfg.d)
     rows = []
     for n in ns:
-        c = _clamped(cfg, n)
+        c = cfg.with_(n=n, Br=min(Br, n), Bc=min(Bc, n))
         io = costs.io_theorem(n, cfg.d, c.sram_elements)
         rows.append({"n": n, "std counted": costs.standard_cost(c).hbm_elements,
-                     "Nd + N^2": io["standard"], "flash counted": costs.flash_cost(c).moved,
+                     "Nd + N^2": io["standard"], "flash counted": costs.flash_cost(c).hbm_elements,
                      "N^2 d^2 / M": io["flash"]})
     return pd.DataFrame(rows)
 
 
 def roofline_points(cfg: Config, hw: Hardware) -> pd.DataFrame:
     """Arithmetic intensity of each method and the rate the roofline allows."""
-    peak = hw.fp32_flops if cfg.dtype in ("float32", "float64") else hw.fp16_tensor_flops
+    peak = hw.peak_flops(cfg.dtype)
     rows = []
     for name, cost in (("standard", costs.standard_cost(cfg)), ("flash", costs.flash_cost(cfg))):
         ai = cost.flops / cost.hbm_bytes
@@ -131,3 +134,12 @@ def cut_by_block(n: int, ds, blocks, dtype: str = "float32") -> pd.DataFrame:
             rows.append({"d": d, "block": b, "block / d": b / d,
                          "traffic cut": costs.standard_cost(cfg).moved / costs.flash_cost(cfg).moved})
     return pd.DataFrame(rows)
+
+
+def hardware_table(hardware: dict) -> pd.DataFrame:
+    """The GPUs' memories and rates side by side (vendor figures)."""
+    return pd.DataFrame([{
+        "GPU": hw.name, "HBM GB": hw.hbm_gb, "HBM TB/s": hw.hbm_bytes_per_s / 1e12,
+        "SMs": hw.sms, "SRAM per SM KB": hw.smem_per_sm_kb, "SRAM per block KB": hw.smem_per_block_kb,
+        "L2 MB": hw.l2_mb, "16-bit tensor TFLOP/s": hw.fp16_tensor_flops / 1e12,
+        "fp32 TFLOP/s": hw.fp32_flops / 1e12} for hw in hardware.values()])

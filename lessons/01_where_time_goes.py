@@ -3,56 +3,92 @@ import streamlit as st
 
 from explorer import cache, ui
 from flashviz import sweeps
-from flashviz.config import HARDWARE
+from flashviz.claims import compare, regime
+from flashviz.config import HARDWARE, TENSOR_DTYPE, WIDE_DTYPES
+from flashviz.format import bytes_text, count_text
 
 st.title("Where the time goes")
-st.markdown("#### Attention does n² work, but it moves n² **bytes** — and the bytes are what it waits on.")
 cfg = ui.config()
 hw = ui.hardware()
+# The roofline's headline is the precision attention runs in: 16-bit on tensor cores.
+# A float32/float64 sidebar keeps the seed's tables; its comparison becomes the side note.
+roof = cfg.with_(dtype=TENSOR_DTYPE) if cfg.dtype in WIDE_DTYPES else cfg
+points = sweeps.roofline_points(roof, hw)
+std_pt, flash_pt = points.iloc[0], points.iloc[1]
+need, feed = std_pt["bytes per flop"], hw.balance(roof.dtype)
+bound_here = regime(need, feed)
+
+if bound_here == "memory":
+    st.markdown(f"#### Attention does n² work and moves n² bytes. On the {hw.name} in {roof.dtype}, "
+                "the bytes are what it waits on.")
+else:
+    st.markdown(f"#### Attention does n² work and moves n² bytes. At n = {roof.n}, d = {roof.d} on the "
+                f"{hw.name} in {roof.dtype}, the arithmetic is what it waits on.")
+if roof is not cfg:
+    st.caption(f"This lesson's roofline uses {roof.dtype}, the precision attention runs in on tensor cores; "
+               f"the sidebar's {cfg.dtype} sets the seed's table below and the side note.")
 
 ns = sweeps.ns_around(cfg.n, 128, 8192, 4)
 seed_table = cache.demo(1, ns=ns, d=cfg.d, dtype=cfg.dtype).tables["standard"]
 row = seed_table[seed_table["n"] == cfg.n]
-points = sweeps.roofline_points(cfg, hw)
-std_pt, flash_pt = points.iloc[0], points.iloc[1]
+std_cost = cache.over_n(roof, (cfg.n,)).iloc[0]
 
 cols = st.columns(4)
-std_cost = sweeps.over_n(cfg, (cfg.n,)).iloc[0]
-cols[0].metric("traffic, MB", f"{std_cost['std HBM MB']:,.2f}", help=f"standard attention, n = {cfg.n}")
-cols[1].metric("work, GFLOPs", f"{std_cost['std GFLOPs']:,.3f}")
-cols[2].metric("needs, bytes/flop", f"{std_pt['bytes per flop']:.3f}")
-cols[3].metric("GPU feeds, bytes/flop", f"{hw.balance(cfg.dtype):.3f}",
-               help=f"{hw.name}, machine balance: HBM bandwidth over peak arithmetic rate. "
-                    "Above it, a kernel waits on memory.")
+cols[0].metric("standard moves", bytes_text(std_cost["std HBM MB"] * 2**20),
+               help=f"standard attention, n = {cfg.n}, d = {cfg.d}, {roof.dtype}")
+cols[1].metric("work", count_text(std_cost["std GFLOPs"] * 1e9, "flop"))
+cols[2].metric("needs, bytes/flop", f"{need:.3g}")
+cols[3].metric("GPU feeds, bytes/flop", f"{feed:.3g}",
+               help=f"{hw.name}, machine balance: HBM bandwidth over the {roof.dtype} matmul rate. "
+                    "A kernel that needs more bytes per flop than this waits on memory.")
 
-need, feed = std_pt["bytes per flop"], hw.balance(cfg.dtype)
+if bound_here == "memory":
+    st.success(f"Memory-bound: standard attention asks for {need / feed:.1f}× more bytes per flop than the "
+               f"{hw.name} feeds in {roof.dtype}. The arithmetic units wait on the moving.")
+else:
+    st.warning(f"Compute-bound here: {need:.3g} ≤ {feed:.3g} bytes per flop. At this n and d the matmuls "
+               "are big enough to keep the units busy; a longer row of scores per byte tips the balance.")
+
 ui.explain(f"""
 Standard attention writes the n×n score matrix S to HBM, reads it back for the softmax, writes the
 probabilities P and reads them again for P·V: **4nd + 4n²** elements. At n = {cfg.n} the n² terms are
 **{(4 * cfg.n**2) / (4 * cfg.n * cfg.d + 4 * cfg.n**2):.1%}** of the traffic. The flops are the two
-matmuls, 4n²d. Per flop, standard attention needs **{need:.3f} bytes**; the {hw.name} can deliver
-**{feed:.3f}** at its {cfg.dtype} rate.
+matmuls, 4n²d. Per flop, standard attention needs **{need:.3g} bytes** in {roof.dtype}; the {hw.name}
+delivers **{feed:.3g}** at its {roof.dtype} tensor-core rate.
 """)
-if need > feed:
-    st.success(f"Memory-bound: attention asks for {need / feed:.1f}× more bytes per flop than the "
-               f"{hw.name} can feed. The arithmetic units wait on the moving.")
-else:
-    st.warning(f"By this count, {cfg.dtype} on the {hw.name} keeps up: {need:.3f} ≤ {feed:.3f} bytes per flop. "
-               "The seed's 0.06 against 0.08 comparison lands on the compute side for fp32 matmuls. "
-               "Real attention runs in float16 or bfloat16 on tensor cores, where the balance falls "
-               "about sixteenfold: switch the data type and watch the point cross the ridge. The "
-               "softmax's exp also runs on slower, non-tensor units that this count leaves out.")
 
-ui.side_by_side((cache.figure("bytes_vs_flops", cache.over_n(cfg, ns)), "bytes_vs_flops"),
-                (cache.figure("roofline", points, HARDWARE, cfg.dtype, hw.name), "roofline"))
+ui.side_by_side((cache.figure("bytes_vs_flops", cache.over_n(roof, ns)), "bytes_vs_flops"),
+                (cache.figure("roofline", points, HARDWARE, roof.dtype, hw.name), "roofline"))
 
-st.markdown(f"**On the roofline** ({hw.name}, {cfg.dtype}): standard attention is "
+st.markdown(f"**On the roofline** ({hw.name}, {roof.dtype}): standard attention is "
             f"**{std_pt['bound']}-bound** at {std_pt['attainable TFLOP/s']:.1f} TFLOP/s; flash moves "
-            f"{std_cost['std HBM MB'] / std_cost['flash HBM MB']:.1f}× fewer bytes and is "
+            f"{compare(std_cost['std HBM MB'], std_cost['flash HBM MB'])} and is "
             f"**{flash_pt['bound']}-bound** at {flash_pt['attainable TFLOP/s']:.1f} TFLOP/s.")
+
+wide = cfg.with_(dtype="float32")
+wide_need = sweeps.roofline_points(wide, hw).iloc[0]["bytes per flop"]
+wide_feed = hw.balance("float32")
+ui.explain(f"""
+**The seed's comparison, in float32.** On CUDA cores in float32 the {hw.name} feeds {wide_feed:.3g}
+bytes per flop and standard attention needs {wide_need:.3g}: **{regime(wide_need, wide_feed)}-bound** by
+this count. That is the seed's "0.06 against 0.08", and why it matters which units do the matmuls:
+tensor cores in 16-bit are about {hw.fp16_tensor_flops / hw.fp32_flops:.0f}× faster, while the bytes only halve.
+""")
 ui.table(seed_table, "where_time_goes", f"Standard attention, d = {cfg.d}, {cfg.dtype} "
-         "(the seed's table at d = 64, float32)")
-ui.table(points, "roofline_points", "The two points on the roofline")
+         "(the seed's table is d = 64, float32)")
+ui.table(points, "roofline_points", f"The two points on the roofline, {roof.dtype}")
+
+st.subheader("HBM and SRAM")
+ui.explain(f"""
+A GPU has two memories that matter here. **HBM** (high-bandwidth memory) is the big one off the chip:
+tens of gigabytes, where Q, K, V and O live, read at a few terabytes a second. **SRAM** is the shared
+memory inside each streaming multiprocessor: a couple of hundred kilobytes per SM, about ten times
+faster, and the only place the arithmetic units read from quickly. A kernel copies a tile from HBM into
+SRAM, works on it, and writes results back. One thread block may use at most the "per block" column;
+that is the budget M of lesson 4 (the sidebar's is {cfg.sram_bytes // 1024} KB).
+""")
+ui.table(sweeps.hardware_table(HARDWARE), "hardware", "Vendor figures; the papers' \"192 KB per SM\" is "
+         "L1 and shared memory together")
 ui.explain("""
 **What this model leaves out.** It counts bytes between HBM and on-chip SRAM and nothing else: no L2
 cache (which on an H100 or H200 can hold K and V for a few thousand tokens), no registers, no kernel

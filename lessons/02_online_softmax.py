@@ -51,7 +51,20 @@ scores = np.array([0.0, 1.5, -0.8, 2.3]) + offset
 safe = online_softmax(scores, 2)
 with np.errstate(over="ignore"):
     unsafe = online_softmax(scores, 2, subtract_max=False)
-st.markdown(f"exp({scores.max():g}) {'overflows' if scores.max() > 709.78 else 'still fits in'} float64, "
+with np.errstate(over="ignore"):
+    overflows = bool(np.isinf(np.exp(scores.max())))
+st.markdown(f"exp({scores.max():g}) {'overflows' if overflows else 'still fits in'} float64, "
             "whose largest value is about 1.8·10³⁰⁸ = e^709.8.")
-ui.table(pd.DataFrame({"score": scores, "with the max": safe, "exp without the max": unsafe}),
+# As text: a table widget shows NaN as an empty "None", which hides the point of the demo.
+with np.errstate(over="ignore"):
+    raw = np.exp(scores)
+
+
+def shown_value(w: float) -> str:
+    return f"{w:.6g}" if np.isfinite(w) else str(w)
+
+
+ui.table(pd.DataFrame({"score": scores, "exp(score)": [shown_value(w) for w in raw],
+                       "weight, with the max": [shown_value(w) for w in safe],
+                       "weight, without the max": [shown_value(w) for w in unsafe]}),
          "overflow", "Subtracting the running max keeps every exponent at or below zero")

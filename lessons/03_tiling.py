@@ -5,29 +5,49 @@ from explorer import cache, ui
 from explorer.params import Param
 from explorer.player import player
 from flashviz import animation, sweeps
+from flashviz.claims import compare
+from flashviz.format import bytes_text
 
 st.title("Tiling: same answer, flat memory")
 st.markdown("#### Cut Q into row blocks and K, V into column blocks; the n×n matrix never exists.")
 cfg = ui.config()
 sim = ui.simulable(cfg)
 ns = sweeps.ns_around(cfg.n, 128, 2048, 2)
-table = cache.over_n(cfg, ns)
+table = cache.over_n(ui.sweep_config(ns), ns)
 here = table[table["n"] == cfg.n].iloc[0]
 diff = cache.max_abs_diff(sim)
 
 c = st.columns(4)
 c[0].metric("max |diff|", f"{diff:.2e}", help=f"flash against standard attention, run at n = {sim.n}")
-c[1].metric("standard peak, KB", f"{here['std peak KB']:,.1f}")
-c[2].metric("flash peak, KB", f"{here['flash peak KB']:,.1f}")
-c[3].metric("traffic cut", f"{here['traffic cut']:.1f}×",
-            help=f"{here['std HBM MB']:,.2f} MB → {here['flash HBM MB']:,.2f} MB")
+c[1].metric("standard peak", bytes_text(here["std peak KB"] * 1024), help="the n × n matrix, in HBM")
+c[2].metric("flash peak", bytes_text(here["flash peak KB"] * 1024), help="one tile step's working set, in SRAM")
+c[3].metric("flash moves, bytes", compare(here["std HBM MB"], here["flash HBM MB"], noun=""),
+            help=f"{bytes_text(here['std HBM MB'] * 2**20)} standard → "
+                 f"{bytes_text(here['flash HBM MB'] * 2**20)} flash")
 ui.explain(f"""
 For each block of Br = {cfg.Br} query rows, the loop walks every block of Bc = {cfg.Bc} keys, carrying a
-running max m, a running sum l and an unnormalised output O per row. When m moves, l and O are
-rescaled together. The SRAM working set is one Q tile, one K tile, one V tile, one score tile and the
-two statistics: Br·d + 2·Bc·d + Br·Bc + 2·Br elements, whatever n is. The difference from standard
+running max m, a running sum l and an unnormalised output O per row. When a row's max moves, its l and
+O are multiplied by the same factor e^(m_old − m_new), so everything summed so far sits on the new
+baseline. The SRAM working set is one Q tile, one K tile, one V tile, one score tile and the two
+statistics: Br·d + 2·Bc·d + Br·Bc + 2·Br elements, whatever n is. The difference from standard
 attention is float noise: the order of additions changed, not the function.
 """)
+with st.expander("The update, with the shape of every array", expanded=not ui.presenting()):
+    st.latex(r"""
+\begin{aligned}
+S_{ij} &= Q_i K_j^{\top} / \sqrt{d} && (B_r \times B_c) \\
+\tilde m &= \operatorname{rowmax}(S_{ij}), \quad m^{\text{new}} = \max(m, \tilde m) && (B_r) \\
+\tilde P &= e^{\,S_{ij} - m^{\text{new}}} && (B_r \times B_c) \\
+\alpha &= e^{\,m - m^{\text{new}}} \quad \text{(the rescale; 1 where the max did not move)} && (B_r) \\
+l &\leftarrow \alpha\, l + \operatorname{rowsum}(\tilde P) && (B_r) \\
+O_i &\leftarrow \operatorname{diag}(\alpha)\, O_i + \tilde P\, V_j && (B_r \times d) \\
+m &\leftarrow m^{\text{new}} \\
+\text{after the last } j:\quad O_i &\leftarrow \operatorname{diag}(l)^{-1} O_i && (B_r \times d)
+\end{aligned}""")
+    st.caption(f"Here Qᵢ is {cfg.Br} × {cfg.d}, Kⱼ and Vⱼ are {cfg.Bc} × {cfg.d}, Sᵢⱼ is {cfg.Br} × {cfg.Bc}; "
+               "m, l and α hold one number per query row. O stays unnormalised until the end "
+               "(FlashAttention-2); Algorithm 1 of the first paper divides at every step instead (lesson 8).")
+
 st.subheader("Watch it stream")
 c1, c2, c3 = st.columns(3)
 an_n = ui.bound(Param("an_n", "animation n", 256, animation.TEACHING_N), c1)
@@ -35,14 +55,13 @@ an_d = ui.bound(Param("an_d", "animation d", 16, animation.TEACHING_D), c2)
 show_standard = ui.bound(Param("an_std", "standard attention instead", False, kind="bool"), c3,
                          help="The same n, moving the n × n matrices through HBM.")
 acfg, note = animation.teaching_config(cfg, an_n, an_d)
-if note:
-    st.info(note)
+ui.own_setting(note or f"The player runs its own n = {acfg.n} and d = {acfg.d}, small enough to watch; "
+                       "tiles, budget, data type, mask and loop order come from the sidebar.")
 ui.explain("Each step is one tile: its scores exist only in SRAM. Rows whose running max moved are "
-           "highlighted; their l and O were rescaled by e^(m_old − m_new). Tiles use Br, Bc from the "
-           "sidebar; ← → step, space plays.")
+           "highlighted with their rescale factor. ← → step, space plays; PageDown still moves on.")
 player(cache.player_html(acfg, "standard" if show_standard else "flash"))
 
 ui.side_by_side((cache.figure("memory_over_n", table), "tiling_memory"),
                 (cache.figure("traffic_over_n", table), "tiling_traffic"))
-ui.table(table, "tiling", f"d = {cfg.d}, Br = {cfg.Br}, Bc = {cfg.Bc}, {cfg.dtype}"
+ui.table(table, "tiling", f"d = {cfg.d}, Br = {cfg.Br}, Bc = {cfg.Bc} (cut to n where n is smaller), {cfg.dtype}"
          + (", causal" if cfg.causal else ""))

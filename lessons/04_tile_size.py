@@ -3,42 +3,52 @@ import streamlit as st
 
 from explorer import cache, ui
 from flashviz import costs, sweeps
-from flashviz.config import MB
+from flashviz.format import bytes_text
 
 st.title("Tile size and SRAM")
-st.markdown("#### Bigger tiles mean fewer passes over K and V — until the tile no longer fits.")
+st.markdown("#### Bigger tiles mean fewer passes over HBM — until the tile no longer fits.")
 cfg = ui.config()
 blocks = tuple(b for b in (8, 16, 32, 64, 128, 256, 512, 1024) if b <= cfg.n)
 table = cache.over_blocks(cfg, blocks)
 best = sweeps.best_fitting_block(table)
-std_mb = costs.standard_cost(cfg).hbm_bytes / MB
+std_bytes = costs.standard_cost(cfg).hbm_bytes
 rule = sweeps.paper_rule(cfg)
 
 c = st.columns(4)
 c[0].metric("SRAM budget, KB", f"{cfg.sram_bytes // 1024}", help=f"{cfg.sram_elements:,} elements of {cfg.dtype}")
 c[1].metric("best tile that fits", "none" if best is None else f"{best} × {best}")
-c[2].metric("standard, MB", f"{std_mb:,.2f}")
+c[2].metric("standard moves", bytes_text(std_bytes))
 c[3].metric("paper's Br × Bc", f"{rule['Br']} × {rule['Bc']}", help=f"{rule['HBM MB']:.2f} MB, "
             f"working set {rule['working set KB']:.1f} KB")
+if cfg.loop_order == "fa2":
+    streams = ("Each of the Tr = n / Br query blocks streams all of K and V, so the K/V traffic is "
+               "2nd·n/Br: halve Br, double the traffic. (Bc does not enter it.)")
+else:
+    streams = ("In the paper's loop order (fa1) each of the Tc = n / Bc key/value blocks streams all of Q, O, "
+               "m and l past it, reading Qᵢ, Oᵢ, mᵢ, lᵢ and writing Oᵢ, mᵢ, lᵢ back: about (3nd + 4n)·n/Bc "
+               "elements. Halve Bc, double the traffic.")
 ui.explain(f"""
-Each of the Tr = n / Br query blocks streams all of K and V, so the K/V traffic is 2nd·n/Br: halve the
-block, double the traffic. But the tile's working set grows as Br·Bc; past the budget it spills. Here a
-spill is counted by one documented rule: the elements over budget make the four trips the score matrix
-makes in standard attention (write S, read S, write P, read P) at every tile step. The paper picks
+{streams} But the tile's working set grows as Br·Bc; past the budget it spills. Here a spill is counted
+by one documented rule: the elements over budget make the four trips the score matrix makes in standard
+attention (write S, read S, write P, read P) at every tile step. The paper picks
 **Bc = ⌈M / 4d⌉, Br = min(⌈M / 4d⌉, d)** with M in *elements* ({cfg.sram_elements:,} here), which gives
-{rule['Br']} × {rule['Bc']} and {'fits' if rule['fits SRAM'] else 'does not fit'} this model's working set.
+{rule['Br']} × {rule['Bc']}; that tile {'fits' if rule['fits SRAM'] else 'does not fit'} this model's
+working set ({rule['working set KB']:.1f} KB against {cfg.sram_bytes // 1024} KB).
 """)
-ui.side_by_side((cache.figure("block_sweep", table, std_mb, best), "block_sweep"),
+ui.side_by_side((cache.figure("block_sweep", table, std_bytes / 2**20, best), "block_sweep"),
                 (cache.figure("working_set_sweep", table, cfg.sram_bytes / 1024), "working_set"))
-ui.table(table, "tile_size", f"n = {cfg.n}, d = {cfg.d}, {cfg.dtype}, budget {cfg.sram_bytes // 1024} KB")
+ui.table(table, "tile_size", f"Square tiles, n = {cfg.n}, d = {cfg.d}, {cfg.dtype}, {cfg.loop_order} order, "
+         f"budget {cfg.sram_bytes // 1024} KB")
 
 st.subheader("The IO theorem, beside the counts")
-ui.explain("""
+ui.explain(f"""
 Theorem 2 of the paper: standard attention needs Θ(Nd + N²) HBM accesses, FlashAttention Θ(N²d²/M),
 and (Proposition 3) no exact algorithm does asymptotically better for every M between d and Nd. The
-dotted curves are those orders with constant 1; the solid ones are this engine's counts at the tile
-sizes chosen above. The slopes match; the constants are the tiling's details.
+dotted curves are those orders with constant 1; the solid ones are this engine's counts, flash at the
+tiles the paper's rule picks for M = {cfg.sram_elements:,} elements ({rule['Br']} × {rule['Bc']}, cut to n
+where n is smaller), spill included. Move the SRAM budget and both flash curves move; the slopes match,
+the constants are the tiling's details.
 """)
 io = cache.io_curves(cfg, sweeps.ns_around(cfg.n, 256, 65536, 2))
 ui.chart(cache.figure("io_theorem", io), "io_theorem")
-ui.table(io, "io_theorem", "HBM accesses in elements")
+ui.table(io, "io_theorem", f"HBM accesses in elements, M = {cfg.sram_elements:,} elements")

@@ -5,12 +5,17 @@ import streamlit as st
 
 from explorer import cache, ui
 from explorer.params import Param
+from flashviz.bugs import NOISE
 
 st.title("Exact means exact")
 st.markdown("#### FlashAttention computes the same function. A local window computes a different one.")
 cfg = ui.config()
 n = ui.simulable(cfg.with_(Br=min(64, cfg.n), Bc=min(64, cfg.n))).n
-window = ui.bound(Param("ex_window", "local window width (keys)", 128, lo=8, hi=1024, step=8, kind="int"))
+asked = ui.bound(Param("ex_window", "local window width (keys)", 128, lo=8, hi=1024, step=8, kind="int"))
+window = min(asked, n)
+ui.own_setting(f"This lesson runs its own 64 × 64 tiles (cut to n), no mask, in float64, at n = {n}"
+               + (f"; the window is cut to n = {n}" if window < asked else "")
+               + ". Exactness does not depend on any of them.")
 demo = cache.demo(6, n=n, d=cfg.d, window=window)
 res = demo.tables["against standard attention"]
 flash, local = res.iloc[0], res.iloc[1]
@@ -18,15 +23,16 @@ flash, local = res.iloc[0], res.iloc[1]
 c = st.columns(3)
 c[0].metric("flash: max |diff|", f"{flash['max abs diff']:.2e}")
 c[1].metric(f"window {window}: max |diff|", f"{local['max abs diff']:.2e}")
-if local["max abs diff"] > 0:
+if local["max abs diff"] > NOISE:
     gap = math.log10(local["max abs diff"] / max(flash["max abs diff"], 1e-300))
     c[2].metric("orders of magnitude apart", f"{max(0.0, gap):.0f}")
 else:
-    c[2].metric("orders of magnitude apart", "none", help="The window covers every key: it is exact too.")
+    c[2].metric("orders of magnitude apart", "none", help="The window covers every key: both errors are "
+                f"float noise, below {NOISE:g}.")
 ui.explain(f"""
 The 2019–2022 "efficient attention" papers (Reformer, Linformer, Performer, Longformer, BigBird) cut
 flops by computing a cheaper, different function. The stand-in here lets each query see only the
-{window} keys around it. FlashAttention's error is the order of floating-point additions: about 1e-16 in
+{window} keys around it{" (all of them at this n, so it is exact as well)" if window >= n else ""}. FlashAttention's error is the order of floating-point additions: about 1e-16 in
 float64. The window's is the keys it never looked at. Each picture below is |difference| per output
 entry, on a log scale: dark is float noise, bright is a wrong answer.
 """)

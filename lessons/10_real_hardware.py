@@ -22,6 +22,8 @@ c1, c2, c3 = st.columns(3)
 d = ui.bound(Param("hw_d", "head dim d", 64, (64, 128)), c1)
 dtype = ui.bound(Param("hw_dtype", "data type", "float16", ("float16", "bfloat16", "float32")), c2)
 pass_ = ui.bound(Param("hw_pass", "pass", "fwd", ("fwd", "fwd+bwd")), c3)
+ui.own_setting("This lesson has its own head dim and data type: those the H200 was measured at. "
+               "The sidebar's settings do not apply here.")
 view = table[(table["d"] == d) & (table["dtype"] == dtype) & (table["pass"] == pass_)]
 sp = speed[(speed["d"] == d) & (speed["dtype"] == dtype) & (speed["pass"] == pass_) & (speed["impl"] == "flash")]
 
@@ -64,10 +66,16 @@ ranking += f"\n- **The memory-efficient kernel is faster than plain at {mem_wins
 if mem_wins < len(mem):
     ranking += (" although the model says it always should: fewer bytes do not make a kernel fast when it "
                 "does its arithmetic less efficiently, as this one does in the backward pass.")
+# TFLOP/s over TB/s: the flops per byte where the two roofs meet
+ridge = measured.ceiling(data, "dense matmul", "float16") / measured.ceiling(data, "copy bandwidth (read + write)")
+flash_model = fp16[(fp16["impl"] == "flash") & (fp16["d"] == d)]
+model_bound = "/".join(sorted(set(flash_model["bound"]))) or "n/a"
+measured_bound = ("compute" if (flash_pts["flops per DRAM byte"] > ridge).all() else
+                  "memory" if (flash_pts["flops per DRAM byte"] <= ridge).all() else "partly memory")
 st.subheader("Where the model and the hardware part")
 st.markdown(f"""
 {ranking}
-- **Plain attention moves about 1.5× the model's bytes.** PyTorch's plain path is four kernels: QKᵀ,
+- **Plain attention moves about {plain_ratio.mean():.1f}× the model's bytes.** PyTorch's plain path is four kernels: QKᵀ,
   then a separate pass that scales S, then the softmax, then P·V. The extra pass reads and writes the
   n × n matrix once more: 6n² instead of the model's 4n².
 - **Flash moves far *fewer* bytes than the model says** — down to {flash_ratio.min():.1%} of it at
@@ -76,9 +84,9 @@ st.markdown(f"""
   counts HBM ↔ SRAM traffic as if there were no cache in between.
 - **Writes can hide in L2, too**: when the output fits in L2, part of it is still there when the kernel
   ends, and Nsight Compute's DRAM write count comes out below the size of O.
-- **By the model's bytes flash would be memory-bound; by the measured bytes it is not.** With DRAM
-  bytes from Nsight Compute it sits at {flash_pts["flops per DRAM byte"].min():,.0f} flops per byte or more,
-  far right of the ridge, at {flash_pts["achieved TFLOP/s"].max():.0f} TFLOP/s: about
+- **By the model's bytes flash is {model_bound}-bound; by the measured bytes it is {measured_bound}-bound.**
+  With DRAM bytes from Nsight Compute it sits at {flash_pts["flops per DRAM byte"].min():,.0f} flops per byte
+  or more against a ridge at {ridge:,.0f}, at {flash_pts["achieved TFLOP/s"].max():.0f} TFLOP/s: about
   {flash_pts["achieved TFLOP/s"].max() / measured.ceiling(data, "dense matmul", "float16"):.0%} of the
   dense-matmul ceiling. What holds it there is no longer memory but the softmax's non-matmul work
   (the exp units) and the kernel's own scheduling: the FlashAttention-2 and -3 papers' subject.
