@@ -22,7 +22,7 @@ def _url_text(p: Param, value) -> str:
     return str(value).lower() if p.kind == "bool" else str(value)
 
 
-def bound(p: Param, where=None, help: str | None = None):
+def bound(p: Param, where=None, help: str | None = None, note_where=None):
     """A widget whose value lives in the URL under its key.
 
     The app writes the URL itself (see sync_url) instead of binding the widget
@@ -30,7 +30,8 @@ def bound(p: Param, where=None, help: str | None = None):
     slider's first option and after a correction, and a bound parameter makes
     st.switch_page raise. The first time a session meets the key, the raw URL
     value is parsed here (clamped, or refused) and any note is shown right
-    under the control, for as long as the control still holds that value.
+    under the control (or in `note_where`, e.g. the full width under a row of
+    narrow columns), for as long as the control still holds that value.
     """
     where = where if where is not None else st
     state = st.session_state
@@ -57,7 +58,7 @@ def bound(p: Param, where=None, help: str | None = None):
     if p.key in notes:
         note, applies_to = notes[p.key]
         if value == applies_to:
-            where.warning(f"From the link: {note}", icon=":material/link_off:")
+            (note_where or where).warning(f"From the link: {note}", icon=":material/link_off:")
         else:  # the reader has moved the control since: the note is history
             del notes[p.key]
     if value != p.default:
@@ -75,14 +76,14 @@ def shared_controls() -> None:
     side = st.sidebar
     n = bound(SHARED["n"], side, "Past 2048 the pages stop running NumPy and use the exact closed forms.")
     c1, c2, c3 = side.columns(3)
-    bound(SHARED["d"], c1)
+    bound(SHARED["d"], c1, note_where=side)
     for name, col, what in (("Br", c2, "query"), ("Bc", c3, "key/value")):
-        if bound(SHARED[name], col, f"Rows of a {what} tile.") > n:
+        if bound(SHARED[name], col, f"Rows of a {what} tile.", note_where=side) > n:
             col.caption(f"above n: lessons use {n}")
     c1, c2 = side.columns(2)
     gpu = HARDWARE[bound(SHARED["hw"], c1, "Sets the bandwidth, the arithmetic rates and "
-                                           "the shared memory one block may use.")]
-    bound(SHARED["dtype"], c2, "Sets the bytes per element moved; NumPy computes in float64.")
+                                           "the shared memory one block may use.", note_where=side)]
+    bound(SHARED["dtype"], c2, "Sets the bytes per element moved; NumPy computes in float64.", note_where=side)
     sram = bound(SHARED["sram"], side, "M: the shared memory one thread block may use. The seed's "
                                        f"96 KB fits every GPU here; an {gpu.name} allows "
                                        f"{gpu.smem_per_block_kb} KB per block.")
@@ -94,8 +95,8 @@ def shared_controls() -> None:
                     type="tertiary")
     c1, c2 = side.columns(2)
     bound(SHARED["order"], c1, "fa2: outer loop over query blocks. fa1: the paper's Algorithm 1, "
-                               "outer loop over key/value blocks.")
-    bound(SHARED["causal"], c2)
+                               "outer loop over key/value blocks.", note_where=side)
+    bound(SHARED["causal"], c2, note_where=side)
     bound(SHARED["present"], side, "Hides the longer explanations and caveats, for a projector.")
 
 
@@ -108,7 +109,7 @@ def shared_link() -> dict:
 def sync_url() -> None:
     """Make the address bar say exactly what the controls show (run last in app.py)."""
     link = st.session_state.get(LINK, {})
-    if st.query_params.to_dict() != link:
+    if list(st.query_params.to_dict().items()) != list(link.items()):  # in order: the same text
         st.query_params.from_dict(link)
 
 
