@@ -73,6 +73,8 @@ def opened(pg, k: int):
     """Wait until lesson k is on screen and its script has finished."""
     expect(pg.locator("h1").first).to_contain_text(_h1_start(k), timeout=WAIT)
     pg.wait_for_selector(IDLE, timeout=WAIT)
+    # Streamlit loads each kind of element's code on first use and shows a skeleton meanwhile.
+    expect(pg.locator("[data-testid^='stSkeleton']")).to_have_count(0, timeout=WAIT)
     expect(pg.locator("[data-testid='stException']")).to_have_count(0)
 
 
