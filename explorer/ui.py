@@ -219,6 +219,24 @@ def side_by_side(*charts_and_keys, widths=None) -> None:
             chart(fig, key)
 
 
+READING = (
+    ("FlashAttention: fast and memory-efficient exact attention with IO-awareness", "Dao et al., 2022",
+     "https://arxiv.org/abs/2205.14135"),
+    ("FlashAttention-2: faster attention with better parallelism and work partitioning", "Dao, 2023",
+     "https://arxiv.org/abs/2307.08691"),
+    ("Online normalizer calculation for softmax", "Milakov and Gimelshein, 2018",
+     "https://arxiv.org/abs/1805.02867"),
+    ("FlashAttention-3: fast and accurate attention with asynchrony and low precision", "Shah et al., 2024",
+     "https://arxiv.org/abs/2407.08608"),
+)
+
+
+def reading_list() -> None:
+    """Where the ideas come from. Links only: nothing is fetched until a reader clicks."""
+    st.subheader("Reading list")
+    st.markdown("\n".join(f"- [{title}]({url}), {who}." for title, who, url in READING))
+
+
 def share_link() -> None:
     """A copyable link that reopens this page with these settings."""
     params = dict(st.session_state.get(LINK, {}))  # the same dict sync_url puts in the address bar

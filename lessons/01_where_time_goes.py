@@ -97,3 +97,5 @@ prediction of the time.
 """)
 if not row.empty:
     st.caption(f"n² share of the traffic at n = {cfg.n}: {row['n^2 share %'].iloc[0]:.1f}%")
+if not ui.presenting():
+    ui.reading_list()

@@ -24,9 +24,15 @@ c[2].metric("flash peak", bytes_text(here["flash peak KB"] * 1024), help="one ti
 c[3].metric("flash moves, bytes", compare(here["std HBM MB"], here["flash HBM MB"], noun=""),
             help=f"{bytes_text(here['std HBM MB'] * 2**20)} standard → "
                  f"{bytes_text(here['flash HBM MB'] * 2**20)} flash")
+if cfg.loop_order == "fa2":
+    loops = (f"For each block of Br = {cfg.Br} query rows, the loop walks every block of Bc = {cfg.Bc} keys, "
+             "carrying a running max m, a running sum l and an unnormalised output O per row.")
+else:
+    loops = (f"In the paper's order (fa1), each block of Bc = {cfg.Bc} keys and values stays while every block "
+             f"of Br = {cfg.Br} query rows passes it, reading that block's m, l and O from HBM and writing them "
+             "back.")
 ui.explain(f"""
-For each block of Br = {cfg.Br} query rows, the loop walks every block of Bc = {cfg.Bc} keys, carrying a
-running max m, a running sum l and an unnormalised output O per row. When a row's max moves, its l and
+{loops} When a row's max moves, its l and
 O are multiplied by the same factor e^(m_old − m_new), so everything summed so far sits on the new
 baseline. The SRAM working set is one Q tile, one K tile, one V tile, one score tile and the two
 statistics: Br·d + 2·Bc·d + Br·Bc + 2·Br elements, whatever n is. The difference from standard

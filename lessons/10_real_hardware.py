@@ -59,40 +59,49 @@ flash_pts = points[(points["impl"] == "flash") & (points["d"] == d)]
 all_sp = speed[(speed["d"] == d) & (speed["dtype"] == dtype) & (speed["pass"] == pass_)]
 mem = all_sp[all_sp["impl"] == "mem_efficient"]
 wins, mem_wins = int((sp["measured speed-up"] > 1).sum()), int((mem["measured speed-up"] > 1).sum())
-ranking = (f"- **The ranking holds for flash.** In this view it beats plain attention at {wins} of {len(sp)} "
-           "sizes, as the byte count says it must." if len(sp) else
-           "- **No flash kernel for this data type**, so only the memory-efficient kernel is compared.")
-ranking += f"\n- **The memory-efficient kernel is faster than plain at {mem_wins} of {len(mem)} sizes** here"
-if mem_wins < len(mem):
-    ranking += (" although the model says it always should: fewer bytes do not make a kernel fast when it "
-                "does its arithmetic less efficiently, as this one does in the backward pass.")
+if len(sp) == 0:
+    ranking = ("**No flash kernel for this data type**", "so only the memory-efficient kernel is compared.")
+elif wins == len(sp):
+    ranking = ("**The ranking holds for flash.**", f"In this view it beats plain attention at all {len(sp)} "
+               "sizes, as the byte count says it must.")
+else:
+    ranking = (f"**Flash beats plain attention at {wins} of {len(sp)} sizes**",
+               "although the byte count says it always should.")
+mem_line = (f"**The memory-efficient kernel is faster than plain at {mem_wins} of {len(mem)} sizes** here",
+            "as the model says." if mem_wins == len(mem) else
+            "although the model says it always should: fewer bytes do not make a kernel fast when it does its "
+            "arithmetic less efficiently, as this one does in the backward pass.")
 # TFLOP/s over TB/s: the flops per byte where the two roofs meet
 ridge = measured.ceiling(data, "dense matmul", "float16") / measured.ceiling(data, "copy bandwidth (read + write)")
 flash_model = fp16[(fp16["impl"] == "flash") & (fp16["d"] == d)]
 model_bound = "/".join(sorted(set(flash_model["bound"]))) or "n/a"
 measured_bound = ("compute" if (flash_pts["flops per DRAM byte"] > ridge).all() else
                   "memory" if (flash_pts["flops per DRAM byte"] <= ridge).all() else "partly memory")
+plain_bytes = plain_ratio.mean()
+findings = [
+    ranking, mem_line,
+    (f"**Plain attention moves about {plain_bytes:.1f}× the model's bytes.**",
+     "PyTorch's plain path is four kernels: QKᵀ, then a separate pass that scales S, then the softmax, then "
+     "P·V. The extra pass reads and writes the n × n matrix once more: 6n² instead of the model's 4n²."),
+    ("**Flash moves far fewer bytes than the model says**" if flash_ratio.max() < 1 else
+     "**Flash moves more bytes than the model says at some sizes, fewer at others**",
+     f"— down to {flash_ratio.min():.1%} of it at n = {int(fp16.loc[flash_ratio.idxmin(), 'n'])}. The model "
+     "re-reads K and V from HBM once per query block; on an H200 the 60 MB L2 cache holds them, so DRAM sees "
+     "Q, K and V about once. The tile model counts HBM ↔ SRAM traffic as if there were no cache in between."),
+    ("**Writes can hide in L2, too**", "when the output fits in L2, part of it is still there when the kernel "
+     "ends, and Nsight Compute's DRAM write count comes out below the size of O."),
+    (f"**By the model's bytes flash is {model_bound}-bound; by the measured bytes it is {measured_bound}-bound.**",
+     f"With DRAM bytes from Nsight Compute it sits at {flash_pts['flops per DRAM byte'].min():,.0f} flops per "
+     f"byte or more against a ridge at {ridge:,.0f}, at {flash_pts['achieved TFLOP/s'].max():.0f} TFLOP/s: "
+     f"about {flash_pts['achieved TFLOP/s'].max() / measured.ceiling(data, 'dense matmul', 'float16'):.0%} of "
+     "the dense-matmul ceiling. What holds it there is the softmax's non-matmul work (the exp units) and the "
+     "kernel's own scheduling: the FlashAttention-2 and -3 papers' subject."),
+    ("**Element size**", "fp16/bf16 move 2 bytes an element, fp32 4; PyTorch's flash kernel takes no fp32 at all."),
+]
 st.subheader("Where the model and the hardware part")
-st.markdown(f"""
-{ranking}
-- **Plain attention moves about {plain_ratio.mean():.1f}× the model's bytes.** PyTorch's plain path is four kernels: QKᵀ,
-  then a separate pass that scales S, then the softmax, then P·V. The extra pass reads and writes the
-  n × n matrix once more: 6n² instead of the model's 4n².
-- **Flash moves far *fewer* bytes than the model says** — down to {flash_ratio.min():.1%} of it at
-  n = {int(fp16.loc[flash_ratio.idxmin(), "n"])}. The model re-reads K and V from HBM once per query
-  block; on an H200 the 60 MB L2 cache holds them, so DRAM sees Q, K and V about once. The tile model
-  counts HBM ↔ SRAM traffic as if there were no cache in between.
-- **Writes can hide in L2, too**: when the output fits in L2, part of it is still there when the kernel
-  ends, and Nsight Compute's DRAM write count comes out below the size of O.
-- **By the model's bytes flash is {model_bound}-bound; by the measured bytes it is {measured_bound}-bound.**
-  With DRAM bytes from Nsight Compute it sits at {flash_pts["flops per DRAM byte"].min():,.0f} flops per byte
-  or more against a ridge at {ridge:,.0f}, at {flash_pts["achieved TFLOP/s"].max():.0f} TFLOP/s: about
-  {flash_pts["achieved TFLOP/s"].max() / measured.ceiling(data, "dense matmul", "float16"):.0%} of the
-  dense-matmul ceiling. What holds it there is no longer memory but the softmax's non-matmul work
-  (the exp units) and the kernel's own scheduling: the FlashAttention-2 and -3 papers' subject.
-- **Element size**: fp16/bf16 move 2 bytes an element, fp32 4; PyTorch's flash kernel takes no fp32 at all.
-""")
-st.caption("What the model leaves out: L2 (above), register pressure, occupancy, the exp units, launch cost.")
+# On a projector, the findings' headlines only; the reasons are for a reader.
+st.markdown("\n".join(f"- {head}" if ui.presenting() else f"- {head} {why}" for head, why in findings))
+ui.explain("What the model leaves out: L2 (above), register pressure, occupancy, the exp units, launch cost.")
 ui.chart(cache.figure("measured_roofline", points[points["d"] == d],
                                   measured.ceiling(data, "copy bandwidth (read + write)"),
                                   measured.ceiling(data, "dense matmul", "float16"), "float16"), "hw_roofline")
@@ -123,3 +132,4 @@ ui.table(speed[(speed["d"] == d) & (speed["dtype"] == dtype) & (speed["pass"] ==
 st.caption(f"Measured on {prov['gpu']}, driver {prov['driver']}, CUDA {prov['cuda']}, PyTorch {prov['torch']}, "
            f"{prov['date']}, by bench/gpu/measure.py (CUDA events, median of 20 runs; DRAM bytes by Nsight "
            "Compute, one forward call per config, float16).")
+ui.reading_list()
