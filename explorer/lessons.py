@@ -14,7 +14,8 @@ class Lesson(NamedTuple):
 
 LESSONS = [
     Lesson("lessons/01_where_time_goes.py", "Where the time goes", "where-time-goes", ":material/speed:", "Bytes"),
-    Lesson("lessons/02_online_softmax.py", "Online softmax", "online-softmax", ":material/functions:", "Online softmax"),
+    Lesson("lessons/02_online_softmax.py", "Online softmax", "online-softmax", ":material/functions:",
+           "Online softmax"),
     Lesson("lessons/03_tiling.py", "Tiling", "tiled-attention", ":material/grid_on:", "Tiling"),
     Lesson("lessons/04_tile_size.py", "Tile size and SRAM", "tile-size", ":material/memory:", "Tile size"),
     Lesson("lessons/05_backward.py", "The backward pass", "backward-pass", ":material/undo:", "Backward"),

@@ -32,7 +32,8 @@ else:
 ui.explain(f"""
 The 2019–2022 "efficient attention" papers (Reformer, Linformer, Performer, Longformer, BigBird) cut
 flops by computing a cheaper, different function. The stand-in here lets each query see only the
-{window} keys around it{" (all of them at this n, so it is exact as well)" if window >= n else ""}. FlashAttention's error is the order of floating-point additions: about 1e-16 in
+{window} keys around it{" (all of them at this n, so it is exact as well)" if window >= n else ""}.
+FlashAttention's error is the order of floating-point additions: about 1e-16 in
 float64. The window's is the keys it never looked at. Each picture below is |difference| per output
 entry, on a log scale: dark is float noise, bright is a wrong answer.
 """)
