@@ -12,7 +12,7 @@ import streamlit as st
 from flashviz.animation import payload
 
 TEMPLATE = (Path(__file__).parent / "player.html").read_text()
-HEIGHT = 640
+HEIGHT = 640  # px: enough for every frame when the iframe is 1180 px wide or more
 
 
 def render_html(data: dict) -> str:
@@ -21,7 +21,12 @@ def render_html(data: dict) -> str:
     return TEMPLATE.replace("__DATA__", payload(data).replace("</", "<\\/"))
 
 
-def player(html: str, height: int = HEIGHT) -> None:
+def player(html: str, height: int | str = "content") -> None:
     """Show a page made by render_html. Only engine numbers go in, never a value from
-    the URL: st.iframe runs the HTML as it is."""
+    the URL: st.iframe runs the HTML as it is.
+
+    By default the iframe takes the page's height: the page reserves the height of its
+    tallest frame at the width it gets, so it does not jump while it plays, and a narrow
+    column (the sidebar open at 1280 px) gets the extra lines it needs. Pass HEIGHT (or
+    any number of px) for a fixed height."""
     st.iframe(html, height=height)

@@ -17,10 +17,11 @@ from . import costs
 from .attention import flash_attention, random_qkv, standard_attention
 from .config import Config
 
-MAX_FRAMES = 300        # frames sent to the browser at most (keeps the worst case under 5 MB)
-MAX_ROWS = 64           # query rows shown per block
-MAX_COLS = 16           # output columns shown per row
+MAX_FRAMES = 300        # frames sent to the browser at most (keeps the worst case well under 1 MB)
+FIRST_ROWS = 4          # rows of a block always shown, so a row can be followed from step to step
+SHOW_ROWS = 8           # rows shown per step: the first FIRST_ROWS, then those whose max rose most
 DIGITS = 4
+BIG_TILE_STEPS = 4      # query blocks the "tiles too big" animation gets at least
 
 
 def rounded(x):
@@ -43,12 +44,77 @@ def teaching_inputs(cfg: Config, seed: int = 0, score_scale: float = 1.0):
     return Q * score_scale, K, V
 
 
+def shown_rows(m_before: np.ndarray, m_after: np.ndarray) -> list[int]:
+    """Offsets (in the block) of the rows a step shows: the block's first FIRST_ROWS rows,
+    then the rows whose max rose most, then the next rows in order, SHOW_ROWS in all."""
+    r = len(m_after)
+    if r <= SHOW_ROWS:
+        return list(range(r))
+    with np.errstate(invalid="ignore"):
+        rise = np.where(np.isfinite(m_before) & (m_after > m_before), m_after - m_before, 0.0)
+    rest = [q for q in np.argsort(-rise, kind="stable") if q >= FIRST_ROWS and rise[q] > 0]
+    picked = set(range(FIRST_ROWS)) | set(int(q) for q in rest[:SHOW_ROWS - FIRST_ROWS])
+    q = FIRST_ROWS
+    while len(picked) < SHOW_ROWS:
+        picked.add(q)
+        q += 1
+    return sorted(picked)
+
+
+def _before(trace: list, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """l and the unnormalised O of step k's rows before the step: the same row block's
+    previous step, or zeros on its first tile."""
+    step = trace[k]
+    prev = next((t for t in reversed(trace[:k]) if t.i == step.i), None)
+    if prev is None:
+        return np.zeros_like(step.l), np.zeros(step.O.shape[0])
+    return prev.l, prev.O[:, 0] * prev.l
+
+
+def _num(v) -> float:
+    return float(v) if isinstance(v, str) else v
+
+
+def _frame(trace: list, k: int, rescales: bool) -> dict:
+    """One step as numbers. O is shown unnormalised (O·l, what the rescale multiplies):
+    its first column, before and after the step."""
+    step = trace[k]
+    l0, o0 = _before(trace, k)
+    with np.errstate(invalid="ignore", over="ignore"):
+        o1 = step.O[:, 0] * step.l
+        added = step.l - step.rescale * l0             # this tile's row sums, e^(S - m_new)
+        should = np.exp(step.m_before - step.m_after)  # the factor a correct run applies
+    show = shown_rows(step.m_before, step.m_after)
+    m0, m1, scale = rounded(step.m_before), rounded(step.m_after), rounded(step.rescale)
+    finite0 = [isinstance(v, float) for v in m0]
+    rose = [q for q in range(len(m1)) if finite0[q] and _num(m1[q]) > m0[q]]
+    rescaled = [q for q in rose if scale[q] < 1]
+    pick = lambda a: [a[q] for q in show]  # noqa: E731
+    frame = {
+        "i": step.i, "j": step.j, "rows": list(step.rows), "cols": list(step.cols), "show": show,
+        "m0": pick(m0), "m1": pick(m1), "scale": pick(scale),
+        "l0": pick(rounded(l0)), "l": pick(rounded(step.l)), "add": pick(rounded(added)),
+        "o0": pick(rounded(o0)), "o1": pick(rounded(o1)),
+        "first": not any(finite0), "rose": len(rose), "rescaled": len(rescaled),
+        "smin": min((scale[q] for q in rescaled), default=1.0),
+        "hbm": step.hbm_bytes, "flops": step.flops, "ws": step.working_set_bytes,
+        "bad": bool(not np.isfinite(step.l).all() or not np.isfinite(step.O).all()),
+    }
+    if not rescales:  # a bug: what a correct run would have multiplied by, and how big s got
+        should = rounded(np.where(np.isfinite(step.m_before), should, 1.0))
+        frame["should"] = pick(should)
+        frame["should_min"] = min((should[q] for q in rose), default=1.0)
+        frame["mmax"] = rounded(np.max(step.m_after))
+    return frame
+
+
 def flash_frames(cfg: Config, seed: int = 0, score_scale: float = 1.0,
                  reference: Config | None = None, max_frames: int = MAX_FRAMES) -> dict:
     """One frame per computed tile (causal skips excluded), capped at max_frames.
 
-    `reference`, if given, is a correct config run on the same inputs; its
-    running sums go in each frame as l_true, so a bug's drift can be seen.
+    Each frame shows SHOW_ROWS rows of the block (see shown_rows) and counts over all of
+    them. `reference`, if given, is a correct config run on the same inputs; its running
+    sums go in each frame as l_true, so a bug's drift can be seen.
     """
     Q, K, V = teaching_inputs(cfg, seed, score_scale)
     trace: list = []
@@ -58,19 +124,15 @@ def flash_frames(cfg: Config, seed: int = 0, score_scale: float = 1.0,
         if (reference.Br, reference.Bc, reference.loop_order) != (cfg.Br, cfg.Bc, cfg.loop_order):
             raise ValueError("a reference run must use the same tiles and loop order, step for step")
         flash_attention(Q, K, V, reference, trace=true_trace)
-    rows, cols = min(cfg.Br, MAX_ROWS), min(cfg.d, MAX_COLS)
-    frames = []
-    for k, step in enumerate(trace[:max_frames]):
-        frame = {
-            "i": step.i, "j": step.j, "rows": list(step.rows), "cols": list(step.cols),
-            "m0": rounded(step.m_before[:rows]), "m1": rounded(step.m_after[:rows]),
-            "scale": rounded(step.rescale[:rows]), "l": rounded(step.l[:rows]),
-            "O": rounded(step.O[:rows, :cols]),
-            "hbm": step.hbm_bytes, "flops": step.flops, "ws": step.working_set_bytes,
-            "bad": bool(not np.isfinite(step.l).all() or not np.isfinite(step.O).all()),
-        }
+    rescales = cfg.rescale and cfg.subtract_max
+    frames, kept = [], 0
+    for k in range(min(len(trace), max_frames)):
+        frame = _frame(trace, k, rescales)
         if true_trace:
-            frame["l_true"] = rounded(true_trace[k].l[:rows])
+            frame["l_true"] = [rounded(true_trace[k].l[q]) for q in frame["show"]]
+        if cfg.keep_full_S:  # bytes of score tiles copied to the n x n buffer so far
+            kept += (trace[k].rows[1] - trace[k].rows[0]) * (trace[k].cols[1] - trace[k].cols[0])
+            frame["kept"] = kept * cfg.element_bytes
         frames.append(frame)
     with np.errstate(invalid="ignore"):
         diff = float(np.abs(O - standard_attention(Q, K, V, cfg)).max())
@@ -79,11 +141,11 @@ def flash_frames(cfg: Config, seed: int = 0, score_scale: float = 1.0,
     first_bad = next((k for k, f in enumerate(frames) if f["bad"]), None)
     return {
         "kind": "flash", "n": cfg.n, "d": cfg.d, "Br": cfg.Br, "Bc": cfg.Bc, "Tr": cfg.Tr, "Tc": cfg.Tc,
-        "order": cfg.loop_order, "causal": cfg.causal, "rows_shown": rows, "cols_shown": cols,
+        "order": cfg.loop_order, "causal": cfg.causal, "first_rows": FIRST_ROWS,
         "budget": cfg.sram_bytes, "standard_bytes": std.hbm_bytes,
         "total_bytes": costs.flash_cost(cfg).hbm_bytes, "tiles": census.tiles,
         "capped": len(trace) > max_frames, "keep_full_S": cfg.keep_full_S,
-        "rescales": cfg.rescale and cfg.subtract_max,
+        "rescales": rescales, "subtract_max": cfg.subtract_max,
         "final_diff": rounded(diff), "first_bad": first_bad, "frames": frames,
     }
 
@@ -139,18 +201,44 @@ OVERFLOW_SCALE = 30.0
 
 
 def bug_frames(cfg: Config, bug: str) -> dict:
-    """Frames of the broken run, with the correct run's l beside each step."""
+    """Frames of the broken run, with the correct run's l beside each step where the two
+    take the same steps, and the correct tiles' total traffic for the HBM meter.
+
+    Tiles too big would be one tile at the lesson's teaching n (512-wide tiles cut to n):
+    that animation runs at n = BIG_TILE_STEPS x 512 instead, and says so in data["note"].
+    """
     from .bugs import BUGS
     correct = cfg.with_(rescale=True, subtract_max=True, keep_full_S=False)
+    note = None
+    if bug == "tiles_too_big":
+        big = BUGS[bug].apply(correct.with_(n=max(correct.n, 1 << 20))).Br  # the bug's own tile
+        if correct.n < BIG_TILE_STEPS * big:
+            note = f"n = {BIG_TILE_STEPS * big} here (at n = {correct.n}, {big}-wide tiles would be one step)."
+            correct = correct.with_(n=BIG_TILE_STEPS * big)
     broken = BUGS[bug].apply(correct)
     scale = 1.0
     if bug == "no_max":
         correct, broken = correct.with_(compute="float32"), broken.with_(compute="float32")
         scale = OVERFLOW_SCALE
-    # The correct l goes beside each step only where both runs take the same steps and l means
-    # the same thing: not for other tile sizes, and not without the max (l sums e^s, not e^(s - m)).
-    same_steps = (broken.Br, broken.Bc) == (correct.Br, correct.Bc) and bug != "no_max"
-    data = flash_frames(broken, score_scale=scale, reference=correct if same_steps else None)
-    data["bug"] = bug
-    data["score_scale"] = scale
+    # The correct l goes beside each step where it differs and means the same thing: only without
+    # the rescale (other tiles take other steps; without the max l sums e^s, not e^(s - m)).
+    data = flash_frames(broken, score_scale=scale, reference=correct if bug == "no_rescale" else None)
+    data.update(bug=bug, label=BUGS[bug].label, headline=headline(bug, broken, scale), score_scale=scale, note=note,
+                correct_bytes=costs.flash_cost(correct).hbm_bytes,
+                correct_ws=costs.flash_cost(correct).working_set_bytes)
     return data
+
+
+def headline(bug: str, broken: Config, score_scale: float = 1.0) -> str:
+    """The player's first line for a bug: what was broken, in the run's own numbers. The
+    player adds what the bug does at each step (l off the correct l, spill, overflow)."""
+    fits = costs.flash_cost(broken).working_set_bytes <= broken.sram_bytes
+    return {
+        "no_rescale": "Bug: the rescale e^(m_old − m_new) is dropped.",
+        "tiles_too_big": f"Bug: {broken.Br} × {broken.Bc} tiles, " + (
+            f"too big for {broken.sram_bytes // 1024} KB of SRAM." if not fits
+            else f"which still fit this {broken.sram_bytes // 1024} KB budget: no spill."),
+        "tiles_too_small": f"Bug: {broken.Br} × {broken.Bc} tiles, too small: more passes over HBM.",
+        "keep_full_S": "Bug: every score tile is also copied to an n × n buffer in HBM.",
+        "no_max": f"Bug: exp(s) without subtracting the max (scores ×{score_scale:g}, float32).",
+    }[bug]

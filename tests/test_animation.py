@@ -27,16 +27,40 @@ def test_one_frame_per_computed_tile(order, causal):
     assert len(data["frames"]) == costs.census(96, 16, 32, causal).tiles == data["tiles"]
 
 
-def test_frames_carry_the_trace_values():
-    cfg = Config(n=64, d=8, Br=16, Bc=16)
+@pytest.mark.parametrize("order", ["fa2", "fa1"])
+def test_frames_carry_the_trace_values(order):
+    cfg = Config(n=128, d=8, Br=32, Bc=16, loop_order=order)
     data, trace = flash_frames(cfg), traced(cfg)
-    for frame, step in zip(data["frames"], trace):
+    for k, (frame, step) in enumerate(zip(data["frames"], trace)):
+        show = frame["show"]
         assert (frame["i"], frame["j"]) == (step.i, step.j)
-        assert frame["m0"] == rounded(step.m_before) and frame["m1"] == rounded(step.m_after)
-        assert frame["l"] == rounded(step.l) and frame["scale"] == rounded(step.rescale)
-        assert frame["O"] == rounded(step.O)
+        assert frame["m0"] == rounded(step.m_before[show]) and frame["m1"] == rounded(step.m_after[show])
+        assert frame["l"] == rounded(step.l[show]) and frame["scale"] == rounded(step.rescale[show])
+        assert frame["o1"] == rounded(step.O[show, 0] * step.l[show]), "O is shown unnormalised"
+        prev = [t for t in trace[:k] if t.i == step.i]
+        l0 = prev[-1].l[show] if prev else np.zeros(len(show))
+        assert frame["l0"] == rounded(l0), "l before the step is the block's previous l"
+        np.testing.assert_allclose(np.array(frame["scale"]) * l0 + frame["add"], frame["l"], rtol=2e-3)
         assert (frame["hbm"], frame["flops"], frame["ws"]) == (step.hbm_bytes, step.flops,
                                                                 step.working_set_bytes)
+
+
+def test_counts_of_risen_and_rescaled_rows_come_from_the_whole_block():
+    cfg = Config(n=128, d=8, Br=64, Bc=16)
+    for frame, step in zip(flash_frames(cfg)["frames"], traced(cfg)):
+        rose = np.isfinite(step.m_before) & (step.m_after > step.m_before)
+        assert frame["rose"] == int(rose.sum())
+        assert frame["rescaled"] == int((rose & (step.rescale < 1)).sum())
+        assert frame["first"] == (step.j == 0)
+
+
+def test_shown_rows_are_the_first_rows_then_the_largest_rises():
+    m_before = np.zeros(20)
+    m_after = np.zeros(20)
+    m_after[[7, 12, 15, 18, 19]] = [0.5, 3.0, 1.0, 2.0, 0.1]
+    assert animation.shown_rows(m_before, m_after) == [0, 1, 2, 3, 7, 12, 15, 18]
+    assert animation.shown_rows(np.full(20, -np.inf), m_after) == list(range(animation.SHOW_ROWS))
+    assert animation.shown_rows(m_before[:6], m_after[:6]) == list(range(6))
 
 
 def test_last_frames_equal_standard_attention():
@@ -47,8 +71,8 @@ def test_last_frames_equal_standard_attention():
     ref = standard_attention(*animation.teaching_inputs(cfg), cfg)
     for i in range(cfg.Tr):
         last = [f for f in data["frames"] if f["i"] == i][-1]
-        r0, r1 = last["rows"]
-        np.testing.assert_allclose(last["O"], ref[r0:r1], rtol=1e-3, atol=1e-4)
+        rows = [last["rows"][0] + q for q in last["show"]]
+        np.testing.assert_allclose(np.array(last["o1"]) / np.array(last["l"]), ref[rows, 0], rtol=2e-3)
 
 
 def test_frames_are_capped_and_say_so():
@@ -57,16 +81,16 @@ def test_frames_are_capped_and_say_so():
     assert len(data["frames"]) == animation.MAX_FRAMES and data["capped"]
 
 
-def test_payload_at_the_default_teaching_size_is_under_1_mb():
+def test_payload_at_the_default_teaching_size_is_under_50_kb():
     cfg, _ = teaching_config(Config(), 256, 16)
-    assert len(payload(flash_frames(cfg)).encode()) < 1_000_000
+    assert len(payload(flash_frames(cfg)).encode()) < 50_000
 
 
-def test_payload_never_exceeds_5_mb():
-    # The heaviest frames: 64 rows x 16 columns of O, as many frames as the cap allows.
+def test_payload_never_exceeds_1_mb():
+    # As many frames as the cap allows, each with SHOW_ROWS rows.
     cfg, _ = teaching_config(Config(Br=64, Bc=1), 512, 32)
     data = flash_frames(cfg)
-    assert data["capped"] and len(payload(data).encode()) < 5_000_000
+    assert data["capped"] and len(payload(data).encode()) < 1_000_000
 
 
 def test_teaching_config_keeps_the_trace_bounded():
@@ -94,6 +118,35 @@ def test_too_big_tiles_are_over_budget():
     cfg, _ = teaching_config(Config(), 256, 16)
     data = animation.bug_frames(cfg, "tiles_too_big")
     assert all(f["ws"] > data["budget"] for f in data["frames"])
+
+
+def test_too_big_tiles_get_several_steps_and_say_why():
+    cfg, _ = teaching_config(Config(), 256, 16)
+    data = animation.bug_frames(cfg, "tiles_too_big")
+    assert (data["Br"], data["n"]) == (512, 2048)
+    assert len(data["frames"]) == 16, "4 x 4 tiles of 512, not one tile of 256"
+    assert "n = 2048 here (at n = 256" in data["note"]
+
+
+def test_no_rescale_frames_carry_the_factor_a_correct_run_applies():
+    cfg, _ = teaching_config(Config(), 256, 16)
+    frames = animation.bug_frames(cfg, "no_rescale")["frames"]
+    risen = [(f, q) for f in frames for q in range(len(f["show"])) if not f["first"] and f["m1"][q] > f["m0"][q]]
+    assert risen and all(f["should"][q] < 1 and f["scale"][q] == 1 for f, q in risen)
+
+
+# Words that name each bug, and must not appear in another bug's headline.
+OWN_WORDS = {"no_rescale": "rescale", "tiles_too_big": "too big", "tiles_too_small": "too small",
+             "keep_full_S": "n × n buffer", "no_max": "without subtracting the max"}
+
+
+@pytest.mark.parametrize("bug", sorted(BUGS))
+def test_each_bug_headline_names_its_own_bug(bug):
+    cfg, _ = teaching_config(Config(), 256, 16)
+    line = animation.bug_frames(cfg, bug)["headline"]
+    assert OWN_WORDS[bug] in line, line
+    others = [w for b, w in OWN_WORDS.items() if b != bug and w in line]
+    assert not others, f"{bug}'s headline names another bug: {line}"
 
 
 def test_keep_full_S_moves_more_bytes():

@@ -1,0 +1,150 @@
+"""The tile player in a real Chromium against `streamlit run app.py`: its numbers, its text
+(nothing clipped at 1280 or 1920 wide) and the clicker's PageDown after a click inside it.
+
+Screenshots of the player go to artifacts/screenshots/player_*.png for a person to look at.
+"""
+import re
+
+import pytest
+
+from explorer.lessons import LESSONS
+from flashviz.animation import rounded, teaching_inputs
+from flashviz.attention import flash_attention
+from flashviz.config import Config
+from tests.conftest import ROOT
+from tests import test_browser
+
+# Chromium, the server and the 1280 x 720 page, shared with the app's browser tests (and their skip)
+server, browser, page = test_browser.server, test_browser.browser, test_browser.page
+pytestmark = test_browser.pytestmark
+
+try:
+    from playwright.sync_api import expect
+except ImportError:  # pragma: no cover (pytestmark skips every test)
+    expect = None
+
+SHOTS = ROOT / "artifacts" / "screenshots"
+IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+TILING = "/" + LESSONS[2].url_path
+BREAK_IT = "/" + LESSONS[8].url_path
+BUGS = ("no_rescale", "tiles_too_big", "tiles_too_small", "keep_full_S", "no_max")
+VIEWS = {"1280": {"width": 1280, "height": 720}, "1920": {"width": 1920, "height": 1080}}
+
+
+def open_player(pg, url):
+    """Go to url and return the player's frame once its first step is drawn."""
+    pg.goto(url)
+    pg.wait_for_selector(IDLE, timeout=60_000)
+    iframe = pg.locator("iframe[data-testid='stIFrame']").first
+    iframe.wait_for(timeout=60_000)
+    fr = pg.frame_locator("iframe[data-testid='stIFrame']").first
+    expect(fr.locator("#label")).to_have_attribute("data-step", "0", timeout=30_000)
+    iframe.scroll_into_view_if_needed()
+    return iframe, fr
+
+
+def number(text: str) -> float:
+    """A number as the player prints it (a true minus sign, "inf")."""
+    return float(text.strip().replace("−", "-"))
+
+
+def rows_shown(fr) -> list[dict]:
+    """The table's rows as numbers: row index, m before/after, rescale, l."""
+    return fr.locator("#rows tr[data-row]").evaluate_all("""trs => trs.map(tr => ({
+        row: Number(tr.dataset.row), rose: tr.classList.contains('rose'),
+        scaled: tr.querySelector('td.scale').classList.contains('scaled'),
+        m0: tr.querySelector('td.m0').textContent, m1: tr.querySelector('td.m1').textContent,
+        scale: tr.querySelector('td.scale').textContent, l: tr.querySelector('td.l').textContent }))""")
+
+
+def test_pagedown_after_a_click_in_the_player_goes_to_the_next_lesson(server, page):
+    _, fr = open_player(page, server + TILING)
+    fr.locator("#next").click()  # keyboard focus is now inside the player's iframe
+    expect(fr.locator("#label")).to_have_attribute("data-step", "1")
+    page.keyboard.press("PageDown")
+    page.wait_for_url(re.compile(r"/" + LESSONS[3].url_path + r"(\?|$)"), timeout=30_000)
+
+
+def test_arrow_keys_after_a_click_in_the_player_step_once(server, page):
+    _, fr = open_player(page, server + TILING)
+    fr.locator("#next").click()
+    page.keyboard.press("ArrowRight")
+    expect(fr.locator("#label")).to_have_attribute("data-step", "2")  # not 3: the page's listener stays out
+
+
+def test_the_table_shows_the_engines_m_rescale_and_l(server, page):
+    _, fr = open_player(page, server + TILING)
+    D = fr.locator("#data").evaluate("el => JSON.parse(el.textContent)")
+    cfg = Config(n=D["n"], d=D["d"], Br=D["Br"], Bc=D["Bc"], sram_bytes=D["budget"],
+                 loop_order=D["order"], causal=D["causal"], compute="float64")
+    trace = []
+    flash_attention(*teaching_inputs(cfg), cfg, trace=trace)
+    for k in (0, 1, 2, 5):
+        fr.locator("#step").evaluate(f"(el) => {{ el.value = {k}; el.dispatchEvent(new Event('input')); }}")
+        expect(fr.locator("#label")).to_have_attribute("data-step", str(k))
+        step, rows = trace[k], rows_shown(fr)
+        assert len(rows) >= min(8, step.rows[1] - step.rows[0])
+        for r in rows:
+            q = r["row"] - step.rows[0]
+            engine = [float(v) for v in rounded([step.m_before[q], step.m_after[q], step.rescale[q],
+                                                  step.l[q]])]
+            assert [number(r[c]) for c in ("m0", "m1", "scale", "l")] == engine, f"step {k}, row {r['row']}"
+            m0, m1, scale, _ = engine
+            assert r["rose"] == (m0 > float("-inf") and m1 > m0), "highlighted only where m rose"
+            assert r["scaled"] == (r["rose"] and scale < 1), "green only where the factor is < 1"
+        assert float(fr.locator("td.m1").first.evaluate("el => parseFloat(getComputedStyle(el).fontSize)")) >= 16
+
+
+CLIPPED = """() => {
+  const out = [];
+  for (const el of document.querySelectorAll('#fv *')) {
+    if (['OPTION', 'SELECT', 'CANVAS', 'SCRIPT'].includes(el.tagName) || !el.textContent.trim()) continue;
+    const r = el.getBoundingClientRect();
+    if (el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0)
+      out.push(el.id || el.tagName + ':' + el.textContent.slice(0, 30));
+    if (r.right > document.documentElement.clientWidth + 0.5) out.push('past the edge: ' + (el.id || el.tagName));
+    if (getComputedStyle(el).textOverflow === 'ellipsis') out.push('ellipsis: ' + (el.id || el.tagName));
+  }
+  return out;
+}"""
+CASES = {"tiling": TILING, **{bug: f"{BREAK_IT}?bug_{bug}=true&watch_{bug}=true" for bug in BUGS}}
+
+
+@pytest.mark.parametrize("view", sorted(VIEWS))
+@pytest.mark.parametrize("case", list(CASES))
+def test_nothing_in_the_player_is_clipped(server, browser, case, view):
+    ctx = browser.new_context(viewport=VIEWS[view])
+    pg = ctx.new_page()
+    try:
+        iframe, fr = open_player(pg, server + CASES[case])
+        fr.locator("#next").click()
+        fr.locator("#next").click()
+        expect(fr.locator("#label")).to_have_attribute("data-step", "2")
+        assert fr.locator("#fv").evaluate(CLIPPED) == []
+        inner = fr.locator("#fv").evaluate("el => Math.ceil(el.getBoundingClientRect().bottom)")
+        assert iframe.bounding_box()["height"] >= inner, "the iframe shows the whole player"
+        if case != "tiling":  # each bug's own words lead its animation
+            assert fr.locator("#bug").inner_text().startswith("Bug:")
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        # the app's sticky top bar would cover the top of a player taller than the window
+        pg.add_style_tag(content="[data-testid='stHeader'] { visibility: hidden; }")
+        iframe.screenshot(path=str(SHOTS / f"player_{case}_{view}.png"))
+    finally:
+        ctx.close()
+
+
+def test_no_max_speaks_of_overflow_not_of_rescaling(server, page):
+    _, fr = open_player(page, server + CASES["no_max"])
+    page.keyboard.press("End")
+    expect(fr.locator("#label")).not_to_have_attribute("data-step", "0")
+    text = fr.locator("#bug").inner_text() + fr.locator("#what").inner_text()
+    assert "without subtracting the max" in text and "rescaled" not in text
+
+
+def test_no_rescale_says_which_rows_were_not_rescaled(server, page):
+    _, fr = open_player(page, server + CASES["no_rescale"])
+    fr.locator("#next").click()
+    expect(fr.locator("#label")).to_have_attribute("data-step", "1")
+    rose = [r for r in rows_shown(fr) if r["rose"]]
+    assert rose and all(number(r["scale"].split("(")[0]) == 1 for r in rose), "the bug applies no factor"
+    assert "should be rescaled" in fr.locator("#what").inner_text()
