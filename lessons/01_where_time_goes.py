@@ -57,7 +57,8 @@ matmuls, 4n²d. Per flop, standard attention needs **{need:.3g} bytes** in {roof
 delivers **{feed:.3g}** at its {roof.dtype} tensor-core rate.
 """)
 
-ui.side_by_side((cache.figure("bytes_vs_flops", cache.over_n(roof, ns)), "bytes_vs_flops"),
+sweep = ui.sweep_config(ns).with_(dtype=roof.dtype)
+ui.side_by_side((cache.figure("bytes_vs_flops", cache.over_n(sweep, ns)), "bytes_vs_flops"),
                 (cache.figure("roofline", points, HARDWARE, roof.dtype, hw.name), "roofline"))
 
 st.markdown(f"**On the roofline** ({hw.name}, {roof.dtype}): standard attention is "
