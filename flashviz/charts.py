@@ -1,9 +1,18 @@
 """Pure figure builders: data in, plotly Figure out. No Streamlit here.
 
-Colours are Okabe and Ito's colour-blind-safe palette; fonts are sized for a
-projector at 1280x720; every axis title carries its unit.
+Sized for a classroom projector at 1280x720, read from the back row: every piece of
+text is at least 16 px and near-black, set explicitly on each axis, legend, annotation,
+colour bar and hover label, because st.plotly_chart's default theme="streamlit" paints
+whatever a figure leaves unset grey and small. Legends sit between the title and the
+plot, where neither data nor axis labels can cover them; reference lines are named in
+the legend. Colours are Okabe and Ito's colour-blind-safe palette; every axis title
+carries its unit; no chart is taller than 440 px, so one fits a 720 px screen.
 """
 from __future__ import annotations
+
+import math
+import re
+from itertools import cycle
 
 import numpy as np
 import plotly.graph_objects as go
@@ -12,7 +21,96 @@ import plotly.graph_objects as go
 BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, YELLOW, BLACK = (
     "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
 STANDARD, FLASH, BROKEN = VERMILLION, BLUE, PURPLE
-FONT = 17
+INK = "#111111"   # every piece of text: Streamlit's theme would make it #808495 grey
+GRID = "#d0d0d0"
+FONT = 18         # axis titles, legend, annotations, hover (px)
+TICK = 17         # tick labels
+LEGEND = 17
+TITLE = 21
+HEIGHT = 440      # the tallest chart: a 720 px screen holds it with the page title
+TITLE_CHARS = 38  # a title longer than this wraps: two charts side by side are ~560 px wide
+
+
+def _font(size: int = FONT, color: str = INK) -> dict:
+    return {"size": size, "color": color}
+
+
+# ---- numbers short enough for a label ---------------------------------------------------
+
+_BYTE_UNITS = ("B", "KB", "MB", "GB", "TB", "PB")  # binary, as the seed counts: 1 KB = 1024 B
+_SI = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+
+
+def _sig3(value: float) -> str:
+    """Three significant figures, never in e-notation above 0.001: 16.0, 1.50, 0.125, 1,234."""
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g}"
+    if abs(value) >= 1000:
+        return f"{value:,.0f}"
+    if abs(value) < 1e-3:
+        return f"{value:.2e}"
+    decimals = max(0, 2 - math.floor(math.log10(abs(value))))
+    return f"{value:.{decimals}f}"
+
+
+def compact(value: float, unit: str = "") -> str:
+    """A number for a label, at three significant figures: 16778240 MB -> "16.0 TB",
+    0.375 MB -> "0.375 MB", 2.7e10 elements -> "27.0G elements". Byte units climb in
+    binary steps; any other unit gets a k/M/G/T/P suffix on the number."""
+    value = float(value)
+    if unit in _BYTE_UNITS:
+        k = _BYTE_UNITS.index(unit)
+        while abs(value) >= 1000 and k < len(_BYTE_UNITS) - 1:
+            value, k = value / 1024, k + 1
+        return f"{_sig3(value)} {_BYTE_UNITS[k]}"
+    for size, prefix in _SI:
+        if abs(value) >= size:
+            return f"{_sig3(value / size)}{prefix} {unit}".rstrip()
+    return f"{_sig3(value)} {unit}".rstrip()
+
+
+def _compact_numbers(text: str) -> str:
+    """Numbers of five or more digits in a caller's label, followed by a byte unit, made compact."""
+    return re.sub(r"(\d{5,}(?:\.\d+)?) ?(B|KB|MB|GB|TB)\b",
+                  lambda m: compact(float(m.group(1)), m.group(2)), text)
+
+
+def _tick(value: float) -> str:
+    """A log-axis tick: 1, 20, 500, 1k, 10M, 0.01, 1e-5."""
+    if value >= 1000:
+        for size, prefix in _SI:
+            if value >= size:
+                return f"{value / size:g}{prefix}"
+    if value >= 1e-3:
+        return f"{value:g}"
+    mantissa, exponent = f"{value:.0e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
+
+
+def _log_ticks(values) -> dict:
+    """Tick values and compact labels for a log axis over these data, at most about 7.
+    Decades only, unless the data span under two of them (then 1, 2, 5 per decade)."""
+    v = np.asarray([x for x in values if x is not None], dtype=float)
+    v = v[np.isfinite(v) & (v > 0)]
+    if not len(v):
+        return {}
+    lo, hi = math.floor(math.log10(v.min())), math.ceil(math.log10(v.max()))
+    if hi - lo <= 2:
+        vals = [m * 10.0 ** e for e in range(lo, hi + 1) for m in (1, 2, 5)]
+    else:
+        step = -(-(hi - lo + 1) // 7)
+        vals = [10.0 ** e for e in range(lo, hi + 1, step)]
+    return {"tickmode": "array", "tickvals": vals, "ticktext": [_tick(t) for t in vals]}
+
+
+def _n_label(n) -> str:
+    """A sequence length as people say it: 512, 4k, 1M (powers of two, binary k and M)."""
+    n = int(n)
+    if n >= 2**20 and n % 2**20 == 0:
+        return f"{n >> 20}M"
+    if n >= 2048 and n % 1024 == 0:
+        return f"{n >> 10}k"
+    return compact(n) if n >= 10_000 else str(n)
 
 
 def _n_ticks(values, most: int = 6) -> dict:
@@ -20,77 +118,159 @@ def _n_ticks(values, most: int = 6) -> dict:
     values = sorted(set(int(v) for v in values))
     step = -(-len(values) // most)
     shown = values[::step]
-    text = [f"{v // 1024}k" if v >= 4096 and v % 1024 == 0 else str(v) for v in shown]
-    return {"tickmode": "array", "tickvals": shown, "ticktext": text}
+    return {"tickmode": "array", "tickvals": shown, "ticktext": [_n_label(v) for v in shown]}
 
 
-def _style(fig: go.Figure, x: str, y: str, title: str = "", height: int = 440,
+# ---- one style for every chart ------------------------------------------------------------
+
+def _wrap(title: str, width: int = TITLE_CHARS) -> str:
+    """Break a long title at spaces with <br>, so that it is never cut off at ~560 px."""
+    if "<br>" in title or len(title) <= width:
+        return title
+    lines, line = [], ""
+    for word in title.split(" "):
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}".strip()
+    return "<br>".join(lines + [line])
+
+
+def _axis_values(fig: go.Figure, letter: str) -> list:
+    """Every number plotted on the x or y axis, reference lines included (for log ticks)."""
+    out = []
+    for trace in fig.data:
+        values = getattr(trace, letter, None)
+        if values is not None and trace.type in ("scatter", "bar"):
+            out += [v for v in values if isinstance(v, (int, float, np.number))]
+    for shape in fig.layout.shapes or ():
+        if getattr(shape, f"{letter}ref") == letter:
+            out += [getattr(shape, f"{letter}0"), getattr(shape, f"{letter}1")]
+    return out
+
+
+def _style(fig: go.Figure, x: str, y: str, title: str = "", height: int = HEIGHT,
            log_x: bool = False, log_y: bool = False, x_values=None) -> go.Figure:
+    height, title = min(height, HEIGHT), _wrap(title)
+    lines = title.count("<br>") + 1
+    title_px = 14 + 28 * lines if title else 6
+    # plotly anchors a title of several lines by its middle line, whatever yanchor says
+    title_y = 1 - (lines - 1) * 0.65 * TITLE / height
     fig.update_layout(
-        title={"text": title, "font": {"size": FONT + 3}},
-        font={"size": FONT, "color": BLACK}, height=height, template="plotly_white",
-        margin={"l": 70, "r": 20, "t": 50 if title else 20, "b": 40},
-        legend={"orientation": "h", "yanchor": "top", "y": -0.3, "xanchor": "left", "x": 0},
-        hoverlabel={"font_size": FONT},
+        template="plotly_white", height=height,
+        font=_font(), paper_bgcolor="white", plot_bgcolor="white",
+        title={"text": title, "font": _font(TITLE), "x": 0, "xanchor": "left", "xref": "container",
+               "y": title_y, "yanchor": "top", "yref": "container", "pad": {"t": 10, "l": 10}},
+        # Under the title, above the plot: it grows downwards and plotly pushes the plot down.
+        legend={"orientation": "h", "x": 0, "xanchor": "left", "xref": "container",
+                "y": 1 - title_px / height, "yanchor": "top", "yref": "container",
+                "font": _font(LEGEND), "title": {"text": ""}, "bgcolor": "rgba(255,255,255,0)"},
+        margin={"l": 10, "r": 24, "t": title_px + 6, "b": 10, "pad": 2},  # axes push out as needed
+        hoverlabel={"font": _font(), "bgcolor": "white", "bordercolor": INK},
     )
-    log = {"type": "log", "dtick": 1, "exponentformat": "power"}
-    fig.update_xaxes(title_text=x, gridcolor="#ddd", linecolor=BLACK, automargin=True,
-                     **(log if log_x else {}))
-    if x_values is not None:
+    axis = {"tickfont": _font(TICK), "title_font": _font(), "title_standoff": 8,
+            "color": INK, "linecolor": INK, "tickcolor": INK, "ticks": "outside", "showline": True,
+            "gridcolor": GRID, "showgrid": True, "zeroline": False, "automargin": True}
+    fig.update_xaxes(title_text=x, **axis)
+    fig.update_yaxes(title_text=_wrap(y, 24) if len(y) > 26 else y, **axis)  # a tall title is cut
+    if log_x:
+        fig.update_xaxes(type="log", **(_n_ticks(x_values) if x_values is not None
+                                        else _log_ticks(_axis_values(fig, "x"))))
+    elif x_values is not None:
         fig.update_xaxes(**_n_ticks(x_values))
-    fig.update_yaxes(title_text=y, gridcolor="#ddd", linecolor=BLACK, automargin=True,
-                     **(log if log_y else {}))
+    if log_y:
+        fig.update_yaxes(type="log", **_log_ticks(_axis_values(fig, "y")))
+    fig.update_traces(textfont=_font(), selector={"type": "scatter"})
+    fig.update_traces(textfont=_font(), outsidetextfont=_font(), constraintext="none",
+                      cliponaxis=False, selector={"type": "bar"})
+    for note in fig.layout.annotations or ():
+        note.font.size = max(note.font.size or FONT, FONT)
+        note.font.color = note.font.color or INK
     return fig
 
 
-def _hline(fig: go.Figure, y: float, text: str, color: str, log_y: bool, dash: str = "dot") -> None:
-    """A labelled horizontal line. On a log axis plotly puts shapes in data units but
-    annotations in log10 units, hence the two calls."""
-    fig.add_shape(type="line", xref="paper", x0=0, x1=1, yref="y", y0=y, y1=y,
-                  line={"color": color, "width": 3, "dash": dash})
-    fig.add_annotation(xref="paper", x=0.02, xanchor="left", yref="y", yanchor="bottom",
-                       y=float(np.log10(y)) if log_y else y, text=text, showarrow=False,
-                       font={"size": FONT, "color": color})
+def _hline(fig: go.Figure, y: float, text: str, color: str, dash: str = "dot") -> None:
+    """A horizontal reference line across the plot, named in the legend (where no data can
+    cover its label); the legend entry shows the same line style."""
+    line = {"color": color, "width": 3, "dash": dash}
+    fig.add_shape(type="line", xref="paper", x0=0, x1=1, yref="y", y0=y, y1=y, line=line)
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=text, line=line,
+                             hoverinfo="skip"))
 
 
-def _line(x, y, name, color, dash=None, text=None):
+def _line(x, y, name, color, dash=None, text=None, symbol="circle"):
     return go.Scatter(x=list(x), y=list(y), name=name, mode="lines+markers",
-                      line={"color": color, "width": 3, "dash": dash}, marker={"size": 9},
+                      line={"color": color, "width": 3, "dash": dash},
+                      marker={"size": 9, "symbol": symbol},
                       text=text, hovertemplate="%{y:.3g}<extra>" + name + "</extra>")
 
+
+# ---- the charts ---------------------------------------------------------------------------
 
 def bytes_vs_flops(df) -> go.Figure:
     """HBM traffic against arithmetic as n grows (log-log), standard and flash."""
     labels = [f"n={n}" for n in df["n"]]
     fig = go.Figure([
         _line(df["std GFLOPs"], df["std HBM MB"], "standard", STANDARD, text=labels),
-        _line(df["flash GFLOPs"], df["flash HBM MB"], "flash", FLASH, text=labels),
+        _line(df["flash GFLOPs"], df["flash HBM MB"], "flash", FLASH, text=labels, symbol="diamond"),
     ])
     fig.update_traces(hovertemplate="%{text}: %{x:.3g} GFLOPs, %{y:.3g} MB")
     return _style(fig, "work (GFLOPs)", "HBM traffic (MB)", "Same flops, different bytes",
                   log_x=True, log_y=True)
 
 
+_ROOF_DASHES = ("dot", "dash", "dashdot", "longdash", "longdashdot")
+_ROOF_COLOURS = (GREEN, ORANGE, SKY, PURPLE, BLACK, YELLOW)  # cycles past six machines
+_POINT_STYLE = {"standard": (STANDARD, "square"), "flash": (FLASH, "circle")}
+
+
+def _peak(hw, dtype: str) -> float:
+    if hasattr(hw, "peak_flops"):
+        return hw.peak_flops(dtype)
+    return hw.fp32_flops if dtype in ("float32", "float64") else hw.fp16_tensor_flops
+
+
 def roofline(points, hardware: dict, dtype: str, selected: str) -> go.Figure:
-    """Attainable rate against flops per byte, one roof per machine."""
-    ai = np.logspace(-2, 3, 200)
+    """Attainable rate against flops per byte, one roof per machine (any number of them),
+    and attention's two points at `dtype`: 16-bit types on tensor cores, as attention
+    really runs; 32- and 64-bit ones on CUDA cores. Each point is named by an arrow from
+    its own coordinates, down and to the left for the lower-intensity one, down and to the
+    right for the other, so the labels can neither swap nor overlap when the points cross
+    or sit together."""
+    xs, rates = points["flops per byte"].astype(float), points["attainable TFLOP/s"].astype(float)
+    ai = np.logspace(min(-2.0, math.log10(xs.min()) - 1.5), max(3.0, math.log10(xs.max()) + 1.5), 240)
     fig = go.Figure()
-    colours = [GREEN, ORANGE, SKY]
-    for (name, hw), colour in zip(hardware.items(), colours):
-        peak = hw.fp32_flops if dtype in ("float32", "float64") else hw.fp16_tensor_flops
-        roof = np.minimum(peak, hw.hbm_bytes_per_s * ai) / 1e12
-        fig.add_trace(go.Scatter(x=ai, y=roof, name=name, mode="lines",
-                                 line={"color": colour, "width": 4 if name == selected else 2,
-                                       "dash": None if name == selected else "dot"}))
-    for _, row in points.iterrows():
-        colour = STANDARD if row["method"] == "standard" else FLASH
+    styles = zip(cycle(_ROOF_COLOURS), cycle(_ROOF_DASHES))  # a new pair for 30 machines
+    for name, hw in hardware.items():
+        colour, dash = next(styles)
+        mine = name == selected
         fig.add_trace(go.Scatter(
-            x=[row["flops per byte"]], y=[row["attainable TFLOP/s"]], name=row["method"],
-            mode="markers+text", text=[row["method"]],
-            textposition="bottom center" if row["method"] == "standard" else "top center",
-            marker={"size": 18, "color": colour, "line": {"color": BLACK, "width": 1}}))
+            x=ai, y=np.minimum(_peak(hw, dtype), hw.hbm_bytes_per_s * ai) / 1e12, mode="lines",
+            name=name, legendrank=1 if mine else 2,  # the chosen machine first, and thick
+            line={"color": colour, "width": 5 if mine else 2.5, "dash": None if mine else dash},
+            hovertemplate="%{x:.3g} flops/byte: %{y:.3g} TFLOP/s<extra>" + name + "</extra>"))
+    ranked = points.assign(x=xs, y=rates).reset_index(drop=True)
+    leftmost = ranked["x"].idxmin() if len(ranked) > 1 else None
+    for k, row in ranked.iterrows():
+        method = str(row["method"])
+        colour, symbol = _POINT_STYLE.get(method, (BLACK, "diamond"))
+        fig.add_trace(go.Scatter(
+            x=[row["x"]], y=[row["y"]], name=method, mode="markers", showlegend=False,  # arrows name them
+            marker={"size": 18, "color": colour, "symbol": symbol, "line": {"color": BLACK, "width": 1.5}},
+            hovertemplate=f"{method}: %{{x:.3g}} flops/byte, %{{y:.3g}} TFLOP/s<extra></extra>"))
+        left = k == leftmost
+        fig.add_annotation(  # on log axes an annotation's x and y are log10 of the data
+            x=math.log10(row["x"]), y=math.log10(row["y"]), xref="x", yref="y", text=method,
+            showarrow=True, arrowhead=2, arrowwidth=2, arrowcolor=colour, standoff=10,
+            ax=-60 if left else 60, ay=55,  # below the roof, where nothing else is drawn
+            font=_font(color=colour), bgcolor="white", bordercolor=colour, borderpad=3)
+    lowest = min(ai[0] * min(hw.hbm_bytes_per_s for hw in hardware.values()) / 1e12, rates.min())
+    highest = max(_peak(hw, dtype) for hw in hardware.values()) / 1e12
+    fig.update_yaxes(range=[math.log10(lowest) - 0.3, math.log10(highest) + 0.4])
+    units = "CUDA cores" if dtype in ("float32", "float64") else "tensor cores"
     return _style(fig, "arithmetic intensity (flops per byte)", "attainable rate (TFLOP/s)",
-                  f"Roofline, {dtype}", log_x=True, log_y=True)
+                  f"Roofline, {dtype} on {units}", log_x=True, log_y=True)
 
 
 def weights_bars(df) -> go.Figure:
@@ -101,7 +281,7 @@ def weights_bars(df) -> go.Figure:
         go.Bar(x=idx, y=df["no rescale"], name="no rescale (bug)", marker_color=BROKEN),
     ])
     fig.update_layout(barmode="group", bargap=0.15)
-    return _style(fig, "position in the row", "softmax weight", "Weights, three ways")
+    return _style(fig, "position in the row (index)", "softmax weight (0 to 1)", "Weights, three ways")
 
 
 def running_stats(steps) -> go.Figure:
@@ -109,22 +289,22 @@ def running_stats(steps) -> go.Figure:
     blocks = list(range(1, len(steps) + 1))
     fig = go.Figure([
         _line(blocks, [m for m, _ in steps], "running max m", ORANGE),
-        _line(blocks, [l for _, l in steps], "running sum l", FLASH),
+        _line(blocks, [l for _, l in steps], "running sum l", FLASH, symbol="diamond"),
     ])
-    return _style(fig, "blocks seen", "value", "m and l after each block", height=340)
+    return _style(fig, "blocks seen (count)", "value (score units)", "m and l after each block", height=360)
 
 
 def memory_over_n(df) -> go.Figure:
-    fig = go.Figure([_line(df["n"], df["std peak KB"], "standard: n x n scores", STANDARD),
-                     _line(df["n"], df["flash peak KB"], "flash: one tile's working set", FLASH)])
-    return _style(fig, "sequence length n", "peak memory (KB)", "Quadratic against flat",
+    fig = go.Figure([_line(df["n"], df["std peak KB"], "standard: n×n scores", STANDARD),
+                     _line(df["n"], df["flash peak KB"], "flash: one tile", FLASH, symbol="diamond")])
+    return _style(fig, "sequence length n (tokens)", "peak memory (KB)", "Quadratic against flat",
                   log_x=True, log_y=True, x_values=df["n"])
 
 
 def traffic_over_n(df) -> go.Figure:
     fig = go.Figure([_line(df["n"], df["std HBM MB"], "standard", STANDARD),
-                     _line(df["n"], df["flash HBM MB"], "flash", FLASH)])
-    return _style(fig, "sequence length n", "HBM traffic (MB)", "Bytes moved",
+                     _line(df["n"], df["flash HBM MB"], "flash", FLASH, symbol="diamond")])
+    return _style(fig, "sequence length n (tokens)", "HBM traffic (MB)", "Bytes moved",
                   log_x=True, log_y=True, x_values=df["n"])
 
 
@@ -132,27 +312,27 @@ def block_sweep(df, standard_mb: float, best) -> go.Figure:
     fits = df["fits SRAM"]
     fig = go.Figure([
         _line(df["block"], df["HBM MB"], "tile traffic", FLASH),
-        _line(df["block"], df["HBM MB with spill"], "with spill", BROKEN, dash="dash"),
+        _line(df["block"], df["HBM MB with spill"], "with spill", BROKEN, dash="dash", symbol="diamond"),
         go.Scatter(x=list(df["block"][~fits]), y=list(df["HBM MB with spill"][~fits]),
                    mode="markers", name="spills", marker={"symbol": "x", "size": 16,
                                                           "color": VERMILLION}),
     ])
-    _hline(fig, standard_mb, f"standard {standard_mb:.2f} MB", STANDARD, log_y=True)
+    _hline(fig, standard_mb, f"standard: {compact(standard_mb, 'MB')}", STANDARD)
     if best is not None:
         row = df[df["block"] == best].iloc[0]
-        fig.add_trace(go.Scatter(x=[best], y=[row["HBM MB"]], mode="markers+text",
-                                 name="best that fits", text=[f"best: {best}"],
-                                 textposition="bottom center",
-                                 marker={"size": 22, "color": GREEN, "symbol": "star"}))
+        fig.add_trace(go.Scatter(x=[best], y=[row["HBM MB"]], mode="markers",
+                                 name=f"best that fits: {best}",
+                                 marker={"size": 22, "color": GREEN, "symbol": "star",
+                                         "line": {"color": BLACK, "width": 1}}))
     return _style(fig, "block size Br = Bc (rows)", "HBM traffic (MB)", "Traffic against tile size",
-                  log_x=True, log_y=True)
+                  log_x=True, log_y=True, x_values=df["block"])
 
 
 def working_set_sweep(df, budget_kb: float) -> go.Figure:
     colours = [FLASH if f else VERMILLION for f in df["fits SRAM"]]
     fig = go.Figure([go.Bar(x=[str(b) for b in df["block"]], y=df["tile working set KB"],
-                            marker_color=colours, name="working set")])
-    _hline(fig, budget_kb, f"SRAM budget {budget_kb:g} KB", BLACK, log_y=True, dash="solid")
+                            marker_color=colours, name="working set (red: over)", showlegend=True)])
+    _hline(fig, budget_kb, f"SRAM budget: {compact(budget_kb, 'KB')}", BLACK, dash="solid")
     return _style(fig, "block size Br = Bc (rows)", "tile working set (KB)",
                   "Does the tile fit?", log_y=True)
 
@@ -160,30 +340,30 @@ def working_set_sweep(df, budget_kb: float) -> go.Figure:
 def io_theorem(df) -> go.Figure:
     fig = go.Figure([
         _line(df["n"], df["std counted"], "standard, counted", STANDARD),
-        _line(df["n"], df["Nd + N^2"], "Θ(Nd + N²)", STANDARD, dash="dot"),
-        _line(df["n"], df["flash counted"], "flash, counted", FLASH),
-        _line(df["n"], df["N^2 d^2 / M"], "Θ(N²d²/M)", FLASH, dash="dot"),
+        _line(df["n"], df["Nd + N^2"], "Θ(Nd + N²)", STANDARD, dash="dot", symbol="square"),
+        _line(df["n"], df["flash counted"], "flash, counted", FLASH, symbol="diamond"),
+        _line(df["n"], df["N^2 d^2 / M"], "Θ(N²d²/M)", FLASH, dash="dot", symbol="triangle-up"),
     ])
-    return _style(fig, "sequence length N", "HBM accesses (elements)", "Theorem 2 beside the counts",
+    return _style(fig, "sequence length N (tokens)", "HBM accesses (elements)", "Theorem 2 beside the counts",
                   log_x=True, log_y=True, x_values=df["n"])
 
 
 def backward_bars(df) -> go.Figure:
-    ns = [str(n) for n in df["n"]]
+    ns = [_n_label(n) for n in df["n"]]
     fig = go.Figure([go.Bar(x=ns, y=df["std stored MB"], name="standard: keeps P", marker_color=STANDARD),
                      go.Bar(x=ns, y=df["flash stored MB"], name="flash: keeps m and l",
                             marker_color=FLASH)])
     fig.update_layout(barmode="group")
-    return _style(fig, "sequence length n", "stored for backward (MB)", "What the forward keeps",
+    return _style(fig, "sequence length n (tokens)", "stored for backward (MB)", "What the forward keeps",
                   log_y=True)
 
 
 def flops_bars(df) -> go.Figure:
-    ns = [str(n) for n in df["n"]]
+    ns = [_n_label(n) for n in df["n"]]
     fig = go.Figure([go.Bar(x=ns, y=df["std GFLOPs"], name="standard", marker_color=STANDARD),
                      go.Bar(x=ns, y=df["flash GFLOPs"], name="flash (recompute)", marker_color=FLASH)])
     fig.update_layout(barmode="group")
-    return _style(fig, "sequence length n", "forward + backward (GFLOPs)", "What recomputing costs",
+    return _style(fig, "sequence length n (tokens)", "fwd + bwd work (GFLOPs)", "What recomputing costs",
                   log_y=True)
 
 
@@ -193,68 +373,105 @@ def diff_heatmap(diff: np.ndarray, title: str, max_rows: int = 256) -> go.Figure
     pooled = np.maximum.reduceat(diff, np.arange(0, diff.shape[0], step), axis=0)
     with np.errstate(divide="ignore"):
         z = np.log10(np.maximum(pooled, 1e-18))
+    exponents = list(range(-18, 1, 3))
     fig = go.Figure(go.Heatmap(
         z=z, y=np.arange(0, diff.shape[0], step), zmin=-18, zmax=0, colorscale="Viridis",
-        colorbar={"title": {"text": "log10 |diff|"}},
+        colorbar={"title": {"text": "|diff| (log scale)", "font": _font(), "side": "right"},
+                  "tickfont": _font(TICK), "tickvals": exponents,
+                  "ticktext": ["1" if e == 0 else f"1e{e}" for e in exponents],
+                  "outlinewidth": 0, "thickness": 18},
         hovertemplate="row %{y}, col %{x}: 10^%{z:.1f}<extra></extra>"))
     fig.update_yaxes(autorange="reversed")
-    return _style(fig, "output column (of d)", "query row", title, height=420)
+    return _style(fig, "output column (of d)", "query row (0 to n−1)", title, height=420)
 
 
 def cut_vs_block(df) -> go.Figure:
     fig = go.Figure()
-    for (d, part), colour in zip(df.groupby("d"), [GREEN, FLASH, ORANGE, PURPLE, VERMILLION]):
-        fig.add_trace(_line(part["block / d"], part["traffic cut"], f"d = {d}", colour))
-    return _style(fig, "block size / head dim", "traffic cut (standard / flash)",
-                  "The cut grows with block over head dim", log_x=True, log_y=True)
+    symbols = cycle(("circle", "diamond", "square", "triangle-up", "x"))
+    for (d, part), colour in zip(df.groupby("d"), cycle([GREEN, FLASH, ORANGE, PURPLE, VERMILLION])):
+        fig.add_trace(_line(part["block / d"], part["traffic cut"], f"d = {d}", colour, symbol=next(symbols)))
+    return _style(fig, "block size ÷ head dim (ratio)", "traffic cut (std ÷ flash)",
+                  "The cut grows with block ÷ head dim", log_x=True, log_y=True)
+
+
+def _headroom(fig: go.Figure, values, factor: float = 1.2) -> None:
+    """Room above the tallest bar for its outside label."""
+    top = max([float(v) for v in values if v is not None and math.isfinite(v)] + [0.0])
+    if top > 0:
+        fig.update_yaxes(range=[0, top * factor])
+
+
+def _byte_unit(values, unit: str = "MB") -> tuple[float, str]:
+    """The binary unit that keeps a linear axis's largest value under 10,000: (divisor, unit)."""
+    top = max([abs(float(v)) for v in values] + [0.0])
+    k = _BYTE_UNITS.index(unit)
+    divisor = 1.0
+    while top / divisor >= 10_000 and k < len(_BYTE_UNITS) - 1:
+        divisor, k = divisor * 1024, k + 1
+    return divisor, _BYTE_UNITS[k]
 
 
 def loop_order_bars(df) -> go.Figure:
-    fig = go.Figure([go.Bar(x=df["loop order"], y=df["HBM MB"], marker_color=[FLASH, ORANGE],
-                            text=[f"{v:.2f} MB" for v in df["HBM MB"]], textposition="outside")])
-    return _style(fig, "", "HBM traffic (MB)", "Loop order changes the bytes", height=360)
+    labels = [str(s).replace(" (", "<br>(") for s in df["loop order"]]
+    divisor, unit = _byte_unit(df["HBM MB"])
+    fig = go.Figure([go.Bar(x=labels, y=df["HBM MB"] / divisor, marker_color=[FLASH, ORANGE],
+                            text=[compact(v, "MB") for v in df["HBM MB"]], textposition="outside",
+                            showlegend=False, hovertemplate="%{y:.4g} " + unit + "<extra></extra>")])
+    _headroom(fig, df["HBM MB"] / divisor)
+    return _style(fig, "", f"HBM traffic ({unit})", "Loop order changes the bytes", height=360)
 
 
 def comparison_bars(labels, correct, broken, y: str, title: str, reference=None) -> go.Figure:
     fig = go.Figure([go.Bar(x=labels, y=correct, name="correct", marker_color=FLASH),
                      go.Bar(x=labels, y=broken, name="with the bug", marker_color=BROKEN)])
     if reference is not None:
-        _hline(fig, reference[1], reference[0], STANDARD, log_y=False)
+        _hline(fig, reference[1], _compact_numbers(str(reference[0])), STANDARD)
+    _headroom(fig, list(correct) + list(broken) + ([reference[1]] if reference is not None else []), 1.1)
     fig.update_layout(barmode="group")
     return _style(fig, "", y, title, height=360)
 
 
 def loop_orders_over_n(df) -> go.Figure:
     fig = go.Figure([_line(df["n"], df["std HBM MB"], "standard", STANDARD),
-                     _line(df["n"], df["FA1 HBM MB"], "FA1 order (K/V outer)", ORANGE),
-                     _line(df["n"], df["FA2 HBM MB"], "FA2 order (Q outer)", FLASH)])
-    return _style(fig, "sequence length n", "HBM traffic (MB)", "Traffic by loop order",
+                     _line(df["n"], df["FA1 HBM MB"], "FA1 (K/V outer)", ORANGE, symbol="square"),
+                     _line(df["n"], df["FA2 HBM MB"], "FA2 (Q outer)", FLASH, symbol="diamond")])
+    return _style(fig, "sequence length n (tokens)", "HBM traffic (MB)", "Traffic by loop order",
                   log_x=True, log_y=True, x_values=df["n"])
 
 
 IMPL_COLOURS = {"plain": STANDARD, "flash": FLASH, "mem_efficient": GREEN}
-IMPL_NAMES = {"plain": "plain (S in HBM)", "flash": "SDPA flash", "mem_efficient": "SDPA memory-efficient"}
+IMPL_NAMES = {"plain": "plain", "flash": "flash", "mem_efficient": "mem-efficient"}  # PyTorch SDPA's
+IMPL_SYMBOLS = {"plain": "square", "flash": "circle", "mem_efficient": "diamond"}
+
+
+def _measured_beside_model(df, measured: str, model: str) -> go.Figure:
+    """Each kernel's measurement (solid) and the model (dotted, same colour), one legend
+    entry per kernel plus one for what the dotted lines mean."""
+    fig = go.Figure()
+    for impl, part in df.groupby("impl", sort=False):
+        part = part.sort_values("n")
+        colour, name = IMPL_COLOURS[impl], IMPL_NAMES[impl]
+        fig.add_trace(_line(part["n"], part[measured], name, colour, symbol=IMPL_SYMBOLS[impl]))
+        fig.add_trace(_line(part["n"], part[model], f"{name}, model", colour, dash="dot",
+                            symbol=IMPL_SYMBOLS[impl]))
+        fig.data[-2].legendgroup = fig.data[-1].legendgroup = impl
+        fig.data[-1].showlegend = False
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name="model (dotted)",
+                             line={"color": INK, "width": 3, "dash": "dot"}, hoverinfo="skip"))
+    return fig
 
 
 def measured_times(df) -> go.Figure:
     """Measured time (solid) and the roofline's prediction (dotted) over n."""
-    fig = go.Figure()
-    for impl, part in df.groupby("impl", sort=False):
-        part = part.sort_values("n")
-        fig.add_trace(_line(part["n"], part["measured ms"], IMPL_NAMES[impl] + ", measured", IMPL_COLOURS[impl]))
-        fig.add_trace(_line(part["n"], part["roofline ms"], "model", IMPL_COLOURS[impl], dash="dot"))
-    return _style(fig, "sequence length n (B·H·n² fixed)", "time per call (ms)", "Measured beside the model",
+    fig = _measured_beside_model(df, "measured ms", "roofline ms")
+    return _style(fig, "sequence length n (B·H·n² fixed)", "time per call (ms)", "Time: measured and model",
                   log_x=True, x_values=df["n"])
 
 
 def measured_bytes(df) -> go.Figure:
     """DRAM bytes read + written (Nsight Compute) against the closed-form model."""
-    fig = go.Figure()
-    for impl, part in df.groupby("impl", sort=False):
-        part = part.sort_values("n")
-        fig.add_trace(_line(part["n"], part["measured DRAM MB"], IMPL_NAMES[impl] + ", DRAM", IMPL_COLOURS[impl]))
-        fig.add_trace(_line(part["n"], part["model MB"], "model", IMPL_COLOURS[impl], dash="dot"))
-    return _style(fig, "sequence length n (B·H·n² fixed)", "bytes per call (MB)", "DRAM bytes beside the model",
+    fig = _measured_beside_model(df, "measured DRAM MB", "model MB")
+    return _style(fig, "sequence length n (B·H·n² fixed)", "bytes per call (MB)", "DRAM bytes: measured and model",
                   log_x=True, log_y=True, x_values=df["n"])
 
 
@@ -264,14 +481,17 @@ def measured_roofline(points, bandwidth_tbs: float, peak_tflops: float, label: s
     fig = go.Figure([go.Scatter(x=ai, y=np.minimum(peak_tflops, bandwidth_tbs * ai), mode="lines",
                                 name=f"measured roof ({label})", line={"color": BLACK, "width": 3})])
     for impl, part in points.groupby("impl", sort=False):
-        # plain attention's points coincide (its bytes grow with n² like its flops): label the fused ones
+        # plain attention's points coincide (its bytes grow with n² like its flops): label the fused
+        # ones, flash (the faster) above its points and the others below, so labels never meet
         fig.add_trace(go.Scatter(x=part["flops per DRAM byte"], y=part["achieved TFLOP/s"],
                                  mode="markers" if impl == "plain" else "markers+text", name=IMPL_NAMES[impl],
-                                 text=[f"n={n}" for n in part["n"]], textposition="top center",
-                                 marker={"size": 14, "color": IMPL_COLOURS[impl],
-                                         "line": {"color": BLACK, "width": 1}}))
+                                 text=[_n_label(n) for n in part["n"]],
+                                 textposition="top center" if impl == "flash" else "bottom center",
+                                 marker={"size": 14, "color": IMPL_COLOURS[impl], "symbol": IMPL_SYMBOLS[impl],
+                                         "line": {"color": BLACK, "width": 1}},
+                                 hovertemplate="n=%{text}: %{x:.3g} flops/byte, %{y:.3g} TFLOP/s"))
     return _style(fig, "flops per DRAM byte (measured bytes)", "achieved rate (TFLOP/s)",
-                  "The kernels on the measured roofline", log_x=True, log_y=True)
+                  "Kernels on the measured roofline (labels: n)", log_x=True, log_y=True)
 
 
 def block_bytes(df) -> go.Figure:
@@ -280,9 +500,8 @@ def block_bytes(df) -> go.Figure:
     fig = go.Figure([go.Bar(x=x, y=df["model MB"], name="model: HBM ↔ SRAM", marker_color=ORANGE),
                      go.Bar(x=x, y=df["measured DRAM MB"], name="measured DRAM", marker_color=FLASH)])
     fig.update_layout(barmode="group")
-    fig = _style(fig, "tile Br × Bc", "bytes per call (MB)", "Bytes: the model against DRAM", log_y=True)
-    fig.update_layout(legend_y=-0.5)  # below the slanted tile labels
-    return fig
+    return _style(fig, "tile Br × Bc (rows × cols)", "bytes per call (MB)", "Bytes per tile: model and DRAM",
+                  log_y=True)
 
 
 def block_times(df) -> go.Figure:
@@ -290,6 +509,7 @@ def block_times(df) -> go.Figure:
     best = df["measured ms"].idxmin()
     colours = [GREEN if k == best else FLASH for k in df.index]
     fig = go.Figure([go.Bar(x=x, y=df["measured ms"], marker_color=colours, name="measured",
-                            text=[f"{v:.2f}" for v in df["measured ms"]], textposition="outside")])
+                            text=[_sig3(v) for v in df["measured ms"]], textposition="outside")])
     fig.update_layout(showlegend=False)
-    return _style(fig, "tile Br × Bc", "time per call (ms)", "Time: what the tile really changes (green: fastest)")
+    _headroom(fig, df["measured ms"], 1.25)
+    return _style(fig, "tile Br × Bc (rows × cols)", "time per call (ms)", "Time per tile (green: fastest)")

@@ -1,0 +1,142 @@
+"""Every chart, built from the engine's data (default and worst-case settings), is legible
+on a projector: its text is at least 16 px and near-black wherever Streamlit's theme
+would otherwise paint it grey, its labels are short, and its roofline labels point at
+the right points. bench/render_charts.py draws the same figures in Chromium."""
+import math
+import re
+
+import pandas as pd
+import pytest
+
+from bench.render_charts import cases
+from flashviz import charts, sweeps
+from flashviz.config import HARDWARE, Config
+
+CASES = cases()
+MIN_PX = 16
+
+
+def figure(builder, args):
+    return getattr(charts, builder)(*args).to_dict()
+
+
+@pytest.fixture(scope="module", params=CASES, ids=[slug for slug, _, _ in CASES])
+def fig(request):
+    _, builder, args = request.param
+    return figure(builder, args)
+
+
+def dark(colour) -> bool:
+    if not isinstance(colour, str) or not re.fullmatch(r"#[0-9a-fA-F]{6}", colour):
+        return False
+    return max(int(colour[k:k + 2], 16) for k in (1, 3, 5)) <= 0x40
+
+
+def axes(layout):
+    return {k: v for k, v in layout.items() if re.fullmatch(r"[xy]axis\d*", k)}
+
+
+def test_every_axis_sets_tick_and_title_fonts_large_and_dark(fig):
+    for name, axis in axes(fig["layout"]).items():
+        for part in (axis["tickfont"], axis["title"]["font"]):
+            assert part["size"] >= MIN_PX and dark(part["color"]), f"{name}: {part}"
+
+
+def test_every_axis_title_carries_a_unit(fig):
+    if fig["layout"]["height"] == 360 and fig["data"][0].get("name") == "correct":
+        pytest.skip("comparison_bars' axis title is the lab's figure name, given by the lesson")
+    for name, axis in axes(fig["layout"]).items():
+        text = axis["title"].get("text") or ""
+        assert not text or "(" in text, f"{name} title {text!r} has no unit"
+
+
+def test_legend_title_and_hover_text_are_large_and_dark(fig):
+    layout = fig["layout"]
+    for where, font in (("legend", layout["legend"]["font"]), ("title", layout["title"]["font"]),
+                        ("hover", layout["hoverlabel"]["font"]), ("layout", layout["font"])):
+        assert font["size"] >= MIN_PX and dark(font["color"]), f"{where}: {font}"
+
+
+def test_annotations_trace_text_and_colour_bars_are_large(fig):
+    fonts = [("annotation " + a.get("text", ""), a["font"]) for a in fig["layout"].get("annotations", [])]
+    for trace in fig["data"]:
+        if trace.get("text") is not None and trace["type"] in ("scatter", "bar"):
+            fonts.append((f"{trace['type']} text", trace["textfont"]))
+        if "colorbar" in trace:
+            fonts += [("colour bar ticks", trace["colorbar"]["tickfont"]),
+                      ("colour bar title", trace["colorbar"]["title"]["font"])]
+    for what, font in fonts:
+        assert font["size"] >= MIN_PX and font.get("color"), f"{what}: {font}"
+
+
+def test_no_label_has_more_than_eight_significant_digits(fig):
+    labels = [a.get("text", "") for a in fig["layout"].get("annotations", [])]
+    labels += [t.get("name") or "" for t in fig["data"]]
+    labels += [str(v) for t in fig["data"] if t["type"] in ("scatter", "bar") for v in (t.get("text") or [])]
+    for axis in axes(fig["layout"]).values():
+        labels += [str(v) for v in axis.get("ticktext", [])]
+    for label in labels:
+        for number in re.findall(r"\d[\d,]*(?:\.\d+)?", label):
+            digits = number.replace(",", "").replace(".", "").lstrip("0")
+            assert len(digits) <= 8, f"{label!r} is too long to read"
+
+
+def test_charts_fit_a_720_px_screen(fig):
+    assert fig["layout"]["height"] <= 440
+
+
+def test_legend_sits_between_the_title_and_the_plot(fig):
+    legend, top = fig["layout"]["legend"], fig["layout"]["margin"]["t"]
+    assert legend["yref"] == "container" and legend["yanchor"] == "top", legend
+    assert (1 - legend["y"]) * fig["layout"]["height"] >= top - 10, "the legend would overlap the title"
+
+
+def test_titles_are_short_enough_for_a_560_px_column(fig):
+    for line in fig["layout"]["title"]["text"].split("<br>"):
+        assert len(line) <= charts.TITLE_CHARS, line
+
+
+def test_compact_shortens_big_byte_counts():
+    assert charts.compact(16778240, "MB") == "16.0 TB"
+    assert charts.compact(0.375, "MB") == "0.375 MB"
+    assert charts.compact(96, "KB") == "96.0 KB"
+    assert charts.compact(2.7e10, "elements") == "27.0G elements"
+
+
+def test_block_sweep_names_a_huge_standard_line_compactly():
+    cfg = Config(n=2**20, d=64)
+    table = sweeps.over_blocks(cfg, (64, 128, 256))
+    fig = charts.block_sweep(table, 16778240.0, sweeps.best_fitting_block(table)).to_dict()
+    names = [t.get("name") for t in fig["data"]]
+    assert "standard: 16.0 TB" in names, names
+    assert not fig["layout"].get("annotations"), "no label on the line, where spill markers could cover it"
+
+
+def roofline_labels(points):
+    fig = charts.roofline(points, HARDWARE, "float16", next(iter(HARDWARE))).to_dict()
+    return {a["text"]: (10 ** a["x"], 10 ** a["y"], a["ax"]) for a in fig["layout"]["annotations"]}
+
+
+@pytest.mark.parametrize("flash_x", [50.0, 5.0, 10.0], ids=["apart", "crossed", "together"])
+def test_roofline_labels_point_at_their_own_points(flash_x):
+    points = pd.DataFrame({"method": ["standard", "flash"], "flops per byte": [10.0, flash_x],
+                           "attainable TFLOP/s": [20.0, 2 * flash_x]})
+    labels = roofline_labels(points)
+    for _, row in points.iterrows():
+        x, y, _ = labels[row["method"]]
+        assert math.isclose(x, row["flops per byte"]) and math.isclose(y, row["attainable TFLOP/s"]), labels
+    (_, _, std_ax), (_, _, flash_ax) = labels["standard"], labels["flash"]
+    assert std_ax != flash_ax, "the two labels lean apart, so they cannot overlap"
+    assert (std_ax < flash_ax) == (10.0 <= flash_x), "the left point's label leans left"
+
+
+def test_roofline_draws_any_number_of_machines_with_distinct_styles():
+    hw = next(iter(HARDWARE.values()))
+    machines = {f"GPU {k}": hw for k in range(7)}
+    points = sweeps.roofline_points(Config(dtype="bfloat16"), hw)
+    fig = charts.roofline(points, machines, "bfloat16", "GPU 3").to_dict()
+    roofs = [t for t in fig["data"] if t["name"].startswith("GPU")]
+    assert len(roofs) == 7
+    styles = {(t["line"]["color"], t["line"].get("dash")) for t in roofs}
+    assert len(styles) == 7, styles
+    assert "bfloat16 on tensor cores" in fig["layout"]["title"]["text"]
