@@ -3,7 +3,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from explorer import ui
+from explorer import predict, ui
 from explorer.lessons import LESSONS
 
 # A local icon: an emoji or :material/ icon makes the browser fetch the favicon from a CDN.
@@ -16,7 +16,11 @@ pages = [st.Page(lesson.file, title=f"{k}. {lesson.short}", url_path=lesson.url_
          for k, lesson in enumerate(LESSONS, start=1)]
 page = st.navigation(pages, position="top")  # lessons across the top; the sidebar holds the settings
 ui.shared_controls()
-page.run()
-ui.lesson_nav(next(lesson.file for lesson, p in zip(LESSONS, pages) if p.url_path == page.url_path))
+current = next(lesson.file for lesson, p in zip(LESSONS, pages) if p.url_path == page.url_path)
+question = predict.question_for(current)
+if predict.ask(current, question):  # on a projector, the question alone until its answer is out
+    page.run()
+hidden = ui.presenting() and question is not None and not predict.revealed(current, question)
+ui.lesson_nav(current, reveal_first=(lambda: predict.reveal(current, question.key())) if hidden else None)
 ui.share_link()
 ui.sync_url()

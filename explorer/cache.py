@@ -33,6 +33,15 @@ def io_curves(cfg: Config, ns: tuple):
 
 
 @cache
+def measured_tables():
+    """The H200's committed measurements and the analyses lesson 10 and its question read."""
+    from flashviz import measured
+    data = measured.load()
+    table = measured.compare(data)
+    return data, table, measured.speedups(table), measured.roofline_points(table), measured.blocks(data)
+
+
+@cache
 def break_it(cfg: Config, bug: str):
     return bugs.break_it(cfg, bug)
 

@@ -85,3 +85,13 @@ SHARED = {p.key: p for p in (
     Param("order", "loop order", "fa2", ("fa2", "fa1")),
     Param("present", "presentation mode", False, kind="bool"),
 )}
+
+# A lesson's own controls that other parts of the app read too (its question).
+OWN = {p.key: p for p in (
+    Param("os_len", "row length", 32, lo=4, hi=128, step=4, kind="int"),
+    Param("os_block", "block size", 8, lo=1, hi=64, step=1, kind="int"),
+    Param("os_spread", "score spread (std)", 3.0, lo=0.5, hi=8.0, step=0.5, kind="float"),
+    Param("os_seed", "random row", 1, lo=0, hi=99, step=1, kind="int"),
+    Param("ex_window", "local window width (keys)", 128, lo=8, hi=1024, step=8, kind="int"),
+    Param("hw_d", "head dim d", 64, (64, 128)),
+)}

@@ -66,6 +66,16 @@ def bound(p: Param, where=None, help: str | None = None, note_where=None):
     return value
 
 
+def peek(p: Param):
+    """A control's value before it is drawn this run: what bound() will start it at."""
+    state = st.session_state
+    if p.key in state:
+        return state[p.key]
+    if p.key in st.query_params:
+        return p.parse(st.query_params.get_all(p.key))[0]
+    return state.get(SAVED, {}).get(p.key, p.default)
+
+
 def _use_gpu_budget(kb: int) -> None:
     st.session_state["sram"] = kb
 
@@ -162,16 +172,17 @@ def hardware():
     return HARDWARE[value("hw")]
 
 
-def simulable(cfg: Config, max_tiles: int = 4096, block: int | None = None) -> Config:
+def simulable(cfg: Config, max_tiles: int = 4096, block: int | None = None, quiet: bool = False) -> Config:
     """The config a page really runs in NumPy: n cut so that the run stays
     interactive (n <= SIMULATE_MAX and at most max_tiles tile steps).
     `block` is the smallest tile the page will run with, if smaller than Br, Bc."""
     b = min(cfg.Br, cfg.Bc, block or cfg.Br)
     n = min(cfg.n, SIMULATE_MAX, int((max_tiles ** 0.5) * b))
-    if n < cfg.n:
+    if n < cfg.n and not quiet:
         st.info(f"Running n = {cfg.n} with {cfg.Br} × {cfg.Bc} tiles in NumPy would stall the page, so "
                 f"the measured figures use n = {n}. Every traffic and flop figure is still exact at "
                 f"n = {cfg.n} (closed forms).")
+    if n < cfg.n:
         return cfg.with_(n=n, Br=min(cfg.Br, n), Bc=min(cfg.Bc, n))
     return cfg
 
@@ -247,8 +258,10 @@ def share_link() -> None:
         st.code(url or "(the link appears when the app runs in a browser)", language=None)
 
 
-def lesson_nav(current: str) -> None:
-    """Previous / next lesson buttons; PageUp / PageDown work from a clicker."""
+def lesson_nav(current: str, reveal_first=None) -> None:
+    """Previous / next lesson buttons; PageUp / PageDown work from a clicker.
+    `reveal_first`, a callback, makes the next button reveal the lesson's answer instead
+    (a question on a projector: the clicker's first PageDown reveals, the next moves on)."""
     files = [lesson.file for lesson in LESSONS]
     if current not in files:
         return
@@ -257,6 +270,9 @@ def lesson_nav(current: str) -> None:
     if k > 0 and left.button(f"← {LESSONS[k - 1].title}", key="prev_lesson", shortcut="PageUp",
                              help="PageUp", width="stretch"):
         st.switch_page(files[k - 1], query_params=shared_link())
-    if k < len(files) - 1 and right.button(f"{LESSONS[k + 1].title} →", key="next_lesson",
-                                           shortcut="PageDown", help="PageDown", width="stretch"):
+    if reveal_first is not None:
+        right.button("Reveal the answer ↓", key="reveal_then_next", shortcut="PageDown", help="PageDown",
+                     width="stretch", type="primary", on_click=reveal_first)
+    elif k < len(files) - 1 and right.button(f"{LESSONS[k + 1].title} →", key="next_lesson",
+                                             shortcut="PageDown", help="PageDown", width="stretch"):
         st.switch_page(files[k + 1], query_params=shared_link())

@@ -4,17 +4,17 @@ import pandas as pd
 import streamlit as st
 
 from explorer import cache, ui
-from explorer.params import Param
+from explorer.params import OWN, Param
 from flashviz.attention import online_softmax, random_row, softmax
 
 st.title("Online softmax")
 st.markdown("#### Stream a row in blocks, carry two numbers: the largest score so far, m, and a running sum, l.")
 
 c1, c2, c3, c4 = st.columns(4)
-length = ui.bound(Param("os_len", "row length", 32, lo=4, hi=128, step=4, kind="int"), c1)
-block = ui.bound(Param("os_block", "block size", 8, lo=1, hi=64, step=1, kind="int"), c2)
-spread = ui.bound(Param("os_spread", "score spread (std)", 3.0, lo=0.5, hi=8.0, step=0.5, kind="float"), c3)
-seed = ui.bound(Param("os_seed", "random row", 1, lo=0, hi=99, step=1, kind="int"), c4)
+length = ui.bound(OWN["os_len"], c1)
+block = ui.bound(OWN["os_block"], c2)
+spread = ui.bound(OWN["os_spread"], c3)
+seed = ui.bound(OWN["os_seed"], c4)
 
 row = random_row(length, seed, spread)
 steps, broken_steps = [], []

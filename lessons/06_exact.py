@@ -4,14 +4,14 @@ import math
 import streamlit as st
 
 from explorer import cache, ui
-from explorer.params import Param
+from explorer.params import OWN
 from flashviz.bugs import NOISE
 
 st.title("Exact means exact")
 st.markdown("#### FlashAttention computes the same function. A local window computes a different one.")
 cfg = ui.config()
 n = ui.simulable(cfg.with_(Br=min(64, cfg.n), Bc=min(64, cfg.n))).n
-asked = ui.bound(Param("ex_window", "local window width (keys)", 128, lo=8, hi=1024, step=8, kind="int"))
+asked = ui.bound(OWN["ex_window"])
 window = min(asked, n)
 ui.own_setting(f"This lesson runs its own 64 × 64 tiles (cut to n), no mask, in float64, at n = {n}"
                + (f"; the window is cut to n = {n}" if window < asked else "")

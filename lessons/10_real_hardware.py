@@ -2,24 +2,17 @@
 import streamlit as st
 
 from explorer import cache, ui
-from explorer.params import Param
+from explorer.params import OWN, Param
 from flashviz import measured
 
 st.title("On real hardware")
 st.markdown("#### An H200 ran plain attention and PyTorch's fused kernels. Does the byte model hold?")
 
 
-@st.cache_data(max_entries=4, show_spinner=False)
-def tables():
-    data = measured.load()
-    table = measured.compare(data)
-    return data, table, measured.speedups(table), measured.roofline_points(table), measured.blocks(data)
-
-
-data, table, speed, points, block_table = tables()
+data, table, speed, points, block_table = cache.measured_tables()
 prov = measured.provenance(data)
 c1, c2, c3 = st.columns(3)
-d = ui.bound(Param("hw_d", "head dim d", 64, (64, 128)), c1)
+d = ui.bound(OWN["hw_d"], c1)
 dtype = ui.bound(Param("hw_dtype", "data type", "float16", ("float16", "bfloat16", "float32")), c2)
 pass_ = ui.bound(Param("hw_pass", "pass", "fwd", ("fwd", "fwd+bwd")), c3)
 ui.own_setting("This lesson has its own head dim and data type: those the H200 was measured at. "

@@ -154,7 +154,50 @@ def test_huge_n_falls_back_to_closed_forms():
 def test_presentation_mode_hides_long_explanations():
     long_text = "What this model leaves out"
     assert long_text in texts(open_page(PAGES[0]))
-    assert long_text not in texts(open_page(PAGES[0], present="true"))
+    at = open_page(PAGES[0], present="true")
+    at.button(key="reveal_answer").click().run()  # the question first, then the lesson
+    assert at.title and at.title[0].value == "Where the time goes"
+    assert long_text not in texts(at)
+
+
+def revealed_answer(at) -> str:
+    """The engine's answer as the question block prints it after the reveal."""
+    at.button(key="reveal_answer").click().run()
+    return next(m.value for m in at.markdown if "the engine says" in m.value.lower())
+
+
+@pytest.mark.parametrize("page, params, changed", [
+    (PAGES[0], {}, {"dtype": "float32", "hw": "H200 SXM", "n": "16", "d": "256"}),
+    (PAGES[1], {}, {"os_seed": "7"}),
+    (PAGES[2], {}, {"Br": "256", "Bc": "256"}),
+    (PAGES[3], {}, {"d": "256"}),
+    (PAGES[4], {}, {"n": "8192"}),
+    (PAGES[5], {}, {"ex_window": "1024", "n": "512"}),
+    (PAGES[6], {}, {"causal": "true"}),
+    (PAGES[7], {}, {"Bc": "512"}),
+    (PAGES[8], {}, {"d": "16"}),
+    (PAGES[9], {}, {"hw_d": "128"}),
+])
+def test_every_lesson_asks_a_question_whose_answer_follows_the_settings(page, params, changed):
+    before = revealed_answer(open_page(page, **params))
+    after = revealed_answer(open_page(page, **params, **changed))
+    assert before != after, f"{page}: the answer did not move with {changed}: {before}"
+
+
+def test_presentation_mode_shows_the_question_alone_until_the_reveal():
+    at = open_page(PAGES[2], present="true")
+    assert not at.title, "no lesson under the question yet"
+    assert at.button(key="reveal_then_next").label.startswith("Reveal the answer")
+    at.button(key="reveal_then_next").click().run()  # the clicker's PageDown reveals first
+    assert at.title[0].value.startswith("Tiling")
+    assert at.button(key="next_lesson").label.startswith("Tile size")
+
+
+def test_a_skipped_question_leaves_the_lesson():
+    at = open_page(PAGES[2])
+    at.button(key="skip_question").click().run()
+    assert not any("Predict first" in m.value for m in at.markdown)
+    assert at.title[0].value.startswith("Tiling")
 
 
 def test_first_lesson_shows_the_seed_table():

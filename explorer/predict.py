@@ -1,0 +1,121 @@
+"""Predict, then reveal: the question that opens every lesson.
+
+The engine (flashviz.questions) asks and answers; this module shows the question, takes
+the guess (kept in the session only, never in the URL), and reveals on a button, on the
+"A" key, or, in presentation mode, on the clicker's PageDown before it moves on.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from flashviz import questions as q
+from flashviz.questions import Question
+
+from . import cache, ui
+from .lessons import LESSONS
+from .params import OWN
+
+REVEALED = "_revealed"   # lesson file -> the key of the question revealed there
+SKIPPED = "_skipped"     # lesson files whose question the reader skipped
+
+
+def _own(key: str):
+    """A lesson control's value before the lesson has drawn it (for its question)."""
+    return ui.peek(OWN[key])
+
+
+def _measured_flash_share(d: int) -> Question:
+    _, table, *_ = cache.measured_tables()
+    rows = table[(table["impl"] == "flash") & (table["dtype"] == "float16") & (table["pass"] == "fwd")
+                 & (table["d"] == d) & table["DRAM / model"].notna()]
+    row = rows.loc[rows["n"].idxmax()]
+    return q.measured_share(d, int(row["n"]), float(row["DRAM / model"]))
+
+
+def _window() -> Question:
+    cfg = ui.config()
+    n = ui.simulable(cfg.with_(Br=min(64, cfg.n), Bc=min(64, cfg.n)), quiet=True).n
+    window = min(_own("ex_window"), n)
+    demo = cache.demo(6, n=n, d=cfg.d, window=window)
+    return q.window_error(n, window, float(demo.tables["against standard attention"].iloc[1]["max abs diff"]))
+
+
+def question_for(file: str) -> Question | None:
+    """The question of a lesson, at the reader's current settings."""
+    builders = {
+        "lessons/01_where_time_goes.py": lambda: q.where_time_goes(ui.config(), ui.hardware()),
+        "lessons/02_online_softmax.py": lambda: q.online_softmax_sum(
+            _own("os_len"), _own("os_block"), _own("os_spread"), _own("os_seed")),
+        "lessons/03_tiling.py": lambda: q.tiling_ratio(ui.config()),
+        "lessons/04_tile_size.py": lambda: q.budget_doubled(ui.config()),
+        "lessons/05_backward.py": lambda: q.backward_memory(ui.config()),
+        "lessons/06_exact.py": _window,
+        "lessons/07_same_flops.py": lambda: q.same_flops(ui.config()),
+        "lessons/08_fa2_fa1.py": lambda: q.loop_order(ui.config()),
+        "lessons/09_break_it.py": lambda: q.small_tiles(ui.config()),
+        "lessons/10_real_hardware.py": lambda: _measured_flash_share(_own("hw_d")),
+    }
+    build = builders.get(file)
+    return build() if build else None
+
+
+def revealed(file: str, question: Question | None) -> bool:
+    return question is not None and st.session_state.get(REVEALED, {}).get(file) == question.key()
+
+
+def reveal(file: str, key: str) -> None:
+    st.session_state.setdefault(REVEALED, {})[file] = key
+
+
+def _hide_again(file: str) -> None:
+    st.session_state.get(REVEALED, {}).pop(file, None)
+
+
+def _skip(file: str, skip: bool) -> None:
+    skipped = st.session_state.setdefault(SKIPPED, set())
+    (skipped.add if skip else skipped.discard)(file)
+
+
+def _guess_widget(question: Question, key: str, disabled: bool):
+    if question.kind == "choice":
+        return st.radio("Your guess", list(question.options), index=None, key=key, disabled=disabled)
+    if question.kind == "share":
+        return st.slider("Your guess", 0.0, 1.0, 0.5, step=0.01, key=key, disabled=disabled)
+    return st.select_slider("Your guess (a ratio, on a log scale)", options=list(question.options), value=1.0,
+                            key=key, disabled=disabled, format_func=lambda v: f"{v:g}×")
+
+
+def ask(file: str, question: Question | None) -> bool:
+    """Show the lesson's question; True when the lesson itself should be drawn too
+    (always for a reader; on a projector, once the answer is out or the question skipped)."""
+    if question is None:
+        return True
+    index = next(k for k, lesson in enumerate(LESSONS) if lesson.file == file)
+    if file in st.session_state.get(SKIPPED, set()):
+        st.button("Show this lesson's question", key="unskip_question", icon=":material/quiz:",
+                  type="tertiary", on_click=_skip, args=(file, False))
+        return True
+    done = revealed(file, question)
+    with st.container(border=True, key="question"):
+        st.markdown(f"##### Lesson {index + 1} · Predict first\n\n**{question.prompt}**")
+        guess = _guess_widget(question, f"guess_{LESSONS[index].url_path}", disabled=done)
+        if not done:
+            left, right = st.columns([3, 1])
+            left.button("Reveal the answer", key="reveal_answer", icon=":material/visibility:", shortcut="a",
+                        help="Key: A" + (" · on a projector PageDown reveals first" if ui.presenting() else ""),
+                        on_click=reveal, args=(file, question.key()), type="primary")
+            right.button("Skip", key="skip_question", type="tertiary", on_click=_skip, args=(file, True))
+        else:
+            _show_answer(question, guess)
+            st.button("Ask again", key="ask_again", type="tertiary", on_click=_hide_again, args=(file,))
+    return done or not ui.presenting()
+
+
+def _show_answer(question: Question, guess) -> None:
+    shown = question.shown or str(question.answer)
+    if guess is None:
+        st.markdown(f"**The engine says:** {shown}. (No guess was made.)")
+    else:
+        mine = f"{guess:g}×" if question.kind == "ratio" else f"{guess:.2f}" if question.kind == "share" else guess
+        st.markdown(f"**You said:** {mine} · **the engine says:** {shown} · **{q.verdict(question, guess)}**")
+    st.markdown(question.why)

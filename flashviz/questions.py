@@ -1,0 +1,211 @@
+"""Predict, then reveal: one question per lesson, answered by the engine.
+
+A learner who commits to a guess before seeing the answer learns more from it than
+one who only watches (Crouch et al. 2004). Each builder takes the lesson's settings
+and returns a Question whose answer the engine computes from them, so changing the
+settings changes the answer; `verdict` says how far a guess was. No Streamlit here.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import costs, sweeps
+from .attention import online_softmax, random_row
+from .claims import compare
+from .config import KB, TENSOR_DTYPE, WIDE_DTYPES, Config, Hardware
+from .format import bytes_text, times_text
+
+# Guesses of a ratio that spans decades: a 1-2-5 ladder, the same for every setting
+# (the ladder must not give the answer away).
+LADDER = tuple(float(f"{m}e{e}") for e in range(-3, 7) for m in (1, 2, 5))
+
+
+@dataclass(frozen=True)
+class Question:
+    prompt: str            # what the learner is asked, with the settings it depends on
+    kind: str              # "ratio" (a guess on LADDER), "share" (0..1) or "choice"
+    answer: float | str    # the engine's figure (ratio, share) or the right choice
+    why: str               # one sentence, built from the numbers
+    options: tuple = ()    # the choices, or the ratio ladder
+    shown: str = ""        # the answer as the page prints it
+
+    def key(self) -> str:
+        """Identifies the question as asked: a new setting is a new question."""
+        return f"{self.prompt}|{self.answer}"
+
+
+def verdict(q: Question, guess) -> str:
+    """How far the guess was from the engine's answer, in one phrase."""
+    if q.kind == "choice":
+        return "Right." if guess == q.answer else f"Not quite: the answer is {q.shown or q.answer}."
+    if q.kind == "share":
+        points = 100 * abs(float(guess) - float(q.answer))
+        return "Right on." if points < 2.5 else f"Off by {points:.0f} percentage points."
+    off = max(float(guess) / float(q.answer), float(q.answer) / float(guess))
+    if off < 1.25:
+        return "Right on."
+    side = "high" if float(guess) > float(q.answer) else "low"
+    return f"Off by {times_text(off)}, too {side}."
+
+
+def where_time_goes(cfg: Config, hw: Hardware) -> Question:
+    roof = cfg.with_(dtype=TENSOR_DTYPE) if cfg.dtype in WIDE_DTYPES else cfg
+    need = sweeps.roofline_points(roof, hw).iloc[0]["bytes per flop"]
+    feed = hw.balance(roof.dtype)
+    bound = "memory" if need > feed else "compute"
+    return Question(
+        f"Standard attention at n = {cfg.n}, d = {cfg.d} in {roof.dtype}: it needs how many times the bytes "
+        f"per flop that the {hw.name} can feed? (Above 1×, the arithmetic waits on memory.)", "ratio",
+        need / feed,
+        f"It needs {need:.3g} bytes per flop (4nd + 4n² elements of 2 bytes for 4n²d flops, so about "
+        f"2/n + 2/d); the {hw.name} feeds {feed:.3g}, HBM bandwidth over its {roof.dtype} tensor-core rate. "
+        f"So it is {bound}-bound.", LADDER, f"{need / feed:.3g}×")
+
+
+def online_softmax_sum(length: int, block: int, spread: float, seed: int) -> Question:
+    row = random_row(length, seed, spread)
+    steps: list = []
+    total = float(online_softmax(row, block, rescale=False, steps=steps).sum())
+    moves = sum(1 for (a, _), (b, _) in zip(steps, steps[1:]) if b > a)
+    return Question(
+        f"Stream this row of {length} scores in blocks of {block} and delete the rescale. "
+        "What do the softmax weights add up to?", "share", total,
+        f"The running max moved {moves} time{'s' if moves != 1 else ''} after the first block; each time, "
+        "the terms summed so far stayed on their old, smaller baseline, so l came out too big and every "
+        f"weight too small: {total:.6f} instead of 1." if moves else
+        "The running max never moved after the first block, so there was nothing to rescale: the sum is 1.",
+        shown=f"{total:.6f}")
+
+
+def tiling_ratio(cfg: Config) -> Question:
+    std, flash = costs.standard_cost(cfg).hbm_bytes, costs.flash_cost(cfg).hbm_bytes
+    return Question(
+        f"At n = {cfg.n}, d = {cfg.d} with {cfg.Br} × {cfg.Bc} tiles: standard attention's HBM traffic is "
+        "how many times flash's?", "ratio", std / flash,
+        f"Standard moves {bytes_text(std)}, flash {bytes_text(flash)}: flash moves {compare(std, flash)}. "
+        "Flash never writes S or P, but it reads K and V once per query block.",
+        LADDER, f"{std / flash:.3g}×")
+
+
+BUDGET_CHOICES = ("about half, or less", "somewhat less", "about the same", "more")
+
+
+def budget_doubled(cfg: Config) -> Question:
+    now, doubled = cfg, cfg.with_(sram_bytes=2 * cfg.sram_bytes)
+    a, b = sweeps.paper_rule(now), sweeps.paper_rule(doubled)
+    ratio = b["HBM MB"] / a["HBM MB"]
+    pick = (BUDGET_CHOICES[0] if ratio <= 0.6 else BUDGET_CHOICES[1] if ratio < 0.95 else
+            BUDGET_CHOICES[2] if ratio <= 1.05 else BUDGET_CHOICES[3])
+    return Question(
+        f"Double the SRAM budget from {cfg.sram_bytes // KB} KB to {2 * cfg.sram_bytes // KB} KB and use the "
+        f"paper's tiles for each. At n = {cfg.n}, d = {cfg.d}, flash's HBM traffic becomes…", "choice", pick,
+        f"The paper's rule goes from {a['Br']} × {a['Bc']} to {b['Br']} × {b['Bc']} tiles; the traffic goes "
+        f"from {a['HBM MB']:.2f} MB to {b['HBM MB']:.2f} MB (× {ratio:.2f}). Br = min(⌈M/4d⌉, d) stops growing "
+        "at d, and in the FA2 order only Br sets how often K and V are re-read.",
+        BUDGET_CHOICES, f"{pick} (× {ratio:.2f})")
+
+
+def backward_memory(cfg: Config) -> Question:
+    std = costs.stored_for_backward(cfg, "standard")
+    flash = costs.stored_for_backward(cfg, "flash")
+    return Question(
+        f"For the backward pass at n = {cfg.n}, d = {cfg.d}, standard attention keeps Q, K, V and P; flash "
+        "keeps Q, K, V, m and l. Standard keeps how many times as much?", "ratio", std / flash,
+        f"P is n × n = {cfg.n * cfg.n:,} numbers; m and l are 2n = {2 * cfg.n:,}. With Q, K and V "
+        f"({3 * cfg.n * cfg.d:,}) on both sides: {bytes_text(std * cfg.element_bytes)} against "
+        f"{bytes_text(flash * cfg.element_bytes)}. Flash pays for it by recomputing S in the backward.",
+        LADDER, f"{std / flash:.3g}×")
+
+
+ERROR_CHOICES = ("below 1e-12 (float noise)", "between 1e-12 and 1e-4", "between 1e-4 and 0.1", "0.1 or more")
+
+
+def error_bucket(error: float) -> str:
+    return (ERROR_CHOICES[0] if error < 1e-12 else ERROR_CHOICES[1] if error < 1e-4 else
+            ERROR_CHOICES[2] if error < 0.1 else ERROR_CHOICES[3])
+
+
+def window_error(n: int, window: int, error: float) -> Question:
+    """`error` is the engine's measured max |local window − standard| (run by the caller)."""
+    return Question(
+        f"Each query sees only the {window} keys around it (n = {n}, random Q, K, V). "
+        "How far is the output from exact attention, at most?", "choice", error_bucket(error),
+        f"The largest difference is {error:.2e}: "
+        + ("the window holds every key, so only float noise is left." if window >= n else
+           "the weights of the keys outside the window are simply missing, and nothing renormalises them "
+           "back."), ERROR_CHOICES, f"{error_bucket(error)} ({error:.2e})")
+
+
+FLOP_CHOICES = ("fewer flops", "the same flops", "more flops")
+
+
+def same_flops(cfg: Config) -> Question:
+    std, flash = costs.standard_cost(cfg).flops, costs.flash_cost(cfg).flops
+    pick = FLOP_CHOICES[1] if std == flash else FLOP_CHOICES[0] if flash < std else FLOP_CHOICES[2]
+    why = (f"Both do {std:,} matmul flops: tiling reorders the sums, it removes none." if std == flash else
+           f"Flash skips the tiles the causal mask hides ({flash:,} against {std:,}); standard attention, as "
+           "written here, computes the whole matrix and masks it afterwards.")
+    return Question(f"At n = {cfg.n}, d = {cfg.d}{', causal' if cfg.causal else ''}: compared with standard "
+                    "attention, the tiled forward does…", "choice", pick, why, FLOP_CHOICES)
+
+
+ORDER_CHOICES = ("FlashAttention-2's (query blocks outside)", "the paper's Algorithm 1 (K/V blocks outside)",
+                 "the same bytes")
+
+
+def loop_order(cfg: Config) -> Question:
+    fa2 = costs.flash_cost(cfg.with_(loop_order="fa2")).hbm_bytes
+    fa1 = costs.flash_cost(cfg.with_(loop_order="fa1")).hbm_bytes
+    pick = ORDER_CHOICES[2] if fa1 == fa2 else ORDER_CHOICES[0] if fa2 < fa1 else ORDER_CHOICES[1]
+    return Question(
+        f"With {cfg.Br} × {cfg.Bc} tiles at n = {cfg.n}, d = {cfg.d}: which loop order moves fewer bytes?",
+        "choice", pick,
+        f"FA2's order moves {bytes_text(fa2)}, FA1's {bytes_text(fa1)}. FA2 re-reads K and V once per query "
+        "block (so Br matters); FA1 re-reads and rewrites Q, O, m and l once per key/value block (so Bc "
+        "matters).", ORDER_CHOICES)
+
+
+SMALL_CHOICES = ("more than standard attention", "about the same", "less than standard attention")
+
+
+def small_tiles(cfg: Config, block: int = 16) -> Question:
+    small = cfg.with_(Br=min(block, cfg.n), Bc=min(block, cfg.n))
+    std, flash = costs.standard_cost(small).hbm_bytes, costs.flash_cost(small).hbm_bytes
+    ratio = flash / std
+    pick = SMALL_CHOICES[1] if 0.95 <= ratio <= 1.05 else SMALL_CHOICES[0] if ratio > 1 else SMALL_CHOICES[2]
+    return Question(
+        f"Shrink the tiles to {small.Br} × {small.Bc} at n = {cfg.n}, d = {cfg.d}. Flash's HBM traffic is…",
+        "choice", pick,
+        f"Flash moves {bytes_text(flash)} against standard's {bytes_text(std)}: it reads all of K and V "
+        f"{small.Tr} times, once per query block, and each pass costs 2nd elements against the n² that "
+        "standard attention saves.", SMALL_CHOICES)
+
+
+def measured_share(d: int, n: int, ratio: float) -> Question:
+    """`ratio` is the measured DRAM bytes over the model's bytes (from flashviz.measured)."""
+    return Question(
+        f"The H200 ran PyTorch's flash kernel at n = {n}, d = {d}, float16. The tile model predicts its bytes; "
+        "Nsight Compute counted what it really read and wrote in DRAM. Measured over predicted is…", "ratio",
+        ratio,
+        f"It is {ratio:.3f}: the model re-reads K and V from HBM once per query block, but the H200's 60 MB L2 "
+        "holds them, so DRAM sees Q, K and V about once.", LADDER, f"{ratio:.3g}×")
+
+
+def paper_figure2(hw: Hardware) -> tuple[Question, dict]:
+    """GPT-2 medium in the paper's Figure 2: N = 1024, d = 64, 16 heads, batch 64, fp16, forward and
+    backward on an A100. Returns the question (flash's bytes against standard's) and the engine's figures."""
+    heads = 16 * 64
+    cfg = Config(n=1024, d=64, Br=64, Bc=64, dtype="float16", sram_bytes=hw.smem_per_block_kb * KB)
+    std = heads * (costs.standard_cost(cfg).hbm_bytes + costs.standard_backward_cost(cfg).hbm_bytes)
+    flash = heads * (costs.flash_cost(cfg).hbm_bytes + costs.flash_backward_cost(cfg).hbm_bytes)
+    std_flops = heads * (costs.standard_cost(cfg).flops + costs.standard_backward_cost(cfg).flops)
+    flash_flops = heads * (costs.flash_cost(cfg).flops + costs.flash_backward_cost(cfg).flops)
+    figures = {"std GB": std / 1e9, "flash GB": flash / 1e9, "std GFLOPs": std_flops / 1e9,
+               "flash GFLOPs": flash_flops / 1e9, "tiles": f"{cfg.Br} × {cfg.Bc}"}
+    q = Question(
+        "GPT-2 medium, as in the paper's Figure 2 (N = 1024, d = 64, 16 heads, batch 64, forward and backward, "
+        "A100). The paper measured 40.3 GB of HBM traffic for standard attention. How many times less does "
+        "FlashAttention move, by this engine's count?", "ratio", std / flash,
+        f"The engine counts {std / 1e9:.1f} GB against {flash / 1e9:.1f} GB (× {std / flash:.1f}); the paper "
+        "printed 40.3 GB against 4.4 GB (× 9.2).", LADDER, f"{std / flash:.3g}×")
+    return q, figures
