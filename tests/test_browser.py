@@ -69,9 +69,13 @@ def title_of(k: int) -> str:
     return LESSONS[k].title
 
 
-def opened(pg, k: int):
-    """Wait until lesson k is on screen and its script has finished."""
-    expect(pg.locator("h1").first).to_contain_text(_h1_start(k), timeout=WAIT)
+def opened(pg, k: int, question_only: bool = False):
+    """Wait until lesson k is on screen and its script has finished. On a projector a lesson
+    first shows its question alone (question_only): then wait for that."""
+    if question_only:
+        expect(question(pg)).to_contain_text(f"Lesson {k + 1} · Predict first", timeout=WAIT)
+    else:
+        expect(pg.locator("h1").first).to_contain_text(_h1_start(k), timeout=WAIT)
     pg.wait_for_selector(IDLE, timeout=WAIT)
     # Streamlit loads each kind of element's code on first use and shows a skeleton meanwhile.
     expect(pg.locator("[data-testid^='stSkeleton']")).to_have_count(0, timeout=WAIT)
@@ -81,6 +85,10 @@ def opened(pg, k: int):
 def _h1_start(k: int) -> str:
     # A page's h1 may say more than the navigation ("Tiling: same answer, ..."): match the start.
     return title_of(k).split(" and ")[0]
+
+
+def question(pg):
+    return pg.locator(".st-key-question")
 
 
 def metric(pg, label: str):
@@ -222,13 +230,38 @@ def test_a_bug_toggle_in_the_lab(server, page):
     page.screenshot(path=str(SHOTS / "09_break_it_keep_full_S.png"))
 
 
-def test_presentation_mode_on_a_projector(server, page):
-    page.goto(lesson_url(server, 0, "?present=true"))
-    opened(page, 0)
-    charts_drawn(page)
-    expect(page.get_by_text("What this model leaves out")).to_have_count(0)
+def test_on_a_projector_the_clicker_reveals_the_answer_then_moves_on(server, page):
+    page.goto(lesson_url(server, 2, "?present=true&n=4096"))
+    opened(page, 2, question_only=True)
+    expect(page.locator("h1")).to_have_count(0)  # the question alone, for the room to vote on
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "01_presentation_mode_1280x720.png"))
+    page.screenshot(path=str(SHOTS / "question_before_reveal_1280x720.png"))
+    page.mouse.click(900, 600)
+    page.keyboard.press("PageDown")  # first press: the answer
+    expect(question(page)).to_contain_text("the engine says", timeout=WAIT)
+    opened(page, 2)
+    assert page.url.startswith(lesson_url(server, 2)), "the first PageDown stays on the lesson"
+    expect(page.get_by_text("What this model leaves out")).to_have_count(0)
+    page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=str(SHOTS / "question_after_reveal_1280x720.png"))
+    page.locator("h1").first.click()
+    page.keyboard.press("PageDown")  # second press: the next lesson, again its question first
+    page.wait_for_url(re.compile(re.escape(lesson_url(server, 3)) + r"\?"), timeout=WAIT)
+    opened(page, 3, question_only=True)
+    assert query(page) == {"n": "4096", "present": "true"}
+
+
+def test_a_reader_reveals_with_the_a_key_and_sees_how_far_off_the_guess_was(server, page):
+    page.goto(lesson_url(server, 4, "?n=8192"))
+    opened(page, 4)
+    page.locator("h1").first.click()
+    page.keyboard.press("a")
+    expect(question(page)).to_contain_text("the engine says", timeout=WAIT)
+    # the default guess is 1x; standard keeps (3nd + n^2) / (3nd + 2n) times as much at n = 8192, d = 64
+    n, d = 8192, 64
+    ratio = (3 * n * d + n * n) / (3 * n * d + 2 * n)
+    expect(question(page)).to_contain_text(f"{ratio:.3g}×")
+    expect(question(page)).to_contain_text("too low")
 
 
 def test_no_request_leaves_the_machine_and_no_console_error_is_the_apps(server, browser):
@@ -244,7 +277,7 @@ def test_no_request_leaves_the_machine_and_no_console_error_is_the_apps(server, 
     for k in range(len(LESSONS)):
         for q in ("", "?n=4096&dtype=bfloat16&causal=true&hw=H200+SXM&order=fa1&present=true"):
             pg.goto(lesson_url(server, k, q))
-            opened(pg, k)
+            opened(pg, k, question_only="present" in q)
             charts_drawn(pg)
     ctx.close()
     outside = {u for u in requests if urlparse(u).scheme in ("http", "https", "ws", "wss")
