@@ -1,4 +1,5 @@
-"""Command line: `python -m flashviz [demo N | cost ...] [--json]`."""
+"""Command line: `flashviz [demo N | cost ...] [--json]` (installed by `pip install -e .`),
+or `python -m flashviz ...` from a checkout."""
 from __future__ import annotations
 
 import argparse
@@ -17,7 +18,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="python -m flashviz", description="FlashAttention's byte counts, in NumPy.")
+    p = _Parser(prog="flashviz", description="FlashAttention's byte counts, in NumPy.")
     p.add_argument("--json", action="store_true", help="print data for machines")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
     demo = sub.add_parser("demo", help="print one of the seed's nine demos")
@@ -94,7 +95,8 @@ def _cost_text(summary: dict) -> str:
     return "\n".join(lines)
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
+    """The console script `flashviz` and `python -m flashviz`: returns the exit status."""
     args = _parser().parse_args(argv)
     as_json = args.json or getattr(args, "json_sub", False)
     try:

@@ -20,6 +20,7 @@ Against the seed's printed tables, at the seed's precision:
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -206,4 +207,5 @@ def demo9(scores=(800.0, 801.5, 799.2, 802.3), block: int = 2) -> Demo:
                  f"without the max the weights are {np.array2string(unsafe)}"])
 
 
-DEMOS = {1: demo1, 2: demo2, 3: demo3, 4: demo4, 5: demo5, 6: demo6, 7: demo7, 8: demo8, 9: demo9}
+DEMOS: dict[int, Callable[[], Demo]] = {1: demo1, 2: demo2, 3: demo3, 4: demo4, 5: demo5, 6: demo6, 7: demo7,
+                                         8: demo8, 9: demo9}

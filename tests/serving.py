@@ -33,7 +33,7 @@ def serve(python: str = sys.executable, env: dict | None = None, timeout: float 
                     break
             except OSError:
                 if time.time() > deadline or proc.poll() is not None:
-                    raise RuntimeError(f"streamlit did not become healthy in {timeout:.0f} s")
+                    raise RuntimeError(f"streamlit did not become healthy in {timeout:.0f} s") from None
                 time.sleep(0.3)
         yield url
     finally:
