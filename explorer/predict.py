@@ -119,3 +119,18 @@ def _show_answer(question: Question, guess) -> None:
         mine = f"{guess:g}×" if question.kind == "ratio" else f"{guess:.2f}" if question.kind == "share" else guess
         st.markdown(f"**You said:** {mine} · **the engine says:** {shown} · **{q.verdict(question, guess)}**")
     st.markdown(question.why)
+
+
+def inline(question: Question, slot: str) -> bool:
+    """A question inside a lesson (not its opening one): its own guess and reveal button.
+    Returns True once revealed, so the page can show what the answer explains."""
+    done = revealed(slot, question)
+    with st.container(border=True, key=f"question_{slot}"):
+        st.markdown(f"**Predict first.** {question.prompt}")
+        guess = _guess_widget(question, f"guess_{slot}", disabled=done)
+        if not done:
+            st.button("Reveal the answer", key=f"reveal_{slot}", icon=":material/visibility:",
+                      on_click=reveal, args=(slot, question.key()))
+        else:
+            _show_answer(question, guess)
+    return done

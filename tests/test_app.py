@@ -236,3 +236,13 @@ def test_next_lesson_button_moves_on():
     at = open_page(PAGES[0])
     at.button(key="next_lesson").click().run()
     assert at.title[0].value == "Online softmax"
+
+
+def test_the_papers_figure_2_is_asked_before_it_is_shown():
+    at = open_page("lessons/07_same_flops.py")
+    assert not any(df.value["source"].astype(str).str.contains("paper").any() for df in at.dataframe
+                   if "source" in df.value.columns), "no answer before the guess"
+    at.button(key="reveal_paper_figure2").click().run()
+    table = next(df.value for df in at.dataframe if "source" in df.value.columns)
+    assert set(table["method"]) == {"standard", "FlashAttention"}
+    assert (table["HBM GB"] > 0).all()

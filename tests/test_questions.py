@@ -107,9 +107,12 @@ def test_the_ladder_spans_the_answers_the_lessons_give():
 
 
 def test_the_papers_figure_2_is_counted_at_its_setting():
-    q, figures = questions.paper_figure2(HARDWARE["A100 40GB"])
-    cfg = Config(n=1024, d=64, Br=64, Bc=64, dtype="float16")
+    q, table = questions.paper_figure2(HARDWARE["A100 40GB"])
+    cfg = questions.paper_figure2_config(HARDWARE["A100 40GB"])
+    assert (cfg.n, cfg.d, cfg.dtype, cfg.loop_order) == (1024, 64, "float16", "fa1")
+    assert (cfg.Br, cfg.Bc) == (64, 326)  # Bc = ceil(M / 4d) with M = 163 KB of fp16, Br = min(Bc, d)
     heads = 16 * 64
     std = heads * (costs.standard_cost(cfg).flops + costs.standard_backward_cost(cfg).flops)
-    assert figures["std GFLOPs"] == std / 1e9
-    assert q.answer == figures["std GB"] / figures["flash GB"]
+    engine = table[table["source"].str.startswith("this engine")].set_index("method")
+    assert engine.loc["standard", "GFLOPs"] == std / 1e9
+    assert q.answer == engine.loc["standard", "HBM GB"] / engine.loc["FlashAttention", "HBM GB"]
