@@ -19,7 +19,6 @@ import time
 import urllib.request
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -135,7 +134,8 @@ MEASURE = """() => {
   const texts = [...document.querySelectorAll('.main-svg text, .main-svg ~ .main-svg text')]
     .filter(t => t.textContent.trim() && t.getBoundingClientRect().width > 0)
     .map(t => { const s = getComputedStyle(t);
-      return {text: t.textContent.trim().slice(0, 40), cls: t.getAttribute('class') || t.parentNode.getAttribute('class') || '',
+      return {text: t.textContent.trim().slice(0, 40),
+              cls: t.getAttribute('class') || t.parentNode.getAttribute('class') || '',
               size: parseFloat(s.fontSize), fill: s.fill, box: box(t)}; });
   const one = sel => { const e = document.querySelector(sel); return e ? box(e) : null; };
   return {svg: [svg.left, svg.top, svg.right, svg.bottom], texts,
