@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from . import costs
+from . import costs, listing
 from .attention import flash_attention, random_qkv, standard_attention
 from .config import Config
 
@@ -22,6 +22,7 @@ FIRST_ROWS = 4          # rows of a block always shown, so a row can be followed
 SHOW_ROWS = 8           # rows shown per step: the first FIRST_ROWS, then those whose max rose most
 DIGITS = 4
 BIG_TILE_STEPS = 4      # query blocks the "tiles too big" animation gets at least
+CODE_ROWS = 4           # rows whose values stand beside the listing's lines (the table shows more)
 
 
 def rounded(x):
@@ -108,17 +109,55 @@ def _frame(trace: list, k: int, rescales: bool) -> dict:
     return frame
 
 
+def _code_line(src: str, frame: dict, bug: str | None, marks: dict) -> int:
+    """The listing's line a step is about: where the bug bites, else the rescale when a
+    row's max rose, else the running sum."""
+    lines = src.splitlines()
+
+    def at(start):
+        return next(n for n, line in enumerate(lines, 1) if line.lstrip().startswith(start))
+    if bug == "no_max":
+        return at("P = np.exp")
+    if bug == "keep_full_S":
+        return at("S_full[rows, cols]")
+    if bug in ("tiles_too_big", "tiles_too_small"):
+        return at("hbm.sram")
+    return marks["alpha"] if frame["rose"] and not frame["first"] else marks["l"]
+
+
+def _code_frame(step: dict, frame: dict, src: str, bug: str | None, marks: dict) -> dict:
+    """What the code panel shows at one step: the lines that ran since the previous step,
+    the line the step is about, and m_tile, alpha, l of up to CODE_ROWS of the shown rows
+    (those whose max rose first), as the listing itself computed them."""
+    show = frame["show"]
+    rose = [q for q in range(len(show)) if isinstance(frame["m0"][q], float) and _num(frame["m1"][q]) > frame["m0"][q]]
+    picked = sorted((rose + [q for q in range(len(show)) if q not in rose])[:CODE_ROWS])
+    offsets = [show[q] for q in picked]
+    values = {name: [rounded(step[name][o]) for o in offsets]
+              for name in ("m_tile", "alpha", "l")}
+    return {"at": _code_line(src, frame, bug, marks), "ran": sorted(set(step["ran"])),
+            "rows": [frame["rows"][0] + o for o in offsets], **values}
+
+
 def flash_frames(cfg: Config, seed: int = 0, score_scale: float = 1.0,
-                 reference: Config | None = None, max_frames: int = MAX_FRAMES) -> dict:
+                 reference: Config | None = None, max_frames: int = MAX_FRAMES,
+                 bug: str | None = None) -> dict:
     """One frame per computed tile (causal skips excluded), capped at max_frames.
 
     Each frame shows SHOW_ROWS rows of the block (see shown_rows) and counts over all of
     them. `reference`, if given, is a correct config run on the same inputs; its running
     sums go in each frame as l_true, so a bug's drift can be seen.
+
+    The code panel's listing (flashviz.listing, edited by `bug`, or by the edit cfg's bug
+    flags stand for) runs on the same inputs: each frame's "code" holds what it computed.
     """
     Q, K, V = teaching_inputs(cfg, seed, score_scale)
     trace: list = []
     O = flash_attention(Q, K, V, cfg, trace=trace)
+    bug = bug or listing.bug_of(cfg)
+    src = listing.source(cfg.loop_order, bug)
+    marks = listing.marks(src, cfg.loop_order)
+    _, _, steps = listing.record(cfg, Q, K, V, bug)
     true_trace: list = []
     if reference is not None:
         if (reference.Br, reference.Bc, reference.loop_order) != (cfg.Br, cfg.Bc, cfg.loop_order):
@@ -133,6 +172,7 @@ def flash_frames(cfg: Config, seed: int = 0, score_scale: float = 1.0,
         if cfg.keep_full_S:  # bytes of score tiles copied to the n x n buffer so far
             kept += (trace[k].rows[1] - trace[k].rows[0]) * (trace[k].cols[1] - trace[k].cols[0])
             frame["kept"] = kept * cfg.element_bytes
+        frame["code"] = _code_frame(steps[k], frame, src, bug, marks)
         frames.append(frame)
     with np.errstate(invalid="ignore"):
         diff = float(np.abs(O - standard_attention(Q, K, V, cfg)).max())
@@ -147,6 +187,8 @@ def flash_frames(cfg: Config, seed: int = 0, score_scale: float = 1.0,
         "capped": len(trace) > max_frames, "keep_full_S": cfg.keep_full_S,
         "rescales": rescales, "subtract_max": cfg.subtract_max,
         "final_diff": rounded(diff), "first_bad": first_bad, "frames": frames,
+        "code": {"src": src, "marks": marks, "bug": bug,
+                 "edited": listing.changed_lines(bug, cfg.loop_order) if bug else []},
     }
 
 
@@ -222,7 +264,8 @@ def bug_frames(cfg: Config, bug: str) -> dict:
         scale = OVERFLOW_SCALE
     # The correct l goes beside each step where it differs and means the same thing: only without
     # the rescale (other tiles take other steps; without the max l sums e^s, not e^(s - m)).
-    data = flash_frames(broken, score_scale=scale, reference=correct if bug == "no_rescale" else None)
+    data = flash_frames(broken, score_scale=scale, reference=correct if bug == "no_rescale" else None,
+                        bug=bug)
     data.update(bug=bug, label=BUGS[bug].label, headline=headline(bug, broken, scale), score_scale=scale, note=note,
                 correct_bytes=costs.flash_cost(correct).hbm_bytes,
                 correct_ws=costs.flash_cost(correct).working_set_bytes)

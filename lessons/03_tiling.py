@@ -4,7 +4,7 @@ import streamlit as st
 from explorer import cache, ui
 from explorer.params import Param
 from explorer.player import player
-from flashviz import animation, sweeps
+from flashviz import animation, listing, sweeps
 from flashviz.claims import compare
 from flashviz.format import bytes_text
 
@@ -66,6 +66,10 @@ ui.own_setting(note or f"The player runs its own n = {acfg.n} and d = {acfg.d}, 
 ui.explain("Each step is one tile: its scores exist only in SRAM. Rows whose running max moved are "
            "highlighted with their rescale factor. ← → step, space plays; PageDown still moves on.")
 player(cache.player_html(acfg, "standard" if show_standard else "flash"))
+st.download_button("Download the listing", listing.script(cfg.loop_order), file_name="flash_listing.py",
+                   mime="text/x-python", key="download_listing",
+                   help="The code beside the player as one script that needs only NumPy: it prints "
+                        "the tiling and tile-size tables from counted runs.")
 
 ui.side_by_side((cache.figure("memory_over_n", table), "tiling_memory"),
                 (cache.figure("traffic_over_n", table), "tiling_traffic"))

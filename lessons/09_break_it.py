@@ -5,7 +5,7 @@ import streamlit as st
 from explorer import cache, ui
 from explorer.params import Param
 from explorer.player import player
-from flashviz import animation, bugs
+from flashviz import animation, bugs, listing
 from flashviz.bugs import BELIEFS, BUGS, SEED_SETTINGS, comparison, settings_text
 
 st.title("Break it")
@@ -60,6 +60,8 @@ for key in chosen:
     st.caption("Highlighted rows changed beyond float noise (errors and sums by more than "
                f"{bugs.NOISE:g}; counts and sizes at all). The demo 2 row and the scores near 800 are the "
                "seed's online-softmax examples, run with the same edit.")
+    st.markdown("**The edit, as a diff of the listing in the tile player** (the player runs the edited code):")
+    st.code(listing.diff(key, cfg.loop_order), language="diff")
     if ui.bound(Param(f"watch_{key}", "watch it happen, tile by tile", False, kind="bool")):
         acfg, note = animation.teaching_config(cfg, min(cfg.n, 256), min(cfg.d, 16))
         if note:

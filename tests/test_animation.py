@@ -183,3 +183,26 @@ def test_every_bug_animates_at_the_teaching_size(bug):
 def test_a_reference_with_other_tiles_is_refused():
     with pytest.raises(ValueError, match="same tiles"):
         flash_frames(Config(n=64, d=4, Br=16, Bc=16), reference=Config(n=64, d=4, Br=32, Bc=32))
+
+
+@pytest.mark.parametrize("order", ["fa2", "fa1"])
+@pytest.mark.parametrize("bug", [None, *sorted(BUGS)])
+def test_the_code_panel_shows_what_the_listing_computed_and_it_equals_the_engine(bug, order):
+    cfg, _ = teaching_config(Config(loop_order=order, causal=order == "fa1"), 128, 8)
+    data = animation.bug_frames(cfg, bug) if bug else flash_frames(cfg)
+    assert data["code"]["bug"] == bug and (data["code"]["edited"] != []) == (bug is not None)
+    lines = data["code"]["src"].splitlines()
+    for frame in data["frames"]:
+        code = frame["code"]
+        assert code["at"] in code["ran"] and 1 <= code["at"] <= len(lines)
+        offsets = [r - frame["rows"][0] for r in code["rows"]]
+        assert set(offsets) <= set(frame["show"])
+        table = {o: q for q, o in enumerate(frame["show"])}
+        assert code["l"] == [frame["l"][table[o]] for o in offsets], "the listing's l is the engine's l"
+
+
+def test_the_code_panel_adds_little_to_the_payload():
+    cfg, _ = teaching_config(Config(), 256, 16)
+    data = flash_frames(cfg)
+    assert len(payload(data).encode()) < 20_000
+    assert "def flash_forward(Q, K, V, Br, Bc, causal, hbm):" in render_html(data)

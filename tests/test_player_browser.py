@@ -148,3 +148,32 @@ def test_no_rescale_says_which_rows_were_not_rescaled(server, page):
     rose = [r for r in rows_shown(fr) if r["rose"]]
     assert rose and all(number(r["scale"].split("(")[0]) == 1 for r in rose), "the bug applies no factor"
     assert "should be rescaled" in fr.locator("#what").inner_text()
+
+
+def test_the_code_panel_highlights_the_running_line_legibly_mid_animation(server, page):
+    iframe, fr = open_player(page, server + TILING)
+    fr.locator("#speed").select_option("5")
+    fr.locator("#play").click()
+    fr.locator("#fv").evaluate("() => new Promise(r => { const t = () => window.fvStats.rendered && "
+                               "Number(document.getElementById('label').dataset.step) >= 5 ? r() : "
+                               "requestAnimationFrame(t); t(); })")
+    fr.locator("#play").click()  # pause mid-animation
+    expect(fr.locator("#play")).to_have_text("▶ play")
+    step = int(fr.locator("#label").get_attribute("data-step"))
+    D = fr.locator("#data").evaluate("el => JSON.parse(el.textContent)")
+    code = D["frames"][step]["code"]
+    at = fr.locator("#code .ln.at")
+    expect(at).to_have_count(1)
+    assert at.get_attribute("data-line") == str(code["at"])
+    assert fr.locator("#code .ln.ran").count() == len(code["ran"])
+    values = fr.locator("#code .val[data-name='l']").inner_text()
+    assert [number(v) for v in values.split("=")[1].split()] == code["l"], values
+    sizes = fr.locator("#code .ln").evaluate_all("els => els.map(e => parseFloat(getComputedStyle(e).fontSize))")
+    assert min(sizes) >= 16
+    assert fr.locator("#fv").evaluate(CLIPPED) == []
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.add_style_tag(content="[data-testid='stHeader'] { visibility: hidden; }")
+    # what the back row sees: the 1280 x 720 window, scrolled to the highlighted line
+    at.evaluate("el => el.scrollIntoView({block: 'center'})")
+    expect(at).to_be_in_viewport()
+    page.screenshot(path=str(SHOTS / "code_panel_1280.png"))
