@@ -211,7 +211,7 @@ def diff(bug: str, order: str = "fa2") -> str:
 def changed_lines(bug: str, order: str = "fa2") -> list[int]:
     """1-based lines of the edited listing that the bug added or changed."""
     old, new = source(order).splitlines(), source(order, bug).splitlines()
-    out = []
+    out: list[int] = []
     for tag, _, _, j1, j2 in difflib.SequenceMatcher(None, old, new).get_opcodes():
         if tag in ("replace", "insert"):
             out += range(j1 + 1, j2 + 1)
@@ -258,7 +258,9 @@ def _step_end(src: str) -> int:
     """Last line of the inner loop's body: a tile step ends when it has run."""
     outer = next(node for node in ast.walk(ast.parse(src)) if isinstance(node, ast.For))
     inner = next(node for node in ast.walk(outer) if isinstance(node, ast.For) and node is not outer)
-    return inner.body[-1].end_lineno
+    end = inner.body[-1].end_lineno
+    assert end is not None, "ast.parse fills in line numbers"
+    return end
 
 
 def record(cfg: Config, Q, K, V, bug: str | None = None):
@@ -270,7 +272,10 @@ def record(cfg: Config, Q, K, V, bug: str | None = None):
     code, end = flash_forward.__code__, _step_end(src)
     watch = {line: name for name, line in marks(src, cfg.loop_order).items()}
     names = {"m_tile": "m_tile", "alpha": "alpha", "l": SUM_NAME[cfg.loop_order]}
-    steps, ran, values, prev = [], [], {}, None
+    steps: list[dict] = []
+    ran: list[int] = []
+    values: dict = {}
+    prev = None
 
     def local(frame, event, arg):
         nonlocal prev, ran, values
