@@ -1,0 +1,97 @@
+// The players' shared behaviour: formatting, colour keys, the control bar and the keys.
+// A player defines its drawing and calls fvControls(N, draw); the bar's ids are
+// #first #prev #play #next #last #step #speed, as in every player.
+"use strict";
+const C = { blue: "#0072B2", orange: "#E69F00", green: "#009E73", red: "#D55E00", purple: "#CC79A7",
+            done: "#A6CEE3", pending: "#E9ECEF", text: "#000" };
+const $ = id => document.getElementById(id);
+const num = v => (typeof v === "string" ? Number(v) : v);
+// Numbers as the engine sent them (4 significant digits); a true minus sign reads better on a projector.
+const fmt = v => { v = num(v); if (!isFinite(v)) return isNaN(v) ? "nan" : (v > 0 ? "inf" : "−inf");
+                   const s = Math.abs(v) >= 1e5 || (v !== 0 && Math.abs(v) < 1e-3) ? v.toExponential(2) : String(v);
+                   return s.replace(/-/g, "−"); };
+const mb = b => (b / 1048576).toFixed(2) + " MB";
+const kb = b => (b >= 10240 ? (b / 1024).toFixed(0) : (b / 1024).toFixed(1)) + " KB";
+function swatch(colour, text, extra) {
+  return `<span style="white-space:nowrap"><span class="sw" style="background:${colour};${extra || ""}"></span>${text}</span>`;
+}
+
+// Wires the bar and the keys; draw(k) draws step k. Returns { show, current }.
+function fvControls(N, draw) {
+  let k = 0, playing = false, last = 0;
+  window.fvStats = { rendered: 0, first: null, last: null, steps: [] };
+  function show(s) {
+    k = Math.max(0, Math.min(N - 1, s));
+    draw(k);
+    $("step").value = String(k);
+    const st = window.fvStats; st.rendered++; st.last = performance.now(); if (st.first === null) st.first = st.last;
+    if (st.steps.length < 5000) st.steps.push(k);
+  }
+  function tick(t) {
+    if (!playing) return;
+    if (t - last >= 1000 / Number($("speed").value) - 1) {
+      last = t;
+      if (k >= N - 1) { setPlaying(false); return; }
+      show(k + 1);  // one frame at a time: a slow machine plays slower, never skips a state
+    }
+    requestAnimationFrame(tick);
+  }
+  function setPlaying(p) {
+    playing = p; $("play").textContent = p ? "❙❙ pause" : "▶ play";
+    if (p) { if (k >= N - 1) show(0); last = 0; requestAnimationFrame(tick); }
+  }
+  const step = d => { setPlaying(false); show(k + d); };
+  const jump = s => { setPlaying(false); show(s); };
+  $("first").onclick = () => jump(0);
+  $("last").onclick = () => jump(N - 1);
+  $("prev").onclick = () => step(-1);
+  $("next").onclick = () => step(1);
+  $("play").onclick = () => setPlaying(!playing);
+  const range = $("step");
+  range.max = String(N - 1);
+  range.oninput = () => jump(Number(range.value));
+
+  const ACTIONS = { ArrowRight: () => step(1), ArrowLeft: () => step(-1), " ": () => setPlaying(!playing),
+                    Home: () => jump(0), End: () => jump(N - 1) };
+  const FIELDS = "input, textarea, select, [contenteditable='true'], [role='slider'], [role='combobox']";
+  // The player's keys, wherever they are pressed (the app's page included).
+  function onKey(e) {
+    const t = e.target;
+    if (t && t.closest && t !== range && t.closest(FIELDS)) return;  // a focused widget keeps its keys
+    if (e.key === " " && t && t.closest && t.closest("button")) return;  // the button's own click handles it
+    const act = ACTIONS[e.key];
+    if (act && !e.ctrlKey && !e.metaKey && !e.altKey) { e.preventDefault(); e.stopPropagation(); act(); }
+  }
+  // Keys pressed inside the player that it does not use go on to the app's page, where Streamlit's
+  // button shortcuts listen: so a clicker's PageDown still turns the lesson after a click in here.
+  const NATIVE = new Set(["Tab", "Enter", "Shift", "Control", "Alt", "Meta", "ArrowUp", "ArrowDown"]);
+  function forwards(e) {
+    if (e.key === "PageDown" || e.key === "PageUp") return true;
+    if (NATIVE.has(e.key) || (e.key in ACTIONS && !e.ctrlKey && !e.metaKey && !e.altKey)) return false;
+    const t = e.target;
+    return !(t && t.closest && t.closest("input, select, textarea"));
+  }
+  function forward(e) {
+    try {
+      const p = window.parent;
+      if (p === window) return;
+      const copy = new p.KeyboardEvent(e.type, { key: e.key, code: e.code, keyCode: e.keyCode, which: e.which,
+        location: e.location, repeat: e.repeat, ctrlKey: e.ctrlKey, shiftKey: e.shiftKey, altKey: e.altKey,
+        metaKey: e.metaKey, bubbles: true, cancelable: true, composed: true });
+      p.document.body.dispatchEvent(copy);
+      e.preventDefault();  // the page acts on it, not this frame (a focused range would jump by pages)
+    } catch (err) { /* a cross-origin host: the key stays here */ }
+  }
+  document.addEventListener("keydown", e => { if (forwards(e)) forward(e); else onKey(e); });
+  document.addEventListener("keyup", e => { if (forwards(e)) forward(e); });
+  // No click needed first: listen on the app's page too, unless another player already does
+  // (the first one on the page owns the keys).
+  try {
+    const p = window.parent;
+    if (p !== window && !p.__fvKeys) {
+      p.__fvKeys = onKey; p.document.addEventListener("keydown", onKey);
+      window.addEventListener("pagehide", () => { p.document.removeEventListener("keydown", onKey); p.__fvKeys = null; });
+    }
+  } catch (err) { /* a cross-origin host: keys work once the player has focus */ }
+  return { show, current: () => k };
+}

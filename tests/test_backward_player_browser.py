@@ -1,0 +1,166 @@
+"""The backward player in a real Chromium against `streamlit run app.py`: the forward player's
+controls and keys, its numbers against the engine, nothing clipped at 1280 or 1920 wide, and
+the clicker's PageDown after a click inside it.
+
+Screenshots go to artifacts/screenshots/backward_player_*.png for a person to look at.
+"""
+import re
+
+import pytest
+
+from explorer.lessons import LESSONS
+from flashviz.animation import rounded, teaching_config
+from flashviz.backward_animation import traced_backward
+from flashviz.config import Config
+from tests.conftest import ROOT
+from tests import test_browser
+from tests.test_player_browser import CLIPPED  # the forward player's check: nothing cut, nothing past the edge
+
+# Chromium, the server and the 1280 x 720 page, shared with the app's browser tests (and their skip)
+server, browser, page = test_browser.server, test_browser.browser, test_browser.page
+pytestmark = test_browser.pytestmark
+
+try:
+    from playwright.sync_api import expect
+except ImportError:  # pragma: no cover (pytestmark skips every test)
+    expect = None
+
+SHOTS = ROOT / "artifacts" / "screenshots"
+IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+BACKWARD = "/" + LESSONS[4].url_path
+VIEWS = {"1280": {"width": 1280, "height": 720}, "1920": {"width": 1920, "height": 1080}}
+FRAME = "iframe[data-testid='stIFrame']"
+
+
+def open_player(pg, url=None):
+    """Go to the backward lesson and return the player's iframe and frame once step 0 is drawn."""
+    pg.goto(url or "")
+    pg.wait_for_selector(IDLE, timeout=60_000)
+    iframe = pg.locator(FRAME).last
+    iframe.wait_for(timeout=60_000)
+    fr = pg.frame_locator(FRAME).last
+    expect(fr.locator("#label")).to_have_attribute("data-step", "0", timeout=30_000)
+    iframe.scroll_into_view_if_needed()
+    return iframe, fr
+
+
+def at_step(fr, k: int) -> None:
+    expect(fr.locator("#label")).to_have_attribute("data-step", str(k))
+
+
+def cells(fr, selector: str) -> list[str]:
+    return fr.locator(selector).all_inner_texts()
+
+
+def number(text: str) -> float:
+    return float(text.strip().replace("−", "-"))
+
+
+def steps(fr) -> int:
+    return fr.locator("#data").evaluate("el => JSON.parse(el.textContent).frames.length")
+
+
+def test_keys_on_the_page_step_jump_and_play(server, page):
+    _, fr = open_player(page, server + BACKWARD)
+    n = steps(fr)
+    page.locator("h1").first.click()  # focus on the page, no slider
+    page.keyboard.press("ArrowRight")
+    at_step(fr, 1)
+    page.keyboard.press("End")
+    at_step(fr, n - 1)
+    page.keyboard.press("ArrowLeft")
+    at_step(fr, n - 2)
+    page.keyboard.press("Home")
+    at_step(fr, 0)
+    page.keyboard.press(" ")
+    expect(fr.locator("#play")).to_have_text("❙❙ pause")
+    expect(fr.locator("#label")).not_to_have_attribute("data-step", "0")
+    page.keyboard.press(" ")
+    expect(fr.locator("#play")).to_have_text("▶ play")
+
+
+def test_play_draws_every_step_in_order(server, page):
+    _, fr = open_player(page, server + BACKWARD)
+    n = steps(fr)
+    fr.locator("#speed").select_option("60")
+    fr.locator("#step").evaluate("el => { window.fvStats.steps = []; }")
+    fr.locator("#play").click()
+    at_step(fr, n - 1)
+    expect(fr.locator("#play")).to_have_text("▶ play")  # stops at the end
+    drawn = fr.locator("#step").evaluate("() => window.fvStats.steps")
+    assert drawn == list(range(1, n)), f"drawn {drawn}"
+
+
+def test_step_back_returns_the_previous_values(server, page):
+    _, fr = open_player(page, server + BACKWARD)
+    for k in (1, 2, 3):
+        fr.locator("#next").click()
+        at_step(fr, k)
+    before = cells(fr, "#qrows td, #krows td") + [fr.locator("#calc").inner_text(), fr.locator("#hbmtext").inner_text()]
+    fr.locator("#next").click()
+    at_step(fr, 4)
+    assert cells(fr, "#qrows td, #krows td") != before[:-2]
+    fr.locator("#prev").click()
+    at_step(fr, 3)
+    after = cells(fr, "#qrows td, #krows td") + [fr.locator("#calc").inner_text(), fr.locator("#hbmtext").inner_text()]
+    assert after == before
+
+
+def test_the_last_steps_show_the_engines_gradients(server, page):
+    _, fr = open_player(page, server + BACKWARD)
+    D = fr.locator("#data").evaluate("el => JSON.parse(el.textContent)")
+    cfg, _ = teaching_config(Config(Br=D["Br"], Bc=D["Bc"], causal=D["causal"], dtype=D["dtype"]), D["n"], D["d"])
+    _, (dQ, dK, dV), _ = traced_backward(cfg)
+    page.locator("h1").first.click()
+    page.keyboard.press("End")
+    at_step(fr, len(D["frames"]) - 1)
+    keys = [int(k) for k in fr.locator("#krows tr[data-key]").evaluate_all("trs => trs.map(t => t.dataset.key)")]
+    assert keys, "the last step shows the last key block"
+    assert [number(t) for t in cells(fr, "#krows td.dv1")] == [rounded(dV[k, 0]) for k in keys]
+    assert [number(t) for t in cells(fr, "#krows td.dk1")] == [rounded(dK[k, 0]) for k in keys]
+    rows = [int(r) for r in fr.locator("#qrows tr[data-row]").evaluate_all("trs => trs.map(t => t.dataset.row)")]
+    assert [number(t) for t in cells(fr, "#qrows td.dq1")] == [rounded(dQ[r, 0]) for r in rows]
+    assert "float noise" in fr.locator("#note").inner_text()
+
+
+def test_pagedown_after_a_click_in_the_player_goes_to_the_next_lesson(server, page):
+    _, fr = open_player(page, server + BACKWARD)
+    fr.locator("#next").click()  # keyboard focus is now inside the player's iframe
+    at_step(fr, 1)
+    page.keyboard.press("PageDown")
+    page.wait_for_url(re.compile(r"/" + LESSONS[5].url_path + r"(\?|$)"), timeout=30_000)
+
+
+SMALL = """() => [...document.querySelectorAll('#fv *')]
+  .filter(el => el.childNodes.length && [...el.childNodes].some(c => c.nodeType === 3 && c.textContent.trim()))
+  .filter(el => !['OPTION', 'SCRIPT'].includes(el.tagName) && el.getClientRects().length)
+  .filter(el => parseFloat(getComputedStyle(el).fontSize) < 16)
+  .map(el => el.tagName + ':' + el.textContent.slice(0, 20))"""
+
+
+@pytest.mark.parametrize("view", sorted(VIEWS))
+@pytest.mark.parametrize("causal", [False, True])
+def test_nothing_is_clipped_and_every_number_is_16_px_or_more(server, browser, view, causal):
+    ctx = browser.new_context(viewport=VIEWS[view])
+    pg = ctx.new_page()
+    try:
+        iframe, fr = open_player(pg, server + BACKWARD + ("?causal=true" if causal else ""))
+        n = steps(fr)
+        for k in (1, 2, 3):  # D, then tiles of the first key block
+            fr.locator("#next").click()
+            at_step(fr, k)
+        for k in (3, n - 1):
+            fr.locator("#step").evaluate(f"el => {{ el.value = {k}; el.dispatchEvent(new Event('input')); }}")
+            at_step(fr, k)
+            assert fr.locator("#fv").evaluate(CLIPPED) == [], f"step {k}"
+            assert fr.locator("#fv").evaluate(SMALL) == [], f"step {k}"
+            inner = fr.locator("#fv").evaluate("el => Math.ceil(el.getBoundingClientRect().bottom)")
+            assert iframe.bounding_box()["height"] >= inner, "the iframe shows the whole player"
+        if not causal:
+            fr.locator("#step").evaluate("el => { el.value = 3; el.dispatchEvent(new Event('input')); }")
+            at_step(fr, 3)
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            pg.add_style_tag(content="[data-testid='stHeader'] { visibility: hidden; }")
+            iframe.screenshot(path=str(SHOTS / f"backward_player_{view}.png"))
+    finally:
+        ctx.close()
