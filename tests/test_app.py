@@ -5,6 +5,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer.lessons import LESSONS
+from flashviz.questions import LADDER
 from tests.conftest import ROOT
 
 APP = str(ROOT / "app.py")
@@ -55,6 +56,8 @@ def test_every_widget_at_its_extremes(page):
             extremes = [True, False]
         elif w.type == "slider":
             extremes = [w.min, w.max, w.value]
+        elif w.key.startswith("guess_") and w.type == "select_slider":  # options shown as "0.001×"
+            extremes = [LADDER[0], LADDER[-1], w.value]
         else:
             extremes = [w.options[0], w.options[-1], w.value]
             if w.type == "select_slider":  # options come back as strings
