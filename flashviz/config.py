@@ -134,7 +134,36 @@ HARDWARE = {
     "A100 80GB": Hardware("A100 80GB", 2.039e12, 19.5e12, 312e12, 163, 40, 80, 164, 108),
     "H100 SXM": Hardware("H100 SXM", 3.35e12, 67e12, 989e12, 227, 50, 80, 228, 132),
     "H200 SXM": Hardware("H200 SXM", 4.8e12, 67e12, 989e12, 227, 60, 141, 228, 132),
+    # B200 (HGX, 1000 W). From secondary copies of NVIDIA's Blackwell datasheet (2°): 8 TB/s HBM3e,
+    # 2.25 PFLOP/s dense FP16/BF16 tensor, 80 TFLOP/s FP32. 180 GB is the HGX part's memory (DGX B200:
+    # 1,440 GB over 8 GPUs; MLPerf submissions name "B200-SXM-180GB"). 148 SMs, 126.5 MB L2 and
+    # 228 KB shared memory per SM are what the CUDA driver reports on one (pytorch/ao PR 4002, 2026;
+    # it also computes 7.7 TB/s from the bus width the driver reports now); 227 KB per block is the
+    # CUDA limit for compute capability 10.0, as on Hopper.
+    "B200": Hardware("B200", 8.0e12, 80e12, 2250e12, 227, 126, 180, 228, 148),
+    # MI300X (AMD, CDNA 3). AMD's ROCm GPU specifications page: 192 GiB HBM3, 304 compute units
+    # (our "SMs"), 64 KiB LDS (shared memory) per CU, 32 MiB L2 (4 per XCD) plus 256 MiB Infinity
+    # Cache, which this model leaves out as it leaves out L2. From secondary copies of AMD's
+    # datasheet (2°): 5.3 TB/s, 1307.4 TFLOP/s dense FP16/BF16 matrix, 163.4 TFLOP/s FP32 vector.
+    "MI300X": Hardware("MI300X", 5.3e12, 163.4e12, 1307.4e12, 64, 32, 192, 64, 304),
 }
+
+CUSTOM = "custom"  # the reader's own GPU: figures typed in, not a preset
+
+
+def custom_hardware(hbm_gb_per_s: float, tensor_tflops: float, fp32_tflops: float, smem_per_block_kb: int,
+                    l2_mb: int, sms: int, hbm_gb: int) -> Hardware:
+    """A GPU from the figures on its own sheet, in the units sheets print them."""
+    figures = dict(hbm_gb_per_s=hbm_gb_per_s, tensor_tflops=tensor_tflops, fp32_tflops=fp32_tflops,
+                   smem_per_block_kb=smem_per_block_kb, sms=sms, hbm_gb=hbm_gb)
+    for name, value in figures.items():
+        if not value > 0:
+            raise ValueError(f"{name} must be positive, got {value!r}")
+    if l2_mb < 0:
+        raise ValueError(f"l2_mb must not be negative, got {l2_mb!r}")
+    # Shared memory per SM is not asked for: a block may use at most what its SM has.
+    return Hardware("custom GPU", hbm_gb_per_s * 1e9, fp32_tflops * 1e12, tensor_tflops * 1e12,
+                    smem_per_block_kb, l2_mb, hbm_gb, smem_per_block_kb, sms)
 
 # The configs the seed's demos use.
 SEED = Config(n=1024, d=64, Br=64, Bc=64, sram_bytes=96 * KB, dtype="float32")
