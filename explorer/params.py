@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from flashviz.config import HARDWARE
+from flashviz.config import CUSTOM, HARDWARE
 
 TRUE = {"true", "1", "yes", "on"}
 FALSE = {"false", "0", "no", "off"}
@@ -30,6 +30,7 @@ class Param:
     hi: float | None = None
     step: float | None = None
     kind: str = "options"       # options | int | float | bool
+    widget: str = ""            # "number": a box to type in, for int and float (default: a slider)
 
     def parse(self, raw: str | list) -> tuple[object, str | None]:
         """(value, note). value is what the widget should show; note says
@@ -73,6 +74,17 @@ N_OPTIONS = (16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048,
              6144, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576)
 BLOCK_OPTIONS = (1, 2, 4, 8, 16, 32, 48, 64, 96, 128, 192, 256, 512, 1024)
 
+CUSTOM_GPU = (
+    Param("gpu_bw", "HBM bandwidth (GB/s)", 1555, lo=50, hi=50000, step=1, kind="int", widget="number"),
+    Param("gpu_tc", "16-bit matmul (TFLOP/s)", 312.0, lo=1.0, hi=50000.0, step=0.1, kind="float",
+          widget="number"),
+    Param("gpu_fp32", "fp32 (TFLOP/s)", 19.5, lo=0.1, hi=5000.0, step=0.1, kind="float", widget="number"),
+    Param("gpu_smem", "shared memory per block (KB)", 163, lo=16, hi=4096, step=1, kind="int", widget="number"),
+    Param("gpu_l2", "L2 (MB)", 40, lo=0, hi=4096, step=1, kind="int", widget="number"),
+    Param("gpu_sms", "SMs", 108, lo=1, hi=4096, step=1, kind="int", widget="number"),
+    Param("gpu_mem", "HBM capacity (GB)", 40, lo=1, hi=65536, step=1, kind="int", widget="number"),
+)
+
 SHARED = {p.key: p for p in (
     Param("n", "sequence length n", 1024, N_OPTIONS),
     Param("d", "head dim d", 64, (16, 32, 64, 128, 256)),
@@ -80,10 +92,13 @@ SHARED = {p.key: p for p in (
     Param("Bc", "tile Bc", 64, BLOCK_OPTIONS),
     Param("sram", "SRAM budget M (KB)", 96, lo=8, hi=512, step=1, kind="int"),
     Param("dtype", "data type", "float32", ("float32", "float16", "bfloat16", "float64")),
-    Param("hw", "GPU", "A100 40GB", tuple(HARDWARE)),
+    Param("hw", "GPU", "A100 40GB", tuple(HARDWARE) + (CUSTOM,)),
     Param("causal", "causal mask", False, kind="bool"),
     Param("order", "loop order", "fa2", ("fa2", "fa1")),
     Param("present", "presentation mode", False, kind="bool"),
+    # The reader's own GPU (hw=custom), in the units a vendor's sheet prints; they start at the
+    # default GPU's figures (the A100 40GB's), so only what the reader changed goes in the URL.
+    *CUSTOM_GPU,
 )}
 
 # A lesson's own controls that other parts of the app read too (its question).
@@ -94,4 +109,11 @@ OWN = {p.key: p for p in (
     Param("os_seed", "random row", 1, lo=0, hi=99, step=1, kind="int"),
     Param("ex_window", "local window width (keys)", 128, lo=8, hi=1024, step=8, kind="int"),
     Param("hw_d", "head dim d", 64, (64, 128)),
+    # Lesson 12, inference: the model and the batch being decoded.
+    Param("inf_ctx", "cached tokens n", 8192, tuple(2**k for k in range(8, 21))),
+    Param("inf_batch", "batch (sequences)", 1, (1, 2, 4, 8, 16, 32, 64, 128, 256)),
+    Param("inf_heads", "query heads", 32, (8, 16, 32, 64, 128)),
+    Param("inf_kv", "key/value heads: MHA → GQA → MQA", 8, (128, 64, 32, 16, 8, 4, 2, 1)),
+    Param("inf_layers", "layers", 32, lo=1, hi=128, step=1, kind="int"),
+    Param("inf_split", "chunks in the worked merge", 4, lo=2, hi=8, step=1, kind="int"),
 )}

@@ -6,11 +6,11 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from flashviz.config import HARDWARE, KB, Config
+from flashviz.config import CUSTOM, HARDWARE, KB, Config, Hardware, custom_hardware
 from flashviz.format import column_format
 
 from .lessons import LESSONS
-from .params import SHARED, Param
+from .params import CUSTOM_GPU, SHARED, Param
 
 SIMULATE_MAX = 2048  # largest n a page runs in NumPy on a slider move
 NOTES = "_link_notes"   # key -> (note, the value the note explains)
@@ -46,6 +46,8 @@ def bound(p: Param, where=None, help: str | None = None, note_where=None):
     common = {"key": p.key, "help": help}
     if p.kind == "bool":
         value = where.toggle(p.label, **common)
+    elif p.widget == "number":
+        value = where.number_input(p.label, p.lo, p.hi, step=p.step, **common)
     elif p.kind in ("int", "float"):
         value = where.slider(p.label, p.lo, p.hi, step=p.step, **common)
     elif all(isinstance(o, (int, float)) for o in p.options):
@@ -91,14 +93,16 @@ def shared_controls() -> None:
         if bound(SHARED[name], col, f"Rows of a {what} tile.", note_where=side) > n:
             col.caption(f"above n: lessons use {n}")
     c1, c2 = side.columns(2)
-    gpu = HARDWARE[bound(SHARED["hw"], c1, "Sets the bandwidth, the arithmetic rates and "
-                                           "the shared memory one block may use.", note_where=side)]
+    chosen = bound(SHARED["hw"], c1, "Sets the bandwidth, the arithmetic rates and the shared memory one "
+                                     "block may use. \"custom\": type your own GPU's figures.", note_where=side)
     bound(SHARED["dtype"], c2, "Sets the bytes per element moved; NumPy computes in float64.", note_where=side)
-    sram = bound(SHARED["sram"], side, "M: the shared memory one thread block may use. The seed's "
-                                       f"96 KB fits every GPU here; an {gpu.name} allows "
-                                       f"{gpu.smem_per_block_kb} KB per block.")
+    if chosen == CUSTOM:
+        _custom_gpu_controls(side)
+    gpu = hardware()
+    sram = bound(SHARED["sram"], side, "M: the shared memory one thread block may use: "
+                                       f"{gpu.smem_per_block_kb} KB on the {gpu.name}.")
     if sram > gpu.smem_per_block_kb:
-        side.caption(f"More than one block may use on an {gpu.name} ({gpu.smem_per_block_kb} KB).")
+        side.caption(f"More than one block may use on the {gpu.name} ({gpu.smem_per_block_kb} KB).")
     if sram != gpu.smem_per_block_kb:
         side.button(f"Set M to the {gpu.name}'s {gpu.smem_per_block_kb} KB", key="gpu_budget",
                     icon=":material/memory:", on_click=_use_gpu_budget, args=(gpu.smem_per_block_kb,),
@@ -108,6 +112,18 @@ def shared_controls() -> None:
                                "outer loop over key/value blocks.", note_where=side)
     bound(SHARED["causal"], c2, note_where=side)
     bound(SHARED["present"], side, "Hides the longer explanations and caveats, for a projector.")
+
+
+def _custom_gpu_controls(side) -> None:
+    """The reader's GPU, folded away so the sidebar still fits a 1280x720 screen; it opens by
+    itself when a link brought a figure that needed a note."""
+    noted = any(p.key in st.session_state.get(NOTES, {}) for p in CUSTOM_GPU)
+    box = side.expander("Your GPU's figures", expanded=noted, icon=":material/edit:")
+    box.caption("From your GPU's sheet: dense rates, no sparsity.")
+    for k in range(0, len(CUSTOM_GPU), 2):
+        cols = box.columns(2)
+        for col, p in zip(cols, CUSTOM_GPU[k:k + 2]):
+            bound(p, col, note_where=box)
 
 
 def shared_link() -> dict:
@@ -168,8 +184,17 @@ def own_setting(text: str, where=None) -> None:
     (where if where is not None else st).caption(f":material/tune: {text}")
 
 
-def hardware():
-    return HARDWARE[value("hw")]
+def hardware() -> Hardware:
+    """The GPU the sidebar names: a preset, or the reader's own figures."""
+    if value("hw") != CUSTOM:
+        return HARDWARE[value("hw")]
+    figures = [_typed(p) for p in CUSTOM_GPU]
+    return custom_hardware(*figures)
+
+
+def _typed(p: Param):
+    """A custom-GPU field's value, drawn this run or not (then the last one the reader typed)."""
+    return st.session_state.get(p.key, st.session_state.get(SAVED, {}).get(p.key, p.default))
 
 
 def simulable(cfg: Config, max_tiles: int = 4096, block: int | None = None, quiet: bool = False) -> Config:
