@@ -1,0 +1,721 @@
+"""Every sentence that states a direction, a ratio or a regime agrees with the engine.
+
+Each lesson is rendered through AppTest (as tests/test_app.py opens it) at random
+settings drawn by hypothesis; each claim-bearing sentence is parsed back out of the
+page and checked against figures this file computes itself from flashviz.costs,
+flashviz.config and flashviz.measured for the same settings. A sentence the page is
+expected to show but does not is a failure too, so a reworded sentence cannot pass
+silently. bench/claims.py runs the same checks with 50 settings per lesson.
+
+FLASHVIZ_CLAIMS_EXAMPLES sets the number of random settings per lesson (default 6).
+"""
+from __future__ import annotations
+
+import math
+import os
+import re
+from urllib.parse import urlencode
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as hs
+
+from explorer.params import BLOCK_OPTIONS, N_OPTIONS
+from flashviz import costs, measured
+from flashviz.attention import online_softmax, random_row
+from flashviz.bugs import BELIEFS, BUGS, NOISE, OVERFLOW_ROW
+from flashviz.config import DTYPE_BYTES, HARDWARE, KB, MB, Config, paper_block_sizes, working_set
+from tests.test_app import PAGES, open_page
+
+EXAMPLES = int(os.environ.get("FLASHVIZ_CLAIMS_EXAMPLES", "6"))
+MAX_N = 2048  # every lesson runs NumPy at this n at most: keeps a render near a second
+
+# ---------------------------------------------------------------------------------------------
+# Settings: the shared sidebar as URL parameters, plus each lesson's own controls.
+
+
+def shared_params():
+    return hs.fixed_dictionaries({
+        "n": hs.sampled_from([n for n in N_OPTIONS if n <= MAX_N]),
+        "d": hs.sampled_from((16, 32, 64, 128, 256)),
+        "Br": hs.sampled_from(BLOCK_OPTIONS),
+        "Bc": hs.sampled_from(BLOCK_OPTIONS),
+        "sram": hs.integers(8, 512),
+        "dtype": hs.sampled_from(tuple(DTYPE_BYTES)),
+        "hw": hs.sampled_from(tuple(HARDWARE)),
+        "causal": hs.booleans(),
+        "order": hs.sampled_from(("fa2", "fa1")),
+    })
+
+
+def _with(extra):
+    return hs.tuples(shared_params(), extra).map(lambda pair: {**pair[0], **pair[1]})
+
+
+def _bools(keys):
+    return hs.fixed_dictionaries({k: hs.booleans() for k in keys})
+
+
+def _lesson_10():
+    block_ns = sorted(int(n) for n in measured.blocks(measured.load())["n"].unique())
+    return hs.fixed_dictionaries({"hw_d": hs.sampled_from((64, 128)),
+                                  "hw_dtype": hs.sampled_from(("float16", "bfloat16", "float32")),
+                                  "hw_pass": hs.sampled_from(("fwd", "fwd+bwd")),
+                                  "hw_block_n": hs.sampled_from(block_ns)})
+
+
+STRATEGIES = {
+    "lessons/02_online_softmax.py": lambda: _with(hs.fixed_dictionaries({
+        "os_len": hs.integers(1, 32).map(lambda k: 4 * k), "os_block": hs.integers(1, 64),
+        "os_seed": hs.integers(0, 99), "os_offset": hs.integers(0, 100).map(lambda k: 10 * k)})),
+    "lessons/06_exact.py": lambda: _with(hs.fixed_dictionaries(
+        {"ex_window": hs.integers(1, 128).map(lambda k: 8 * k)})),
+    "lessons/09_break_it.py": lambda: _with(_bools([f"bug_{k}" for k in BUGS] + [f"watch_{k}" for k in BUGS]
+                                                   + [f"belief_{k}" for k in BELIEFS])).filter(
+        lambda p: any(p[f"bug_{k}"] for k in BUGS) or any(p[f"belief_{k}"] for k in BELIEFS)),
+    "lessons/10_real_hardware.py": _lesson_10,
+}
+
+
+def lesson_params(page):
+    return STRATEGIES.get(page, shared_params)()
+
+
+def url(params: dict) -> dict:
+    return {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in params.items()}
+
+
+def engine_config(p: dict, n: int | None = None) -> Config:
+    """The Config explorer/ui.config() builds from these settings: tiles cut to n, KB to bytes."""
+    n = p["n"] if n is None else n
+    return Config(n=n, d=p["d"], Br=min(p["Br"], n), Bc=min(p["Bc"], n), sram_bytes=p["sram"] * KB,
+                  dtype=p["dtype"], causal=p["causal"], loop_order=p["order"])
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading numbers back out of sentences, at the precision they were printed with.
+
+NUM = r"-?\d[\d,]*(?:\.\d+)?(?:e[+-]?\d+)?"
+UNITS = {"B": 1, "KB": KB, "MB": MB, "GB": 2**30, "TB": 2**40, "PB": 2**50}
+
+
+def number(text: str) -> float:
+    return float(text.replace(",", "").replace("−", "-"))
+
+
+def half_unit(text: str) -> float:
+    """Half a unit in the last printed place: how far a correctly rounded figure may be off."""
+    mantissa, _, exp = text.replace(",", "").partition("e")
+    decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
+    return 0.5 * 10.0 ** (-decimals + (int(exp) if exp else 0))
+
+
+def agrees(shown: str, value: float) -> bool:
+    return abs(number(shown) - value) <= half_unit(shown) + 1e-9 * abs(value)
+
+
+def bytes_of(shown: str) -> tuple[float, float]:
+    """ "4.25 MB" -> (bytes, half a unit in bytes)."""
+    figure, unit = shown.split()
+    return number(figure) * UNITS[unit], half_unit(figure) * UNITS[unit]
+
+
+def same_bytes(shown: str, value: float) -> bool:
+    b, tol = bytes_of(shown)
+    return abs(b - value) <= tol + 1e-9 * value
+
+
+def compare_words(base: float, other: float) -> tuple[str, float]:
+    """The engine's direction and ratio for `other` against `base`."""
+    if abs(other - base) <= 1e-9 * max(base, other):
+        return "same", 1.0
+    return ("fewer", base / other) if other < base else ("more", other / base)
+
+
+COMPARE = rf"(?:(?P<ratio>{NUM})× (?P<word>fewer|more)|the (?P<same>same))"
+
+
+class Claims:
+    """Finds sentences on one rendered page and checks them; counts what it checked."""
+
+    def __init__(self, page: str, params: dict, at):
+        self.page, self.params, self.at, self.count = page, params, at, 0
+        self.parts = page_parts(at)
+        self.text = "\n".join(self.parts)
+
+    def where(self) -> str:
+        return f"{self.page}?{urlencode(url(self.params))}"
+
+    def expect(self, condition, message: str) -> None:
+        assert condition, f"{message}\n  at {self.where()}"
+
+    def find(self, pattern: str, text: str | None = None, required: bool = True):
+        """The first match of a sentence pattern; counted as one checked sentence."""
+        m = re.search(pattern, self.text if text is None else text)
+        self.expect(m or not required, f"expected a sentence matching {pattern!r}; the page says:\n"
+                                       f"{(self.text if text is None else text)[:1500]}")
+        if m:
+            self.count += 1
+        return m
+
+    def find_all(self, pattern: str, text: str | None = None):
+        found = list(re.finditer(pattern, self.text if text is None else text))
+        self.count += len(found)
+        return found
+
+    def metric(self, label: str) -> str:
+        values = [m.value for m in self.at.metric if m.label == label]
+        self.expect(values, f"no metric {label!r}; metrics: {[m.label for m in self.at.metric]}")
+        self.count += 1
+        return values[0]
+
+    def ratio_claim(self, m, base: float, other: float, what: str) -> None:
+        """A compare() phrase against the engine: direction, and the ratio at its printed precision."""
+        word, ratio = compare_words(base, other)
+        said = "same" if m.group("same") else m.group("word")
+        self.expect(said == word, f"{what}: the page says {m.group(0)!r}, the engine {word} "
+                                  f"({base:.6g} -> {other:.6g}, ratio {ratio:.4g})")
+        if m.group("ratio"):
+            self.expect(agrees(m.group("ratio"), ratio),
+                        f"{what}: the page says {m.group(0)!r}, the engine's ratio is {ratio:.4g}")
+
+    def regime(self, said: str, bytes_per_flop: float, balance: float, what: str) -> None:
+        engine = "memory" if bytes_per_flop > balance else "compute"
+        self.expect(said.lower() == engine, f"{what}: the page says {said}-bound, the engine {engine}-bound "
+                                            f"({bytes_per_flop:.4g} bytes/flop against {balance:.4g})")
+
+
+def page_parts(at) -> list[str]:
+    """What a reader sees as sentences, element by element (tables left out: they hold raw
+    floats, NaN included)."""
+    parts = [str(e.value) for e in at.markdown] + [str(e.value) for e in at.caption]
+    parts += [f"{m.label} {m.value}" for m in at.metric]
+    parts += [str(e.value) for kind in ("warning", "info", "success", "error") for e in at.get(kind)]
+    return parts
+
+
+def render(page: str, params: dict):
+    return open_page(page, **url(params))
+
+
+# ---------------------------------------------------------------------------------------------
+# Checks every page must pass.
+
+# "<method> ... memory-bound" (a decimal point may sit between) or "Memory-bound: <method>"
+REGIME_ABOUT = [r"\b(?P<method>standard attention|flash)\b(?:[^.;:\n]|\.(?=\d)){0,60}?"
+                r"\b(?P<regime>memory|compute)-bound",
+                r"\b(?P<regime>Memory|Compute)-bound[^.;\n]{0,20}?\b(?P<method>standard attention|flash)\b"]
+
+
+def check_generic(ck: Claims) -> None:
+    text = ck.text
+    # One regime per method and precision on a page.
+    said = {}
+    for paragraph in ck.parts:  # one page element: a dtype named in it is the regime's precision
+        dtype = next((t for t in DTYPE_BYTES if t in paragraph), None)
+        for pattern in REGIME_ABOUT:
+            for m in re.finditer(pattern, paragraph):
+                key = (m.group("method"), dtype)
+                said.setdefault(key, set()).add(m.group("regime").lower())
+    for key, regimes in said.items():
+        ck.expect(len(regimes) == 1, f"contradictory regimes for {key}: {sorted(regimes)}")
+    ck.count += len(said)
+    for m in re.finditer(rf"(?<![\d.])({NUM})× (fewer|more)", text):
+        ck.expect(number(m.group(1)) > 1, f"a ratio of at most 1 with a direction: {m.group(0)!r}")
+    zero_ratio = re.findall(r".{0,40}(?<![\d.])0(?:\.0+)?×", text)
+    ck.expect(not zero_ratio, f"a zero ratio: {zero_ratio}")
+    zero = re.findall(r".{0,60}(?<![\d.])0\.0+ (?:MB|KB)\b.{0,20}", text)
+    ck.expect(not zero, f"a zero size printed: {zero}")
+    missing = re.findall(r".{0,40}(?:\b(?:nan|inf|None)\s*(?:×|%|B\b|KB|MB|GB|TB|flop|TFLOP|ms\b|bytes)"
+                         r"|(?:=|:)\s*(?:nan|None)\b).{0,20}", text)
+    ck.expect(not missing, f"no number where one is expected: {missing}")
+    none = re.findall(r".{0,40}\bNone\b.{0,20}", text)
+    ck.expect(not none, f"'None' on the page: {none}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Lesson by lesson. Each returns nothing; Claims counts and asserts.
+
+def _balance(hw, dtype):
+    peak = hw.fp32_flops if dtype in ("float32", "float64") else hw.fp16_tensor_flops
+    return hw.hbm_bytes_per_s / peak, peak
+
+
+def check_where_time_goes(ck: Claims, p: dict) -> None:
+    cfg, hw = engine_config(p), HARDWARE[p["hw"]]
+    roof = cfg.with_(dtype="bfloat16") if cfg.dtype in ("float32", "float64") else cfg
+    std, flash = costs.standard_cost(roof), costs.flash_cost(roof)
+    need, flash_need = std.hbm_bytes / std.flops, flash.hbm_bytes / flash.flops
+    feed, peak = _balance(hw, roof.dtype)
+    engine = "memory" if need > feed else "compute"
+
+    m = ck.find(r"the (bytes|arithmetic) is what it waits on|the (bytes) are what it waits on")
+    ck.expect((m.group(1) or m.group(2)) == ("bytes" if engine == "memory" else "arithmetic"),
+              f"headline says {m.group(0)!r}, the engine {engine}-bound ({need:.4g} vs {feed:.4g})")
+    ck.expect(f"in {roof.dtype}" in ck.text, f"the roofline should be in {roof.dtype}")
+    ck.expect(agrees(ck.metric("needs, bytes/flop"), need), f"needs {need:.4g} bytes/flop")
+    ck.expect(agrees(ck.metric("GPU feeds, bytes/flop"), feed), f"feeds {feed:.4g} bytes/flop")
+    ck.expect(same_bytes(ck.metric("standard moves"), std.hbm_bytes), f"standard moves {std.hbm_bytes} B")
+
+    m = ck.find(rf"Memory-bound: standard attention asks for ({NUM})× more bytes per flop than the (.+?) "
+                rf"feeds in (\w+)", required=False)
+    w = ck.find(rf"Compute-bound here: ({NUM}) ≤ ({NUM}) bytes per flop", required=False)
+    ck.expect(bool(m) != bool(w), "exactly one of the Memory-bound / Compute-bound alerts")
+    if m:
+        ck.regime("memory", need, feed, "alert")
+        ck.expect(agrees(m.group(1), need / feed), f"alert ratio {m.group(1)} vs {need / feed:.4g}")
+        ck.expect((m.group(2), m.group(3)) == (hw.name, roof.dtype), f"alert names {m.group(2)}, {m.group(3)}")
+    else:
+        ck.regime("compute", need, feed, "alert")
+        ck.expect(agrees(w.group(1), need) and agrees(w.group(2), feed), f"alert figures {w.group(0)!r}")
+
+    m = ck.find(rf"standard attention is \*\*(\w+)-bound\*\* at ({NUM}) TFLOP/s; flash moves {COMPARE} bytes "
+                rf"and is \*\*(\w+)-bound\*\* at ({NUM}) TFLOP/s")
+    ck.regime(m.group(1), need, feed, "roofline: standard")
+    ck.expect(agrees(m.group(2), min(peak, hw.hbm_bytes_per_s / need) / 1e12), f"standard rate {m.group(2)}")
+    ck.ratio_claim(m, std.hbm_bytes, flash.hbm_bytes, "roofline: flash moves")
+    ck.regime(m.group(6), flash_need, feed, "roofline: flash")
+    ck.expect(agrees(m.group(7), min(peak, hw.hbm_bytes_per_s / flash_need) / 1e12), f"flash rate {m.group(7)}")
+
+    n2 = 4 * cfg.n ** 2 / (4 * cfg.n * cfg.d + 4 * cfg.n ** 2)
+    m = ck.find(rf"At n = (\d+) the n² terms are\s+\*\*({NUM})%\*\*")
+    ck.expect(int(m.group(1)) == cfg.n and agrees(m.group(2), 100 * n2), f"n² share {m.group(0)!r}")
+
+    wide = costs.standard_cost(cfg.with_(dtype="float32"))
+    wide_need, (wide_feed, _) = wide.hbm_bytes / wide.flops, _balance(hw, "float32")
+    m = ck.find(rf"feeds ({NUM})\s+bytes per flop and standard attention needs ({NUM}):\s+\*\*(\w+)-bound\*\*")
+    ck.expect(agrees(m.group(1), wide_feed) and agrees(m.group(2), wide_need), f"float32 figures {m.group(0)!r}")
+    ck.regime(m.group(3), wide_need, wide_feed, "float32 side note")
+    m = ck.find(rf"tensor cores in 16-bit are about ({NUM})× faster")
+    ck.expect(agrees(m.group(1), hw.fp16_tensor_flops / hw.fp32_flops), f"{m.group(0)!r}")
+
+
+def check_online_softmax(ck: Claims, p: dict) -> None:
+    top = p["os_offset"] + 2.3
+    m = ck.find(rf"exp\(({NUM})\) (overflows|still fits in) float64")
+    ck.expect(agrees(m.group(1), top), f"the largest score is {top}")
+    with np.errstate(over="ignore"):
+        value = np.exp(np.float64(top))
+    overflows = bool(np.isinf(value))
+    ck.expect((m.group(2) == "overflows") == overflows, f"exp({top}) is {value}: {m.group(0)!r}")
+    # the same verdict in the table beside it
+    table = next(df.value for df in ck.at.dataframe if "exp(score)" in df.value.columns)
+    ck.expect(("inf" in set(table["exp(score)"])) == overflows, f"the overflow table disagrees: {table}")
+    broken = online_softmax(random_row(p["os_len"], p["os_seed"], 3.0), p["os_block"], rescale=False)
+    ck.expect(ck.metric("no rescale: sum") == f"{broken.sum():.6f}", f"no-rescale sum {broken.sum():.6f}")
+
+
+def flash_moves_metric(ck: Claims, cfg: Config):
+    """The metric "flash moves, bytes" ("6.8× fewer") against the costs; returns them."""
+    std, flash = costs.standard_cost(cfg), costs.flash_cost(cfg)
+    m = re.fullmatch(COMPARE, ck.metric("flash moves, bytes"))
+    ck.expect(m, "the metric 'flash moves, bytes' is not a compare() phrase")
+    ck.ratio_claim(m, std.hbm_bytes, flash.hbm_bytes, "metric: flash moves")
+    return std, flash
+
+
+def check_tiling(ck: Claims, p: dict) -> None:
+    cfg = engine_config(p)
+    std, flash = flash_moves_metric(ck, cfg)
+    ck.expect(same_bytes(ck.metric("standard peak"), std.peak_bytes), f"standard peak {std.peak_bytes} B")
+    ck.expect(same_bytes(ck.metric("flash peak"), flash.peak_bytes), f"flash peak {flash.peak_bytes} B")
+    diff = ck.metric("max |diff|")
+    ck.expect(re.fullmatch(NUM, diff) and number(diff) < 1e-9, f"flash against standard: {diff}")
+
+
+def check_tile_size(ck: Claims, p: dict) -> None:
+    cfg = engine_config(p)
+    eb = cfg.element_bytes
+    blocks = [b for b in (8, 16, 32, 64, 128, 256, 512, 1024) if b <= cfg.n]
+    fitting = {b: costs.flash_cost(cfg.with_(Br=b, Bc=b)).moved for b in blocks
+               if working_set(b, b, cfg.d) * eb <= cfg.sram_bytes}
+    best = ck.metric("best tile that fits")
+    if not fitting:
+        ck.expect(best == "none", f"no square tile fits {cfg.sram_bytes} B, the page says {best}")
+    else:
+        b = int(best.split(" × ")[0]) if best != "none" else None
+        ck.expect(b in fitting and fitting[b] == min(fitting.values()),
+                  f"best tile {best}; fitting tiles and traffic: {fitting}")
+    Br, Bc = (min(x, cfg.n) for x in paper_block_sizes(cfg.sram_elements, cfg.d))
+    ck.expect(ck.metric("paper's Br × Bc") == f"{Br} × {Bc}", f"paper's rule gives {Br} × {Bc}")
+    ws = working_set(Br, Bc, cfg.d) * eb
+    m = ck.find(rf"that tile (fits|does not fit) this model's\s+working set \(({NUM}) KB against (\d+) KB\)")
+    ck.expect((m.group(1) == "fits") == (ws <= cfg.sram_bytes), f"{Br} × {Bc} needs {ws} B of {cfg.sram_bytes}")
+    ck.expect(agrees(m.group(2), ws / KB), f"working set {ws / KB:.2f} KB: {m.group(0)!r}")
+    # The loop-order paragraph: which tile the traffic depends on.
+    if cfg.loop_order == "fa2":
+        if ck.find(r"\(Bc does not enter it\.\)", required=False):
+            ck.expect(_unchanged_by_halving(cfg, "Bc"), "fa2 K/V traffic depends on Bc here "
+                      f"({_moved_when_halved(cfg, 'Bc')})")
+        if cfg.Br > 1 and ck.find(r"halve Br, double the traffic", required=False):
+            ck.expect(costs.flash_cost(cfg.with_(Br=cfg.Br // 2)).moved > costs.flash_cost(cfg).moved,
+                      "halving Br does not raise the traffic")
+    elif cfg.Bc > 1 and ck.find(r"Halve Bc, double the traffic", required=False):
+        ck.expect(costs.flash_cost(cfg.with_(Bc=cfg.Bc // 2)).moved > costs.flash_cost(cfg).moved,
+                  "halving Bc does not raise the traffic")
+
+
+def _halved(cfg: Config, tile: str) -> Config:
+    size = getattr(cfg, tile)
+    return cfg.with_(**{tile: size // 2 if size > 1 else min(2, cfg.n)})
+
+
+def _moved_when_halved(cfg, tile):
+    return costs.flash_cost(cfg).moved, costs.flash_cost(_halved(cfg, tile)).moved
+
+
+def _unchanged_by_halving(cfg: Config, tile: str) -> bool:
+    before, after = _moved_when_halved(cfg, tile)
+    return before == after
+
+
+def check_backward(ck: Claims, p: dict) -> None:
+    cfg = engine_config(p)
+    tiles = cfg.with_(Bc=cfg.Br)
+    flash_total = costs.flash_cost(tiles).flops + costs.flash_backward_cost(tiles).flops
+    stored_total = costs.flash_cost(tiles).flops + costs.storing_backward_flops(tiles)
+    std_total = costs.standard_cost(tiles).flops + costs.standard_backward_cost(tiles).flops
+    recompute, against = 100 * (flash_total / stored_total - 1), 100 * (flash_total / std_total - 1)
+
+    def pct(shown: str) -> float:
+        return number(shown.replace("+", ""))
+
+    for label, value in (("recomputing S costs", recompute), ("flash against standard", against)):
+        shown = ck.metric(label)
+        ck.expect(re.fullmatch(rf"[+−]{NUM}%", shown) and agrees(shown[1:-1], abs(value))
+                  and (shown[0] == "+") == (value >= 0), f"{label}: the page says {shown}, the engine {value:+.3f}%")
+    m = ck.find(rf"tile: five matmuls instead of four, \*\*([+−]{NUM})%\*\*")
+    ck.expect(abs(pct(m.group(1)) - recompute) <= 0.05 + 1e-9, f"recompute {m.group(1)} vs {recompute:+.3f}%")
+    if cfg.causal:
+        m = ck.find(rf"the skipped tiles\s+save more than the recompute costs, so flash does ([+−]{NUM})%")
+        ck.expect(abs(pct(m.group(1)) - against) <= 0.05 + 1e-9, f"{m.group(1)} vs {against:+.3f}%")
+        ck.expect(flash_total < std_total, f"'the skipped tiles save more than the recompute costs', but "
+                  f"flash does {flash_total:,} flops against standard's {std_total:,} ({against:+.1f}%)")
+    else:
+        m = ck.find(rf"so the recompute is the whole difference:\s+([+−]{NUM})%")
+        ck.expect(abs(pct(m.group(1)) - against) <= 0.05 + 1e-9 and abs(against - recompute) < 1e-9,
+                  f"{m.group(1)}: flash vs standard {against:+.3f}%, recompute {recompute:+.3f}%")
+    m = ck.find(rf"flops, keep\s+{COMPARE} bytes")
+    ck.ratio_claim(m, costs.stored_for_backward(cfg, "standard"), costs.stored_for_backward(cfg, "flash"),
+                   "stored for the backward")
+    eb = cfg.element_bytes
+    ck.expect(same_bytes(ck.metric("standard keeps"), costs.stored_for_backward(cfg, "standard") * eb),
+              "standard keeps")
+    ck.expect(same_bytes(ck.metric("flash keeps"), costs.stored_for_backward(cfg, "flash") * eb), "flash keeps")
+
+
+def check_exact(ck: Claims, p: dict) -> None:
+    n = p["n"]  # n <= 2048 with 64-wide tiles: the lesson runs the sidebar's n
+    window = min(p["ex_window"], n)
+    ck.expect((f"the window is cut to n = {n}" in ck.text) == (p["ex_window"] > n),
+              f"window {p['ex_window']} against n = {n}: the cut note")
+    ck.count += 1
+    flash = number(ck.metric("flash: max |diff|"))
+    local = number(ck.metric(f"window {window}: max |diff|"))
+    exact_too = ck.find(r"\(all of them at this n, so it is exact as well\)", required=False)
+    ck.expect(bool(exact_too) == (window >= n), f"'exact as well' shown: {bool(exact_too)}, window {window}, n {n}")
+    if window >= n:
+        ck.expect(local <= NOISE, f"a window over every key should be exact, its error is {local:.2e}")
+    ck.expect(flash <= NOISE, f"flash's error {flash:.2e}")
+    apart = ck.metric("orders of magnitude apart")
+    if local > NOISE:
+        gap = max(0.0, math.log10(local / max(flash, 1e-300)))
+        # both errors are printed to 3 figures: allow a rounding step either side
+        ck.expect(re.fullmatch(r"\d+", apart) and abs(int(apart) - gap) <= 0.51, f"{apart} vs {gap:.2f} orders")
+    else:
+        ck.expect(apart == "none", f"the window is exact ({local:.2e}), yet orders apart = {apart}")
+
+
+def check_same_flops(ck: Claims, p: dict) -> None:
+    cfg = engine_config(p)
+    std, flash = flash_moves_metric(ck, cfg)
+    equal = ck.find(rf"\*\*The flop counts are equal\*\*, to the last flop \(([\d,]+)\); flash moves\s+"
+                    rf"{COMPARE} bytes than standard attention", required=False)
+    fewer = ck.find(rf"flash skips every fully masked tile and does\s+([+−]{NUM})% flops", required=False)
+    ck.expect(bool(equal) != bool(fewer), "exactly one of 'equal' / 'skips' is shown")
+    if equal:
+        ck.expect(std.flops == flash.flops and number(equal.group(1)) == std.flops,
+                  f"'The flop counts are equal' but standard {std.flops:,} vs flash {flash.flops:,}")
+        ck.ratio_claim(equal, std.hbm_bytes, flash.hbm_bytes, "flash moves (sentence)")
+    else:
+        ck.expect(std.flops != flash.flops and cfg.causal,
+                  f"flops {std.flops:,} vs {flash.flops:,}, causal {cfg.causal}")
+        value = 100 * (flash.flops / std.flops - 1)
+        shown = fewer.group(1)
+        ck.expect(agrees(shown[1:], abs(value)) and (shown[0] == "+") == (value >= 0), f"{shown} vs {value:+.3f}%")
+
+
+def check_fa2_fa1(ck: Claims, p: dict) -> None:
+    cfg = engine_config(p)
+    fa2, fa1 = costs.flash_cost(cfg.with_(loop_order="fa2")), costs.flash_cost(cfg.with_(loop_order="fa1"))
+    for pattern in (rf"the paper's order \(FA1\) moves\s+\*\*{COMPARE} bytes\*\* than FlashAttention-2's",
+                    rf"here the FA1 order moves {COMPARE} bytes\)"):
+        ck.ratio_claim(ck.find(pattern), fa2.hbm_bytes, fa1.hbm_bytes, "FA1 against FA2")
+    m = ck.find(r"With (\d+) × (\d+) tiles, the paper's order")
+    ck.expect((int(m.group(1)), int(m.group(2))) == (cfg.Br, cfg.Bc), f"tiles {m.group(0)!r}")
+    for order, tile, pattern in (("fa2", "Bc", r"the FA2 order's traffic does not depend on Bc"),
+                                 ("fa1", "Br", r"the FA1 order's does not depend on Br")):
+        shown = pattern.replace("\\", "") in ck.text
+        c = cfg.with_(loop_order=order)
+        ck.expect(shown == _unchanged_by_halving(c, tile),
+                  f"{pattern!r} shown: {shown}; tile traffic {order} before/after halving {tile}: "
+                  f"{_moved_when_halved(c, tile)}")
+        ck.count += 1
+    ratio = fa1.nonmatmul / fa2.nonmatmul
+    ck.expect(agrees(ck.metric("non-matmul, FA1 ÷ FA2").rstrip("×"), ratio), f"non-matmul ratio {ratio:.4f}")
+    m = ck.find(rf"Here that is\s+({NUM})× the non-matmul work")
+    ck.expect(agrees(m.group(1), ratio), f"non-matmul ratio {ratio:.4f}: {m.group(0)!r}")
+    full, kept = costs.census(cfg.n, cfg.Br, cfg.Bc, False).tiles, costs.census(cfg.n, cfg.Br, cfg.Bc, True).tiles
+    ck.expect(ck.metric("a causal mask skips") == f"{full - kept} / {full} tiles", f"{full - kept} of {full} skipped")
+    on, off = cfg.with_(causal=True), cfg.with_(causal=False)
+    m = ck.find(rf"With the mask \((on now|off now)[^)]*\), \*\*(\d+)\*\* of \*\*(\d+)\*\* tiles are "
+                rf"computed: flops × ({NUM}), traffic × ({NUM})")
+    ck.expect((m.group(1) == "on now") == cfg.causal, f"{m.group(1)} with causal={cfg.causal}")
+    ck.expect((int(m.group(2)), int(m.group(3))) == (kept, full), f"{kept} of {full} tiles: {m.group(0)!r}")
+    ck.expect(agrees(m.group(4), costs.flash_cost(on).flops / costs.flash_cost(off).flops), "flops ratio")
+    ck.expect(agrees(m.group(5), costs.flash_cost(on).hbm_bytes / costs.flash_cost(off).hbm_bytes), "traffic ratio")
+
+
+# Lesson 9: the lab runs at the simulated n (ui.simulable with tiles of 16 included).
+
+def lab_config(p: dict) -> Config:
+    full = engine_config(p)
+    b = min(full.Br, full.Bc, 16)
+    n = min(full.n, 2048, int(64 * b))
+    return full if n == full.n else engine_config(p, n=n).with_(Br=min(full.Br, n), Bc=min(full.Bc, n))
+
+
+def _than(a, b):
+    return "above" if a > b else "below" if a < b else "equal to"
+
+
+SETTINGS = r"\(n = (\d+), d = (\d+), (\d+) × (\d+) tiles, ([\d.]+) KB SRAM, (\w+)(, causal)?\)"
+
+
+def _settings_match(ck, m, cfg):
+    said = (int(m.group(1)), int(m.group(2)), int(m.group(3)), int(m.group(4)), float(m.group(5)),
+            m.group(6), bool(m.group(7)))
+    real = (cfg.n, cfg.d, cfg.Br, cfg.Bc, cfg.sram_bytes / KB, cfg.dtype, cfg.causal)
+    ck.expect(said == real, f"settings {said} vs the lab's {real}")
+
+
+def check_bug(ck: Claims, key: str, here: str, cfg: Config, table) -> None:
+    std = costs.standard_cost(cfg)
+    if key == "no_rescale":
+        m = ck.find(rf"Weights sum to ({NUM}) instead of ({NUM})", here)
+        broken = online_softmax(random_row(), 8, rescale=False).sum()
+        ck.expect(agrees(m.group(1), broken) and agrees(m.group(2), 1.0), f"sums {m.group(0)!r} vs {broken:.6f}")
+    elif key == "tiles_too_big":
+        b = min(512, cfg.n)
+        big = costs.flash_cost(cfg.with_(Br=b, Bc=b))
+        ws = working_set(b, b, cfg.d) * cfg.element_bytes
+        fits = ck.find(rf"(\d+) x (\d+) tiles need ({NUM}) KB: they fit the ({NUM}) KB budget at these settings, "
+                       rf"so nothing spills \(({NUM}) MB\)", here, required=False)
+        spills = ck.find(rf"(\d+) x (\d+) tiles need ({NUM}) KB against a ({NUM}) KB budget; with the spill, "
+                         rf"traffic is ({NUM}) MB, (above|below|equal to) standard attention's ({NUM}) MB", here,
+                         required=False)
+        m = fits or spills
+        ck.expect(m, f"no too-big sentence in {here!r}")
+        ck.expect(bool(fits) == (ws <= cfg.sram_bytes), f"{b} x {b} needs {ws} B of {cfg.sram_bytes}: {m.group(0)!r}")
+        ck.expect(int(m.group(1)) == b and agrees(m.group(3), ws / KB) and agrees(m.group(5), big.hbm_bytes / MB),
+                  f"{m.group(0)!r}: {b} x {b}, {ws / KB:.2f} KB, {big.hbm_bytes / MB:.3f} MB")
+        if fits:
+            ck.expect(big.spilled == 0, f"'nothing spills' but {big.spilled} elements spill")
+        else:
+            ck.expect(m.group(6) == _than(big.hbm_bytes, std.hbm_bytes) and agrees(m.group(7), std.hbm_bytes / MB),
+                      f"{m.group(0)!r}: {big.hbm_bytes / MB:.3f} vs standard {std.hbm_bytes / MB:.3f} MB")
+    elif key == "tiles_too_small":
+        b = min(16, cfg.n)
+        small, now = costs.flash_cost(cfg.with_(Br=b, Bc=b)), costs.flash_cost(cfg)
+        m = ck.find(rf"With (\d+) x (\d+) tiles traffic is ({NUM}) MB \(({NUM}) MB with (\d+) x (\d+)\), "
+                    rf"(above|below|equal to) standard attention's ({NUM}) MB", here)
+        ck.expect(int(m.group(1)) == b and agrees(m.group(3), small.hbm_bytes / MB)
+                  and agrees(m.group(4), now.hbm_bytes / MB) and agrees(m.group(8), std.hbm_bytes / MB),
+                  f"{m.group(0)!r}: {small.hbm_bytes / MB:.3f}, {now.hbm_bytes / MB:.3f}, {std.hbm_bytes / MB:.3f} MB")
+        ck.expect(m.group(7) == _than(small.hbm_bytes, std.hbm_bytes), f"{m.group(0)!r}: direction")
+    elif key == "keep_full_S":
+        a, b = costs.flash_cost(cfg).peak_bytes, costs.flash_cost(cfg.with_(keep_full_S=True)).peak_bytes
+        grows = ck.find(rf"goes from ({NUM}) KB to ({NUM}) KB: ({NUM}) times as much", here, required=False)
+        stays = ck.find(rf"stays at ({NUM}) KB", here, required=False)
+        ck.expect(bool(grows) == (b > a) and bool(stays) == (b <= a), f"peak {a} -> {b} B: {here!r}")
+        if grows:
+            ck.expect(agrees(grows.group(1), a / KB) and agrees(grows.group(2), b / KB)
+                      and agrees(grows.group(3), b / a), f"{grows.group(0)!r}: {a / KB} -> {b / KB} KB")
+    elif key == "no_max":
+        with np.errstate(over="ignore", invalid="ignore"):
+            nans = int(np.isnan(online_softmax(np.array(OVERFLOW_ROW), 2, subtract_max=False)).sum())
+        m = ck.find(r"(\d+) of (\d+) weights come back nan", here)
+        ck.expect((int(m.group(1)), int(m.group(2))) == (nans, len(OVERFLOW_ROW)), f"{m.group(0)!r} vs {nans}")
+        row = table.set_index("figure").loc["output max abs error"]
+        err, ref = float(row["with the bug"]), float(row["correct"])  # printed to 3 figures
+        small = ck.find(rf"the output error stays at ({NUM}|nan|inf)", here, required=False)
+        limit = max(ref, NOISE)
+        if not math.isfinite(err) or err > limit * 1.006:
+            ck.expect(not small, f"'stays at' with the error {err} above {limit}: {here!r}")
+        elif err < limit * 0.994:
+            ck.expect(small, f"the error {err} is within {limit}, yet: {here!r}")
+
+
+WATCH = {
+    "tiles_too_big": (rf"gauge (turns red|stays green).*?needs ({NUM}) KB,? (?:against a|within the) ({NUM}) KB",
+                      lambda m: number(m.group(2)) >= number(m.group(3)) if m.group(1) == "turns red"
+                      else number(m.group(2)) <= number(m.group(3))),
+    "tiles_too_small": (rf"meter ends at ({NUM}) KB, (above|below|equal to) standard attention's ({NUM}) KB",
+                        lambda m: number(m.group(1)) == number(m.group(3))
+                        or m.group(2) == _than(number(m.group(1)), number(m.group(3)))),
+    "no_rescale": (r"moves in (\d+) of the (\d+) steps \(first at step (\d+)\)|nothing needed a rescale",
+                   lambda m: m.group(1) is None or max(int(m.group(1)), int(m.group(3))) <= int(m.group(2))),
+    "no_max": (rf"the largest score here is ({NUM})\. (?:Watch step (\d+) of (\d+)|Nothing overflows)",
+               lambda m: m.group(2) is None or int(m.group(2)) <= int(m.group(3))),
+}
+
+
+def check_break_it(ck: Claims, p: dict) -> None:
+    cfg, full = lab_config(p), engine_config(p)
+    chosen = [k for k in BUGS if p[f"bug_{k}"]]
+    blocks = [e.value for e in ck.at.markdown if e.value.startswith("**The edit:**")]
+    tables = [e.value for e in ck.at.dataframe if "with the bug" in e.value.columns]
+    ck.expect(len(blocks) == len(tables) == len(chosen), f"{len(blocks)} bug blocks for {chosen}")
+    for key, block, table in zip(chosen, blocks, tables):
+        ck.expect(BUGS[key].change in block, f"bug {key} out of order")
+        m = ck.find(r"\*\*Here\*\* " + SETTINGS + r": (.*)$", block)
+        _settings_match(ck, m, cfg)
+        check_bug(ck, key, m.group(8), cfg, table)
+        if p[f"watch_{key}"] and key in WATCH:
+            pattern, holds = WATCH[key]
+            w = ck.find(pattern)
+            ck.expect(holds(w), f"watch note for {key}: {w.group(0)!r}")
+    if p["belief_fewer_flops"]:
+        check = {k: (c.flops, c.hbm_bytes) for k, c in (("std", costs.standard_cost(full)),
+                                                        ("flash", costs.flash_cost(full)))}
+        (sf, sb), (ff, fb) = check["std"], check["flash"]
+        verdicts = [e.value for e in ck.at.markdown if e.value.startswith("**Here**")]
+        ck.expect(len(verdicts) == 1, f"one belief verdict, found {len(verdicts)}")
+        m = ck.find(r"\*\*Here\*\* " + SETTINGS + r": (.*)", verdicts[0])
+        _settings_match(ck, m, full)
+        verdict = m.group(8)
+        equal = "The flops are equal" in verdict
+        ck.expect(equal == (ff == sf), f"'{verdict}' with flops {sf:,} vs {ff:,}")
+        if "Flash does fewer flops here" in verdict:
+            ck.expect(ff < sf and full.causal, f"'fewer flops' with {sf:,} vs {ff:,}")
+        t = re.search(rf"flash moves ({NUM}) times fewer bytes|flash moves (more) bytes|Traffic is (equal) too",
+                      verdict)
+        ck.expect(t, f"no traffic verdict in {verdict!r}")
+        word = "fewer" if t.group(1) else "more" if t.group(2) else "equal"
+        ck.expect(word == ("fewer" if fb < sb else "more" if fb > sb else "equal"),
+                  f"{t.group(0)!r}: flash {fb} B vs standard {sb} B")
+        if t.group(1):
+            ck.expect(agrees(t.group(1), sb / fb), f"{t.group(0)!r} vs {sb / fb:.3f}")
+
+
+def check_real_hardware(ck: Claims, p: dict) -> None:
+    data = measured.load()
+    table = measured.compare(data)
+    speed, points = measured.speedups(table), measured.roofline_points(table)
+    d, dtype, pass_ = p["hw_d"], p["hw_dtype"], p["hw_pass"]
+    fp16 = table[(table["dtype"] == "float16") & (table["pass"] == "fwd") & table["measured DRAM MB"].notna()]
+    plain = fp16[fp16["impl"] == "plain"]["DRAM / model"]
+    m = ck.find(rf"Plain attention moves about ({NUM})× the model's bytes")
+    ck.expect(agrees(m.group(1), plain.mean()), f"{m.group(0)!r} vs {plain.mean():.3f}")
+    flash_ratio = fp16[fp16["impl"] == "flash"]["DRAM / model"]
+    m = ck.find(rf"Flash moves (far fewer|more) bytes than the model says(?: at some sizes, fewer at others)?\*\* "
+                rf"— down to ({NUM})% of it at n = (\d+)")
+    if m.group(1) == "far fewer":
+        ck.expect(flash_ratio.max() < 1, f"'flash moves far fewer bytes than the model' but DRAM/model reaches "
+                  f"{flash_ratio.max():.2f}")
+    else:
+        ck.expect(flash_ratio.max() > 1 > flash_ratio.min(), f"'more at some sizes, fewer at others' with "
+                  f"DRAM/model from {flash_ratio.min():.2f} to {flash_ratio.max():.2f}")
+    ck.expect(agrees(m.group(2), 100 * flash_ratio.min())
+              and int(m.group(3)) == int(fp16.loc[flash_ratio.idxmin(), "n"]), f"{m.group(0)!r}")
+    # Bound by the model's bytes, from measured.model and the measured ceilings, and by the DRAM bytes.
+    bw = measured.ceiling(data, "copy bandwidth (read + write)") * 1e12
+    peak = measured.ceiling(data, "dense matmul", "float16") * 1e12
+    rows = fp16[(fp16["impl"] == "flash") & (fp16["d"] == d)]
+    model_bounds = set()
+    for _, r in rows.iterrows():
+        mod = measured.model("flash", "fwd", r["n"], r["d"], "float16", r["batch heads"])
+        model_bounds.add("memory" if mod["model_bytes"] / bw > mod["model_flops"] / peak else "compute")
+    pts = points[(points["impl"] == "flash") & (points["d"] == d)]["flops per DRAM byte"]
+    ridge = peak / bw
+    dram = "compute" if (pts > ridge).all() else "memory" if (pts <= ridge).all() else "partly memory"
+    m = ck.find(r"By the model's bytes flash is ([\w/]+)-bound; by the measured bytes it is ([\w ]+)-bound")
+    ck.expect(m.group(1) == "/".join(sorted(model_bounds)), f"{m.group(0)!r}: model bounds {model_bounds}")
+    ck.expect(m.group(2) == dram, f"{m.group(0)!r}: by DRAM bytes {dram} (ridge {ridge:.0f})")
+    view = speed[(speed["d"] == d) & (speed["dtype"] == dtype) & (speed["pass"] == pass_)]
+    sp, mem = view[view["impl"] == "flash"], view[view["impl"] == "mem_efficient"]
+    wins = int((sp["measured speed-up"] > 1).sum())
+    if len(sp) == 0:
+        ck.expect(dtype == "float32" and ck.metric("flash speed-up") == "n/a", f"no flash rows for {dtype}")
+        ck.find(r"No flash kernel for this data type")
+    elif wins == len(sp):
+        m = ck.find(r"The ranking holds for flash\.\*\* In this view it beats plain attention at all (\d+) sizes, "
+                    r"as the byte count says it must")
+        ck.expect(int(m.group(1)) == len(sp), f"{m.group(0)!r}: {len(sp)} sizes")
+    else:
+        m = ck.find(r"Flash beats plain attention at (\d+) of (\d+) sizes\*\* although the byte count says it "
+                    r"always should")
+        ck.expect((int(m.group(1)), int(m.group(2))) == (wins, len(sp)), f"{m.group(0)!r}: {wins} of {len(sp)}")
+    if len(sp):
+        ck.expect((sp["predicted speed-up"] > 1).all(), "'the byte count says it must/should': the model "
+                  f"predicts {sp['predicted speed-up'].min():.2f} somewhere")
+    m = ck.find(r"memory-efficient kernel is faster than plain at (\d+) of (\d+) sizes\*\* here "
+                r"(as the model says|although the model says it always should)")
+    mem_wins = int((mem["measured speed-up"] > 1).sum())
+    ck.expect((int(m.group(1)), int(m.group(2))) == (mem_wins, len(mem)), f"{m.group(0)!r}: {mem_wins} of {len(mem)}")
+    ck.expect((m.group(3) == "as the model says") == (mem_wins == len(mem)), f"{m.group(0)!r}")
+    ck.expect((mem["predicted speed-up"] > 1).all(), f"{m.group(3)!r}, but the model predicts "
+              f"{mem['predicted speed-up'].min():.2f} somewhere")
+    bt = measured.blocks(data)
+    # the n the page shows: a link's hw_block_n may have been refused (then a note says so)
+    block_n = int(next(w.value for kind in ("radio", "select_slider", "selectbox") for w in ck.at.get(kind)
+                       if w.key == "hw_block_n"))
+    bt = bt[bt["n"] == block_n].reset_index(drop=True)
+    m = ck.find(rf"bigger\s+tiles re-read K and V less: ({NUM}) MB at (\d+) x (\d+)\s+down to ({NUM}) MB")
+    hi, lo = bt.loc[bt["model MB"].idxmax()], bt.loc[bt["model MB"].idxmin()]
+    ck.expect(int(m.group(2)) * int(m.group(3)) < lo["Br"] * lo["Bc"] and int(m.group(2)) < lo["Br"],
+              f"'bigger tiles re-read less': the most traffic is at {hi['Br x Bc']}, the least at {lo['Br x Bc']}")
+    spread = bt["measured DRAM MB"].max() / bt["measured DRAM MB"].min()
+    m = ck.find(rf"every shape reads about the same\s+({NUM}) MB \(a spread of ({NUM})×\)")
+    ck.expect(agrees(m.group(2), spread) and spread < 1.2, f"'about the same' with a spread of {spread:.3f}")
+    m = ck.find(rf"from\s+({NUM}) ms at (\d+ x \d+) to ({NUM}) ms at\s+(\d+ x \d+)")
+    ck.expect(number(m.group(1)) >= number(m.group(3)), f"{m.group(0)!r}")
+
+
+CHECKS = {
+    "lessons/01_where_time_goes.py": check_where_time_goes,
+    "lessons/02_online_softmax.py": check_online_softmax,
+    "lessons/03_tiling.py": check_tiling,
+    "lessons/04_tile_size.py": check_tile_size,
+    "lessons/05_backward.py": check_backward,
+    "lessons/06_exact.py": check_exact,
+    "lessons/07_same_flops.py": check_same_flops,
+    "lessons/08_fa2_fa1.py": check_fa2_fa1,
+    "lessons/09_break_it.py": check_break_it,
+    "lessons/10_real_hardware.py": check_real_hardware,
+}
+
+
+def check_page(page: str, params: dict) -> int:
+    """Render one lesson at these settings and check every claim on it; the sentences checked."""
+    ck = Claims(page, params, render(page, params))
+    CHECKS[page](ck, params)
+    check_generic(ck)
+    return ck.count
+
+
+def test_every_lesson_has_claim_checks():
+    assert set(CHECKS) == set(PAGES)
+
+
+@pytest.mark.parametrize("page", PAGES)
+# No shrinking: every example is a full render (about a second), and a failure already
+# names its settings as a URL.
+@settings(max_examples=EXAMPLES, deadline=None, database=None,
+          phases=[Phase.explicit, Phase.reuse, Phase.generate],
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=hs.data())
+def test_claims_agree_with_the_engine(page, data):
+    params = data.draw(lesson_params(page), label="settings")
+    assert check_page(page, params) > 0
