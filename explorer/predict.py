@@ -40,6 +40,18 @@ def _window() -> Question:
     return q.window_error(n, window, float(demo.tables["against standard attention"].iloc[1]["max abs diff"]))
 
 
+def inference_config():
+    """Lesson 12's model and batch (its own controls) with the sidebar's d, as a DecodeConfig:
+    16-bit storage unless the sidebar already says 16-bit, as attention runs on tensor cores."""
+    from flashviz.config import TENSOR_DTYPE, WIDE_DTYPES
+    from flashviz.decode import DecodeConfig
+    heads = _own("inf_heads")
+    dtype = ui.value("dtype")
+    return DecodeConfig(n_kv=_own("inf_ctx"), n_q=1, d=ui.value("d"), heads=heads,
+                        kv_heads=min(_own("inf_kv"), heads), batch=_own("inf_batch"), Br=ui.value("Br"),
+                        Bc=ui.value("Bc"), dtype=TENSOR_DTYPE if dtype in WIDE_DTYPES else dtype)
+
+
 def question_for(file: str) -> Question | None:
     """The question of a lesson, at the reader's current settings."""
     builders = {
@@ -54,6 +66,7 @@ def question_for(file: str) -> Question | None:
         "lessons/08_fa2_fa1.py": lambda: q.loop_order(ui.config()),
         "lessons/09_break_it.py": lambda: q.small_tiles(ui.config()),
         "lessons/10_real_hardware.py": lambda: _measured_flash_share(_own("hw_d")),
+        "lessons/12_inference.py": lambda: q.decode_step(inference_config(), ui.hardware()),
     }
     build = builders.get(file)
     return build() if build else None

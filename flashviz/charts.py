@@ -513,3 +513,29 @@ def block_times(df) -> go.Figure:
     fig.update_layout(showlegend=False)
     _headroom(fig, df["measured ms"], 1.25)
     return _style(fig, "tile Br × Bc (rows × cols)", "time per call (ms)", "Time per tile (green: fastest)")
+
+
+# ---- lesson 12, inference ----------------------------------------------------------------
+
+_SHARING_STYLE = ((VERMILLION, "square", None), (BLUE, "circle", "dash"), (GREEN, "diamond", "dot"))
+
+
+def cache_over_n(df, hbm_gb: float, gpu: str) -> go.Figure:
+    """The whole model's K/V cache (GB) against cached tokens, one line per way of sharing
+    heads (columns after "n"), with the GPU's HBM as a reference line."""
+    lines = [c for c in df.columns if c != "n"]
+    fig = go.Figure([_line(df["n"], df[c], c, colour, dash, symbol=symbol)
+                     for c, (colour, symbol, dash) in zip(lines, cycle(_SHARING_STYLE))])
+    _hline(fig, hbm_gb, f"{gpu}'s HBM, {hbm_gb:g} GB", BLACK)
+    return _style(fig, "cached tokens n (per sequence)", "K/V cache (GB)", "The cache against the GPU's memory",
+                  log_x=True, log_y=True, x_values=df["n"])
+
+
+def split_times(df, best: int) -> go.Figure:
+    """Split-KV: the modelled time of one decoding step against the number of chunks."""
+    colours = [FLASH if s == best else SKY for s in df["splits"]]
+    fig = go.Figure(go.Bar(x=[str(s) for s in df["splits"]], y=df["time us (model)"], marker_color=colours,
+                           text=[f"{t:.3g}" for t in df["time us (model)"]], textposition="outside",
+                           hovertemplate="%{x} chunks: %{y:.3g} µs<extra></extra>"))
+    _headroom(fig, df["time us (model)"])
+    return _style(fig, "chunks of the cache (splits)", "modelled time (µs)", "Split the cache to fill the SMs")

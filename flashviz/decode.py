@@ -325,3 +325,40 @@ def merge_walkthrough(n_kv: int = 16, d: int = 4, splits: int = 4, seed: int = 0
                       "e^(m_i − m)": scale, "weight share": scale * float(li[0, 0]) / float(l[0, 0])})
     unsplit = reference_attention(Q, K, V)[0, 0, 0]
     return steps, (float(m[0, 0]), float(l[0, 0]), O[0]), unsplit
+
+
+def sharing_name(heads: int, kv_heads: int) -> str:
+    """MHA, GQA or MQA, as the literature names the ways query heads share K/V heads."""
+    if kv_heads == heads:
+        return "MHA"
+    return "MQA" if kv_heads == 1 else f"GQA-{heads // kv_heads}"
+
+
+def cache_over_n(ns, cfg: DecodeConfig, layers: int):
+    """The model's cache in GB (1e9 bytes) at each n: MHA, the config's sharing, and MQA."""
+    import pandas as pd
+    kinds = dict.fromkeys((cfg.heads, cfg.kv_heads, 1))  # in order, without repeats
+    out = {"n": list(ns)}
+    for kv in kinds:
+        label = f"{sharing_name(cfg.heads, kv)} ({kv} K/V head{'s' if kv > 1 else ''})"
+        out[label] = [cache_bytes(n, cfg.batch, kv, cfg.d, layers, cfg.element_bytes) / 1e9 for n in ns]
+    return pd.DataFrame(out)
+
+
+def sharing_table(cfg: DecodeConfig, hw: Hardware, layers: int):
+    """One decoding step of the whole model (every layer) for each way of sharing K/V heads."""
+    import pandas as pd
+    rows = []
+    kv = cfg.heads
+    while kv >= 1:
+        c = cfg.with_(kv_heads=kv, n_q=1, splits=1)
+        cost = decode_cost(c)
+        rows.append({"sharing": sharing_name(cfg.heads, kv), "K/V heads": kv,
+                     "cache GB": cache_bytes(cfg.n_kv, cfg.batch, kv, cfg.d, layers, cfg.element_bytes) / 1e9,
+                     "read per step MB": layers * cost.hbm_bytes / 2**20,
+                     "bytes per flop": cost.bytes_per_flop,
+                     "step us (roofline)": layers * max(cost.hbm_bytes / hw.hbm_bytes_per_s,
+                                                        cost.flops / hw.peak_flops(cfg.dtype)) * 1e6,
+                     "longest n that fits": longest_context(hw, cfg.batch, kv, cfg.d, layers, cfg.element_bytes)})
+        kv //= 2
+    return pd.DataFrame(rows)

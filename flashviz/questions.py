@@ -13,8 +13,9 @@ import pandas as pd
 
 from . import costs, sweeps
 from .attention import online_softmax, random_row
-from .claims import compare
+from .claims import compare, regime
 from .config import KB, TENSOR_DTYPE, WIDE_DTYPES, Config, Hardware, paper_block_sizes
+from .decode import DecodeConfig, decode_cost
 from .format import bytes_text, times_text
 
 # Guesses of a ratio that spans decades: a 1-2-5 ladder, the same for every setting
@@ -234,3 +235,20 @@ def paper_figure2(hw: Hardware) -> tuple[Question, pd.DataFrame]:
         f"This engine counts {std / 1e9:.1f} GB against {flash / 1e9:.1f} GB (× {std / flash:.1f}); the paper "
         "measured 40.3 (or 35.3) GB against 4.4 GB (× 9.2 or × 8.0).", LADDER, f"{std / flash:.3g}×")
     return q, table
+
+
+def decode_step(cfg: DecodeConfig, hw: Hardware) -> Question:
+    """Lesson 12: one decoding step's bytes per flop against what the GPU feeds."""
+    need = decode_cost(cfg.with_(n_q=1, splits=1)).bytes_per_flop
+    feed = hw.balance(cfg.dtype)
+    sharing = ("each has its own K/V head" if cfg.group == 1 else
+               f"{cfg.group} query heads share each K/V head" if cfg.kv_heads > 1 else "all share one K/V head")
+    return Question(
+        f"Decode one token: {cfg.heads} query heads and {cfg.kv_heads} key/value heads, {cfg.n_kv:,} cached "
+        f"tokens, d = {cfg.d}, {cfg.dtype}. The step needs how many times the bytes per flop that the "
+        f"{hw.name} can feed? (Above 1×, the arithmetic waits on memory.)", "ratio", need / feed,
+        f"One query row meets each cached key and value once: {cfg.element_bytes} bytes per element for the "
+        f"{cfg.group} query head{'s' if cfg.group > 1 else ''} that use it ({sharing}), so {need:.3g} bytes per "
+        f"flop, about {cfg.element_bytes}/(2 × {cfg.group}). The {hw.name} feeds {feed:.3g}: "
+        f"{regime(need, feed)}-bound, and no tiling changes it, because there is only one row to reuse each "
+        "byte.", LADDER, f"{need / feed:.3g}×")

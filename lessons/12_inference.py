@@ -1,0 +1,143 @@
+"""Lesson 12: decoding reads the whole K/V cache for one query row per head."""
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from explorer import cache, predict, ui
+from explorer.params import OWN
+from flashviz import decode
+from flashviz.claims import compare, regime
+from flashviz.config import CUSTOM, HARDWARE, WIDE_DTYPES
+from flashviz.format import bytes_text, times_text
+
+st.title("Inference: one query, the whole cache")
+
+
+def inference_controls():
+    """The model and batch being decoded (this lesson's own settings, in the URL)."""
+    cols = st.columns(5)
+    for col, key in zip(cols, ("inf_ctx", "inf_batch", "inf_heads", "inf_kv", "inf_layers")):
+        ui.bound(OWN[key], col, note_where=st)
+    cfg = predict.inference_config()
+    if st.session_state.get("inf_kv", 0) > cfg.heads:
+        cols[3].caption(f"above the query heads: MHA uses {cfg.heads}")
+    return cfg
+
+
+cfg = inference_controls()
+layers = st.session_state["inf_layers"]
+hw = ui.hardware()
+gpus = {**HARDWARE, hw.name: hw} if ui.value("hw") == CUSTOM else HARDWARE
+name = decode.sharing_name(cfg.heads, cfg.kv_heads)
+ui.own_setting(f"d = {cfg.d} and the tiles come from the sidebar; the cache is stored in {cfg.dtype}"
+               + (f" (the sidebar's {ui.value('dtype')} is for the training lessons)"
+                  if ui.value("dtype") in WIDE_DTYPES else "") + ".")
+
+step = decode.decode_cost(cfg)
+need, feed = step.bytes_per_flop, hw.balance(cfg.dtype)
+model_cache = decode.cache_bytes(cfg.n_kv, cfg.batch, cfg.kv_heads, cfg.d, layers, cfg.element_bytes)
+st.markdown(f"#### Each new token's query reads the whole cache once and does {1 / need:.3g} flops per byte "
+            f"with it: on the {hw.name}, decoding is {regime(need, feed)}-bound.")
+cols = st.columns(4)
+cols[0].metric("K/V cache, whole model", bytes_text(model_cache),
+               help=f"K and V, {layers} layers, batch {cfg.batch}, {cfg.kv_heads} K/V heads, n = {cfg.n_kv:,}")
+cols[1].metric("read per token, all layers", bytes_text(layers * step.hbm_bytes))
+cols[2].metric("decode needs, bytes/flop", f"{need:.3g}")
+cols[3].metric("GPU feeds, bytes/flop", f"{feed:.3g}", help=f"{hw.name}: HBM bandwidth over its {cfg.dtype} "
+               "matmul rate")
+
+# --- decode against prefill -------------------------------------------------------------
+st.subheader("Decode against prefill")
+points = decode.roofline_points(cfg, hw)
+dec, pre = points.iloc[0], points.iloc[1]
+ui.explain(f"""
+Prefill runs all n = {cfg.n_kv:,} prompt tokens at once: each K/V block that reaches SRAM meets a block of
+{cfg.Br} query rows, as in training. Decoding has one new row per query head: the {cfg.group} query
+{'row' if cfg.group == 1 else 'rows'} of the heads that share a K/V head are all the reuse a cached byte
+gets. Same cache, same kernel: prefill does **{pre['flops per byte']:.3g}** flops per byte, decode
+**{dec['flops per byte']:.3g}**.
+""")
+table = pd.DataFrame([{"GPU": g.name, "balance, bytes/flop": g.balance(cfg.dtype),
+                       **{f"{m} bound": r["bound"] for m, r in decode.roofline_points(cfg, g)
+                          .set_index("method").iterrows()}} for g in gpus.values()])
+left, right = st.columns([3, 2])
+with left:
+    ui.chart(cache.figure("roofline", points, gpus, cfg.dtype, hw.name), "inference_roofline")
+with right:
+    ui.table(table, "decode_prefill_by_gpu", f"{cfg.dtype}, n = {cfg.n_kv:,}, {name}: where each GPU's roof "
+             "puts the two")
+st.markdown(f"On the {hw.name}: decode is **{dec['bound']}-bound** at {dec['attainable TFLOP/s']:.3g} TFLOP/s, "
+            f"prefill **{pre['bound']}-bound** at {pre['attainable TFLOP/s']:.3g} TFLOP/s.")
+
+# --- the cache against the GPU's memory ---------------------------------------------------
+st.subheader("The cache against the GPU's memory")
+ns = tuple(2**k for k in range(10, 21))
+longest = decode.longest_context(hw, cfg.batch, cfg.kv_heads, cfg.d, layers, cfg.element_bytes)
+fits = model_cache <= hw.hbm_gb * 1e9
+st.markdown(f"At batch {cfg.batch} with {name} the cache takes **{bytes_text(model_cache)}** of the "
+            f"{hw.name}'s {hw.hbm_gb} GB: it " + ("fits" if fits else "**does not fit**")
+            + f". The longest context that fits is about **{longest:,} tokens** per sequence, before any "
+            "weights. It grows with n, with the batch and with the K/V heads, each in proportion.")
+ui.chart(cache.figure("cache_over_n", decode.cache_over_n(ns, cfg, layers), hw.hbm_gb, hw.name),
+         "inference_cache")
+
+# --- MHA, GQA, MQA ------------------------------------------------------------------------
+st.subheader("MHA → GQA → MQA")
+sharing = decode.sharing_table(cfg, hw, layers)
+mha, here, mqa = sharing.iloc[0], sharing[sharing["K/V heads"] == cfg.kv_heads].iloc[0], sharing.iloc[-1]
+st.markdown(f"Grouping the {cfg.heads} query heads onto {cfg.kv_heads} K/V head{'s' if cfg.kv_heads > 1 else ''} "
+            f"reads {compare(mha['read per step MB'], here['read per step MB'])} per token than MHA; MQA reads "
+            f"{compare(mha['read per step MB'], mqa['read per step MB'])}. The flops stay the same: every query "
+            "head still meets every cached key.")
+ui.explain("""
+Grouped-query attention is a model choice made at training time: fewer K/V heads means fewer numbers
+to cache and to read, at some cost in quality. The key/value heads slider above walks from MHA (one K/V
+head per query head) through GQA to MQA (one for all).
+""")
+ui.table(sharing, "kv_sharing", f"One decoding step, {layers} layers, batch {cfg.batch}, n = {cfg.n_kv:,}; the "
+         "roofline time assumes every SM busy")
+
+# --- split-KV -----------------------------------------------------------------------------
+st.subheader("Split-KV: when one query is too little work")
+sweep = decode.split_sweep(cfg, hw)
+best = decode.best_splits(sweep)
+one, chosen = sweep.iloc[0], sweep[sweep["splits"] == best].iloc[0]
+blocks = cfg.thread_blocks
+ui.explain(f"""
+A decode kernel gives each (sequence, K/V head) pair its own thread block: here
+{cfg.batch} × {cfg.kv_heads} = **{blocks}** block{'s' if blocks > 1 else ''} for the {hw.name}'s **{hw.sms}** SMs.
+Flash-Decoding cuts the cache into chunks, one block per chunk, each writing a partial (m, l, O); a small
+second kernel merges them. The model here gives a kernel that fills k of S SMs k/S of the bandwidth.
+""")
+if best > 1:
+    st.markdown(f"Unsplit, the work fills {one['SMs busy %']:.0f}% of the SMs. Split into **{best}** chunks it "
+                f"fills {chosen['SMs busy %']:.0f}% and the modelled step is "
+                f"{times_text(one['time us (model)'] / chosen['time us (model)'])} shorter, "
+                f"for {chosen['extra %']:.2f}% more bytes (the partials and the query read again).")
+else:
+    st.markdown(f"{blocks} blocks already fill the {hw.sms} SMs: splitting would only add bytes "
+                "(the partials and the query read again), so the best is not to split.")
+left, right = st.columns([2, 3])
+with left:
+    ui.chart(cache.figure("split_times", sweep, best), "inference_splits")
+with right:
+    ui.table(sweep, "split_kv", "Split-KV for this batch and model, one layer")
+
+# --- the merge, step by step --------------------------------------------------------------
+st.subheader("The merge, step by step")
+chunks = ui.bound(OWN["inf_split"], st.columns(3)[0])
+steps, (m, l, O), unsplit = decode.merge_walkthrough(n_kv=16, d=4, splits=chunks)
+st.markdown(f"One query row against 16 cached keys (d = 4, random values), cut into {len(steps)} chunks. Each "
+            "chunk returns its own max m_i, sum l_i and unnormalised output O_i; the merge puts them on one "
+            f"baseline, m = max m_i = **{m:.6f}**, scaling each by e^(m_i − m):")
+ui.table(pd.DataFrame([{k: v for k, v in s.items() if k != "O_i"} | {f"O_i[{j}]": s["O_i"][j] for j in range(4)}
+                       for s in steps]), "merge_steps")
+err = float(np.abs(O - unsplit).max())
+st.markdown(f"l = Σ e^(m_i − m) l_i = **{l:.6f}**; O = Σ e^(m_i − m) O_i / l = "
+            f"[{', '.join(f'{x:.6f}' for x in O)}]. Unsplit attention gives "
+            f"[{', '.join(f'{x:.6f}' for x in unsplit)}]: the largest difference is **{err:.1e}**, float noise.")
+ui.explain(f"""
+**What this model leaves out.** Real decode kernels overlap the merge, keep partials in L2, and a
+{hw.l2_mb} MB L2 can hold a short cache outright; this counts HBM bytes and a roofline, as the other lessons
+do. The model's weights are read at every step too; they are not counted here.
+""")
