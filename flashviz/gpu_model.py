@@ -1,0 +1,171 @@
+"""The whole GPU: a three-level model (HBM <-> L2 <-> SRAM) of the flash forward's DRAM reads.
+
+The two-level model (costs.flash_cost) runs one thread block at a time with nothing
+between HBM and SRAM, so every query block reads all of K and V: Q + Tr (K + V) per
+head. A real GPU runs many blocks at once and they share an L2. This model, in closed
+form, with the same counting rules (each element read from DRAM counts once, Q once per
+block, O written once):
+
+  grid        one block per (head, query block): G = BH * Tr blocks, Tr = ceil(n / Br)
+  residency   R = SMs * blocks per SM; blocks per SM from the kernel's shared memory
+              (its tile sizes) and registers (registers per thread read off the profiler)
+  order       blocks start in grid order, query block fastest: head 0's Tr blocks, then
+              head 1's; blocks k*R .. (k+1)*R - 1 form wave k
+  sharing     the resident blocks of one head read the same K/V tiles at about the same
+              time: one DRAM read of a tile serves the whole wave through L2
+  re-reads    between two waves of one head, L2 also takes the other heads' K + V of the
+              wave and the wave's Q and O tiles ("K + V in flight"); if that outgrows the
+              L2 share, the next wave finds nothing and reads that head's K + V again
+  floor       never below the compulsory Q + K + V
+
+Notation as in the paper: n, d, Br, Bc, Tr. BH is batch x heads; e the element size.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import ceil
+
+from .config import HARDWARE, KB, MB, Config, Hardware
+from .costs import flash_cost, floor_sum
+
+# Hopper and Ampere: 64 K 32-bit registers per SM, at most 32 blocks and 64 warps per SM
+# (CUDA programming guide, compute capabilities 8.0 and 9.0; the same on all four presets).
+REGISTERS_PER_SM = 65536
+MAX_BLOCKS_PER_SM = 32
+MAX_WARPS_PER_SM = 64
+REGISTER_GRANULE = 8         # registers are allocated per thread in steps of 8
+SMEM_RESERVED_BYTES = 1 * KB  # the driver keeps 1 KB of shared memory per block (sm_80 and later)
+# A100 and H100/H200 split their L2 into two partitions; an SM caches through the one near it
+# (NVIDIA's A100 and H100 whitepapers). Assumption: the blocks of a wave get one partition's worth.
+L2_PARTITIONS = 2
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """What the model needs of a kernel: its tiles, pipeline depth, warps, registers."""
+
+    name: str
+    Br: int                 # query rows per block (the grid's second axis is n / Br)
+    Bc: int                 # key/value rows per step
+    stages: int = 1         # K/V tiles double-buffered in shared memory when 2
+    warps: int = 4
+    regs_per_thread: int = 255  # read off the profiler (launch__registers_per_thread)
+
+    def smem_bytes(self, d: int, element_bytes: int = 2) -> int:
+        """Shared memory per block from the tile sizes: Qi (Br x d) plus `stages` copies of
+        Kj and Vj (Bc x d each). Matches what Nsight Compute reported for every kernel measured."""
+        return (self.Br * d + 2 * self.stages * self.Bc * d) * element_bytes
+
+    def blocks_per_sm(self, d: int, hw: Hardware, element_bytes: int = 2) -> int:
+        """Resident blocks per SM: the least of the shared-memory, register, warp and block limits."""
+        by_smem = (hw.smem_per_sm_kb * KB) // (self.smem_bytes(d, element_bytes) + SMEM_RESERVED_BYTES)
+        regs = -(-self.regs_per_thread // REGISTER_GRANULE) * REGISTER_GRANULE
+        by_regs = REGISTERS_PER_SM // (regs * 32 * self.warps)
+        return max(0, min(by_smem, by_regs, MAX_WARPS_PER_SM // self.warps, MAX_BLOCKS_PER_SM))
+
+
+def sdpa_flash(d: int) -> Kernel:
+    """PyTorch's flash forward (FlashAttention-2 code): 128 x 128 tiles up to d = 64, 128 x 64
+    above, one stage, 4 warps, 255 registers per thread (all as Nsight Compute read them)."""
+    return Kernel("PyTorch flash", 128, 128 if d <= 64 else 64, 1, 4, 255)
+
+
+def triton(block_m: int, block_n: int, d: int) -> Kernel:
+    """bench/gpu/triton_blocks.py: two stages, 8 warps from 128 x 128 up; registers per thread
+    as Nsight Compute read them on the H200 (Triton 3.6)."""
+    regs = {(128, 64, 128): 255, (64, 64, 128): 149, (128, 128, 128): 203,
+            (128, 64, 64): 209, (64, 64, 64): 108, (128, 128, 64): 163}.get((block_m, block_n, d), 255)
+    return Kernel(f"Triton {block_m}×{block_n}", block_m, block_n, 2,
+                  8 if block_m * block_n >= 128 * 128 else 4, regs)
+
+
+@dataclass(frozen=True)
+class Whole:
+    """One forward pass on the whole GPU. Bytes are DRAM bytes; waves are of resident blocks."""
+
+    n: int
+    d: int
+    bh: int
+    Tr: int
+    blocks: int           # G = BH * Tr
+    resident: int         # R, blocks running at once (at most G)
+    waves: int            # ceil(G / R)
+    passes: int           # DRAM reads of one head's K + V, summed over heads
+    in_flight: float      # bytes L2 must hold between two waves of one head
+    l2_share: float       # bytes of L2 the wave gets
+    rereads: bool         # in_flight > l2_share
+    q_bytes: int
+    kv_head_bytes: int    # K + V of one head
+    reads: int            # the three-level model's DRAM reads
+    writes: int           # O once
+    compulsory: int       # Q + K + V, each once
+    two_level: int        # Q + Tr (K + V) per head: the tile model's reads
+
+    @property
+    def over_floor(self) -> float:
+        return self.reads / self.compulsory
+
+
+def wave_passes(bh: int, Tr: int, R: int) -> int:
+    """Sum over heads of the waves that head's blocks fall in. Head h holds blocks
+    h*Tr .. (h+1)*Tr - 1, so it meets waves floor(h Tr / R) .. floor(((h+1) Tr - 1) / R)."""
+    last = floor_sum(bh, R, Tr, Tr - 1)   # sum of floor((h Tr + Tr - 1) / R)
+    first = floor_sum(bh, R, Tr, 0)       # sum of floor(h Tr / R)
+    return last - first + bh
+
+
+def whole_gpu(n: int, d: int, bh: int, kernel: Kernel, hw: Hardware, element_bytes: int = 2,
+              resident: int | None = None, l2_bytes: float | None = None) -> Whole:
+    """The model at one config. `resident` and `l2_bytes` override the hardware's (for the
+    limits: resident=1, l2_bytes=0 is the two-level model)."""
+    e = element_bytes
+    Tr = ceil(n / kernel.Br)
+    G = bh * Tr
+    R = resident if resident is not None else hw.sms * kernel.blocks_per_sm(d, hw, e)
+    R = max(1, min(R, G))
+    share = l2_bytes if l2_bytes is not None else hw.l2_mb * MB / L2_PARTITIONS
+    q_head, kv_head = n * d * e, 2 * n * d * e
+    # Heads a wave touches: a window of R consecutive blocks meets (R - 1) / Tr + 1 heads on average.
+    heads = min(bh, (R - 1) / Tr + 1)
+    # Between two waves of one head, L2 takes the wave's heads' K + V plus the wave's Q tiles read
+    # and O tiles written (each Br x d): what must stay for the next wave to hit.
+    in_flight = heads * kv_head + 2 * R * kernel.Br * d * e
+    rereads = in_flight > share
+    # LRU over a cyclic stream: if the cycle is longer than the cache, every tile misses (all or nothing).
+    passes = wave_passes(bh, Tr, R) if rereads else bh
+    reads = bh * q_head + passes * kv_head
+    return Whole(n=n, d=d, bh=bh, Tr=Tr, blocks=G, resident=R, waves=ceil(G / R), passes=passes,
+                 in_flight=in_flight, l2_share=share, rereads=rereads, q_bytes=bh * q_head,
+                 kv_head_bytes=kv_head, reads=reads, writes=bh * q_head, compulsory=bh * (q_head + kv_head),
+                 two_level=two_level_reads(n, d, bh, kernel, e))
+
+
+def two_level_reads(n: int, d: int, bh: int, kernel: Kernel, element_bytes: int = 2) -> int:
+    """The tile model's DRAM reads (costs.flash_cost, FA2 order, no spill): its moved elements
+    less the one write of O, for every head."""
+    cfg = Config(n=n, d=d, Br=min(kernel.Br, n), Bc=min(kernel.Bc, n), sram_bytes=2**40, dtype="float16")
+    return bh * (flash_cost(cfg).moved - n * d) * element_bytes
+
+
+def crossover_n(d: int, bh: int, kernel: Kernel, hw: Hardware, element_bytes: int = 2) -> int | None:
+    """The smallest power-of-two n at which the waves of a head start to re-read K + V,
+    or None up to 2^22. (Below it, reads sit on the floor.)"""
+    for k in range(7, 23):
+        w = whole_gpu(2**k, d, bh, kernel, hw, element_bytes)
+        if w.rereads and w.passes > bh:
+            return 2**k
+    return None
+
+
+def roofline_ms(flops: float, dram_bytes: float, flops_per_s: float, bytes_per_s: float) -> float:
+    """The larger of arithmetic time and DRAM time: the roofline's floor on a kernel's time."""
+    return 1e3 * max(flops / flops_per_s, dram_bytes / bytes_per_s)
+
+
+def forward_flops(n: int, d: int, bh: int) -> int:
+    """Matmul flops of the forward, non-causal: QK^T and PV, 2 n^2 d each, per head."""
+    return 4 * bh * n * n * d
+
+
+def gpu(name: str) -> Hardware:
+    return HARDWARE[name]
