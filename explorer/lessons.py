@@ -24,6 +24,7 @@ LESSONS = [
     Lesson("lessons/08_fa2_fa1.py", "FlashAttention-2 and -1", "fa2-fa1", ":material/swap_horiz:", "FA2 vs FA1"),
     Lesson("lessons/09_break_it.py", "Break it", "break-it", ":material/bug_report:", "Break it"),
     Lesson("lessons/10_real_hardware.py", "On real hardware", "on-real-hardware", ":material/developer_board:", "H200"),
+    Lesson("lessons/11_whole_gpu.py", "The whole GPU", "whole-gpu", ":material/view_module:", "Whole GPU"),
     Lesson("lessons/12_inference.py", "Inference: one query, the whole cache", "inference", ":material/bolt:",
            "Inference"),
 ]

@@ -52,6 +52,15 @@ def inference_config():
                         Bc=ui.value("Bc"), dtype=TENSOR_DTYPE if dtype in WIDE_DTYPES else dtype)
 
 
+def _whole_gpu() -> Question:
+    from flashviz.config import HARDWARE
+
+    from .whole_gpu import PARAMS, kernel_named
+    d = ui.peek(PARAMS["wg_d"])
+    return q.whole_gpu_reads(ui.peek(PARAMS["wg_n"]), d, ui.peek(PARAMS["wg_bh"]),
+                             kernel_named(ui.peek(PARAMS["wg_kernel"]), d), HARDWARE[ui.peek(PARAMS["wg_gpu"])])
+
+
 def question_for(file: str) -> Question | None:
     """The question of a lesson, at the reader's current settings."""
     builders = {
@@ -66,6 +75,7 @@ def question_for(file: str) -> Question | None:
         "lessons/08_fa2_fa1.py": lambda: q.loop_order(ui.config()),
         "lessons/09_break_it.py": lambda: q.small_tiles(ui.config()),
         "lessons/10_real_hardware.py": lambda: _measured_flash_share(_own("hw_d")),
+        "lessons/11_whole_gpu.py": _whole_gpu,
         "lessons/12_inference.py": lambda: q.decode_step(inference_config(), ui.hardware()),
     }
     build = builders.get(file)

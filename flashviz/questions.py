@@ -252,3 +252,18 @@ def decode_step(cfg: DecodeConfig, hw: Hardware) -> Question:
         f"flop, about {cfg.element_bytes}/(2 × {cfg.group}). The {hw.name} feeds {feed:.3g}: "
         f"{regime(need, feed)}-bound, and no tiling changes it, because there is only one row to reuse each "
         "byte.", LADDER, f"{need / feed:.3g}×")
+
+
+def whole_gpu_reads(n: int, d: int, bh: int, kernel, hw: Hardware) -> Question:
+    """Lesson 11: DRAM reads over the compulsory Q + K + V, on the whole GPU (waves and L2)."""
+    from .gpu_model import whole_gpu
+    w = whole_gpu(n, d, bh, kernel, hw)
+    fits = "outgrow" if w.rereads else "fit in"
+    return Question(
+        f"{kernel.name} on the {hw.name}, fp16: n = {n:,}, d = {d}, batch × heads = {bh}. Its DRAM reads are how "
+        "many times the compulsory Q + K + V (each read once)?", "ratio", w.over_floor,
+        f"{w.blocks:,} blocks run {w.resident} at a time in {w.waves} wave{'s' if w.waves > 1 else ''}; the K + V "
+        f"in flight between two waves of a head ({bytes_text(w.in_flight)}) {fits} the L2 share "
+        f"({bytes_text(w.l2_share)}), so each head's K + V comes from DRAM {w.passes / bh:.3g} times on average: "
+        f"{bytes_text(w.reads)} against a floor of {bytes_text(w.compulsory)}. The two-level model reads "
+        f"{compare(w.reads, w.two_level)}.", LADDER, f"{w.over_floor:.3g}×")

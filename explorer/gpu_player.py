@@ -1,0 +1,32 @@
+"""The whole-GPU player: waves of thread blocks over the SMs, the L2 shelf, the DRAM meter.
+
+explorer/gpu_player.html with the players' shared CSS, JS and control bar inlined
+(explorer.player.page): nothing is fetched from the network, and playback runs in the browser.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from flashviz.config import HARDWARE
+
+from .player import page, with_data
+
+TEMPLATE = page("gpu_player.html")
+
+
+def render_html(data: dict) -> str:
+    """The player page for frames from flashviz.gpu_animation."""
+    return with_data(TEMPLATE, data)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def gpu_player_html(n: int, d: int, bh: int, kernel_name: str, gpu: str) -> str:
+    from flashviz.gpu_animation import wave_frames
+
+    from .whole_gpu import kernel_named
+    return render_html(wave_frames(n, d, bh, kernel_named(kernel_name, d), HARDWARE[gpu]))
+
+
+def gpu_player(html: str) -> None:
+    """Only engine numbers go in, never a value from the URL: st.iframe runs the HTML as it is."""
+    st.iframe(html, height=560)

@@ -1,0 +1,40 @@
+"""Frames of the whole-GPU model, one per wave of resident blocks, for the client-side player.
+
+Each frame says which blocks run (as head and query-block ranges), which heads' K + V
+sit in L2 and how full the wave's share is, and the DRAM reads so far against the
+compulsory floor and the two-level model. Numbers only: explorer/gpu_player.html draws them.
+"""
+from __future__ import annotations
+
+from .config import Hardware
+from .gpu_model import Kernel, whole_gpu
+
+MAX_FRAMES = 64  # past this many waves, frames show every k-th wave (the last one always)
+
+
+def wave_frames(n: int, d: int, bh: int, kernel: Kernel, hw: Hardware, element_bytes: int = 2) -> dict:
+    w = whole_gpu(n, d, bh, kernel, hw, element_bytes)
+    R, Tr, G = w.resident, w.Tr, w.blocks
+    q_block = kernel.Br * d * element_bytes  # one block's Qi
+    seen: set[int] = set()
+    frames, reads = [], 0
+    for k in range(w.waves):
+        b0, b1 = k * R, min(G, (k + 1) * R)
+        heads = []
+        for h in range(b0 // Tr, (b1 - 1) // Tr + 1):
+            lo, hi = max(b0, h * Tr) - h * Tr, min(b1, (h + 1) * Tr) - h * Tr  # query blocks [lo, hi)
+            fresh = h not in seen
+            dram_kv = fresh or w.rereads  # a new head, or L2 lost it since its last wave
+            seen.add(h)
+            heads.append({"h": h, "lo": lo, "hi": hi, "kv_from": "DRAM" if dram_kv else "L2"})
+            reads += (hi - lo) * q_block + (w.kv_head_bytes if dram_kv else 0)
+        frames.append({"wave": k, "b0": b0, "b1": b1, "heads": heads, "reads": reads,
+                       "l2_fill": min(w.in_flight, w.l2_share), "overflow": max(0.0, w.in_flight - w.l2_share)})
+    if len(frames) > MAX_FRAMES:
+        every = -(-len(frames) // MAX_FRAMES)
+        frames = [f for i, f in enumerate(frames) if i % every == 0 or i == len(frames) - 1]
+    return {"n": n, "d": d, "bh": bh, "Tr": Tr, "G": G, "R": R, "sms": hw.sms, "per_sm": R // hw.sms if R >= hw.sms
+            else 1, "waves": w.waves, "kernel": kernel.name, "gpu": hw.name, "Br": kernel.Br,
+            "l2_share": w.l2_share, "l2_total": hw.l2_mb * 2**20, "kv_head": w.kv_head_bytes,
+            "compulsory": w.compulsory, "two_level": w.two_level, "reads": w.reads, "rereads": w.rereads,
+            "in_flight": w.in_flight, "frames": frames}
