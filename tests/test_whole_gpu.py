@@ -1,0 +1,72 @@
+"""Lesson 11 as a user meets it (AppTest): it renders, every widget has a key, the question's
+answer follows the settings, and the player's frames follow the engine."""
+import json
+import os
+
+from streamlit.testing.v1 import AppTest
+
+from flashviz.config import HARDWARE
+from flashviz.gpu_animation import wave_frames
+from flashviz.gpu_model import sdpa_flash, whole_gpu
+from tests.conftest import ROOT
+
+LESSON = "lessons/11_whole_gpu.py"
+
+
+def open_lesson(**query) -> AppTest:
+    at = AppTest.from_file(os.path.join(ROOT, "app.py"), default_timeout=60)
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.run()
+    at.switch_page(LESSON).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def question_text(at: AppTest) -> str:
+    return next(m.value for m in at.markdown if "Predict first" in m.value)
+
+
+def test_the_lesson_renders_with_its_player_and_chart():
+    at = open_lesson()
+    assert len(at.get("iframe")) == 1 and len(at.get("plotly_chart")) == 1
+
+
+def test_every_widget_has_a_key():
+    at = open_lesson()
+    widgets = [*at.slider, *at.select_slider, *at.selectbox, *at.radio, *at.toggle, *at.button]
+    missing = [w.label for w in widgets if not w.key]
+    assert not missing, missing
+
+
+def test_the_questions_answer_follows_the_settings():
+    at = open_lesson()
+    before = question_text(at)
+    at.select_slider(key="wg_n").set_value(524288).run()
+    at.slider(key="wg_bh").set_value(4).run()
+    after = question_text(at)
+    assert before != after and "524,288" in after and "batch × heads = 4" in after
+    w = whole_gpu(524288, 128, 4, sdpa_flash(128), HARDWARE["H200 SXM"])
+    reveal = next(b for b in at.button if "eveal" in b.label)
+    reveal.click().run()
+    shown = " ".join(m.value for m in at.markdown)
+    assert f"{w.over_floor:.3g}×" in shown, (w.over_floor, shown[:300])
+
+
+def test_moving_batch_heads_moves_the_waves():
+    at = open_lesson()
+    before = at.metric[2].value
+    at.slider(key="wg_bh").set_value(32).run()
+    assert not at.exception and at.metric[2].value != before
+
+
+def test_the_players_last_frame_reads_what_the_model_says():
+    data = wave_frames(131072, 128, 4, sdpa_flash(128), HARDWARE["H200 SXM"])
+    w = whole_gpu(131072, 128, 4, sdpa_flash(128), HARDWARE["H200 SXM"])
+    assert data["frames"][-1]["reads"] == w.reads and json.dumps(data)
+
+
+def test_every_gpu_renders():
+    for gpu in HARDWARE:
+        at = open_lesson(wg_gpu=gpu)
+        assert not at.exception, gpu

@@ -1,0 +1,31 @@
+"""Lesson 11's wave player in a real Chromium at 1280 x 720: it draws, steps through the waves,
+clips nothing, and forwards PageDown to the app. Screenshot: artifacts/screenshots/whole_gpu_1280.png."""
+from explorer.lessons import LESSONS
+from tests import players
+from tests.players import CLIPPED, SHOTS, at_step, expect, go_to_step
+
+server, browser, page = players.server, players.browser, players.page
+pytestmark = players.pytestmark
+
+URL = "/" + next(lesson.url_path for lesson in LESSONS if lesson.file == "lessons/11_whole_gpu.py")
+
+
+def test_the_wave_player_steps_and_clips_nothing(server, page):
+    iframe, fr = players.open_player(page, server + URL + "?wg_bh=4")
+    n = fr.locator("#data").evaluate("el => JSON.parse(el.textContent).frames.length")
+    assert n > 1
+    go_to_step(fr, 1)
+    expect(fr.locator("#label")).to_contain_text("Wave 2 of")
+    assert fr.locator("#fv").evaluate(CLIPPED) == []
+    page.add_style_tag(content="[data-testid='stHeader'] { visibility: hidden; }")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    iframe.screenshot(path=str(SHOTS / "whole_gpu_player_1280.png"))
+    page.screenshot(path=str(SHOTS / "whole_gpu_1280.png"))
+
+
+def test_pagedown_after_a_click_in_the_player_goes_to_the_next_lesson(server, page):
+    iframe, fr = players.open_player(page, server + URL)
+    fr.locator("#next").click()
+    at_step(fr, 1)
+    fr.locator("#fv").press("PageDown")
+    page.wait_for_url(lambda u: URL not in u, timeout=30_000)
