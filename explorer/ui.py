@@ -92,12 +92,14 @@ def shared_controls() -> None:
     for name, col, what in (("Br", c2, "query"), ("Bc", c3, "key/value")):
         if bound(SHARED[name], col, f"Rows of a {what} tile.", note_where=side) > n:
             col.caption(f"above n: lessons use {n}")
-    c1, c2 = side.columns(2)
+    custom = peek(SHARED["hw"]) == CUSTOM  # a third, narrow column for the button that holds its figures
+    c1, c2, *c3 = side.columns([3.6, 3.6, 1.6] if custom else 2, gap="small" if custom else "medium",
+                               vertical_alignment="bottom")
     chosen = bound(SHARED["hw"], c1, "Sets the bandwidth, the arithmetic rates and the shared memory one "
                                      "block may use. \"custom\": type your own GPU's figures.", note_where=side)
     bound(SHARED["dtype"], c2, "Sets the bytes per element moved; NumPy computes in float64.", note_where=side)
     if chosen == CUSTOM:
-        _custom_gpu_controls(side)
+        _custom_gpu_controls(c3[0] if c3 else side, side)
     gpu = hardware()
     sram = bound(SHARED["sram"], side, "M: the shared memory one thread block may use: "
                                        f"{gpu.smem_per_block_kb} KB on the {gpu.name}.")
@@ -114,16 +116,16 @@ def shared_controls() -> None:
     bound(SHARED["present"], side, "Hides the longer explanations and caveats, for a projector.")
 
 
-def _custom_gpu_controls(side) -> None:
-    """The reader's GPU, folded away so the sidebar still fits a 1280x720 screen; it opens by
-    itself when a link brought a figure that needed a note."""
-    noted = any(p.key in st.session_state.get(NOTES, {}) for p in CUSTOM_GPU)
-    box = side.expander("Your GPU's figures", expanded=noted, icon=":material/edit:")
-    box.caption("From your GPU's sheet: dense rates, no sparsity.")
+def _custom_gpu_controls(where, side) -> None:
+    """The reader's GPU: its figures behind a button beside the GPU's name, so the sidebar still
+    fits a 1280x720 screen. A note about a figure from a link shows in the sidebar itself,
+    where it is seen without opening anything."""
+    box = where.popover("", icon=":material/edit:", help="Your GPU's figures")
+    box.caption("Your GPU's figures, from its sheet: dense rates, no sparsity.")
     for k in range(0, len(CUSTOM_GPU), 2):
         cols = box.columns(2)
         for col, p in zip(cols, CUSTOM_GPU[k:k + 2]):
-            bound(p, col, note_where=box)
+            bound(p, col, note_where=side)
 
 
 def shared_link() -> dict:

@@ -535,7 +535,6 @@ def split_times(df, best: int) -> go.Figure:
     """Split-KV: the modelled time of one decoding step against the number of chunks."""
     colours = [FLASH if s == best else SKY for s in df["splits"]]
     fig = go.Figure(go.Bar(x=[str(s) for s in df["splits"]], y=df["time us (model)"], marker_color=colours,
-                           text=[f"{t:.3g}" for t in df["time us (model)"]], textposition="outside",
-                           hovertemplate="%{x} chunks: %{y:.3g} µs<extra></extra>"))
+                           hovertemplate="%{x} chunks: %{y:.3g} µs<extra></extra>"))  # values: the table beside
     _headroom(fig, df["time us (model)"])
     return _style(fig, "chunks of the cache (splits)", "modelled time (µs)", "Split the cache to fill the SMs")

@@ -117,7 +117,7 @@ if best > 1:
 else:
     st.markdown(f"{blocks} blocks already fill the {hw.sms} SMs: splitting would only add bytes "
                 "(the partials and the query read again), so the best is not to split.")
-left, right = st.columns([2, 3])
+left, right = st.columns(2)
 with left:
     ui.chart(cache.figure("split_times", sweep, best), "inference_splits")
 with right:

@@ -1,0 +1,80 @@
+"""Lesson 12 and the custom GPU in a real Chromium at 1280x720, against `streamlit run app.py`.
+
+Every wait is for a state (never a fixed sleep). Screenshots go to artifacts/screenshots/.
+"""
+import re
+
+import pytest
+
+from explorer.lessons import LESSONS
+from flashviz.config import HARDWARE
+from tests.test_browser import (IDLE, SHOTS, WAIT, browser, charts_drawn, metric, page,  # noqa: F401
+                                pytestmark, query, server)
+
+expect = pytest.importorskip("playwright.sync_api").expect
+K = next(k for k, lesson in enumerate(LESSONS) if lesson.file == "lessons/12_inference.py")
+B200 = {"hw": "custom", "gpu_bw": "8000", "gpu_tc": "2250.0", "gpu_fp32": "80.0", "gpu_smem": "227",
+        "gpu_l2": "126", "gpu_sms": "148", "gpu_mem": "180"}
+
+
+def open_lesson(pg, server, params: dict | None = None):  # noqa: F811
+    q = "?" + "&".join(f"{k}={v}" for k, v in params.items()) if params else ""
+    pg.goto(f"{server}/{LESSONS[K].url_path}{q}")
+    expect(pg.locator("h1").first).to_contain_text("Inference", timeout=WAIT)
+    pg.wait_for_selector(IDLE, timeout=WAIT)
+    expect(pg.locator("[data-testid^='stSkeleton']")).to_have_count(0, timeout=WAIT)
+    expect(pg.locator("[data-testid='stException']")).to_have_count(0)
+
+
+def sidebar_fits(pg) -> bool:
+    """Every sidebar setting is on screen without scrolling the sidebar."""
+    return pg.evaluate("""() => {
+        const s = document.querySelector("[data-testid='stSidebarContent']");
+        return s.scrollHeight <= s.clientHeight + 1; }""")
+
+
+def test_the_lesson_renders_and_its_settings_fit(server, page):  # noqa: F811
+    open_lesson(page, server)
+    charts_drawn(page)
+    assert sidebar_fits(page), "the sidebar scrolls at 1280x720"
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "12_inference_1280x720.png"))
+    page.get_by_text("The merge, step by step").scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "12_inference_merge_1280x720.png"))
+    page.get_by_text("Split-KV: when one query").scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "12_inference_split_1280x720.png"))
+
+
+def test_a_custom_gpu_link_reopens_with_the_same_figures(server, page):  # noqa: F811
+    open_lesson(page, server, B200)
+    assert query(page) == B200, "the app keeps the link as it came"
+    assert sidebar_fits(page), "the custom GPU's figures stay behind their button"
+    feed = f"{HARDWARE['B200'].balance('bfloat16'):.3g}"
+    expect(metric(page, "GPU feeds, bytes/flop")).to_have_text(feed)
+    page.locator("[data-testid='stSidebar'] [data-testid='stPopoverButton']").first.click()
+    box = page.locator("[data-testid='stPopoverBody']")
+    sms = box.locator("[data-testid='stNumberInput']").filter(has_text="SMs").locator("input")
+    expect(sms).to_have_value("148")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "12_custom_gpu_open_1280x720.png"))
+    sms.fill("64")
+    sms.press("Enter")
+    page.wait_for_url(re.compile(r"gpu_sms=64"), timeout=WAIT)
+    page.wait_for_selector(IDLE, timeout=WAIT)
+    expect(page.get_by_text("the custom GPU's 64 SMs")).to_have_count(1, timeout=WAIT)
+    page.reload()
+    open_lesson_again = page.url
+    expect(page.locator("h1").first).to_contain_text("Inference", timeout=WAIT)
+    page.wait_for_selector(IDLE, timeout=WAIT)
+    assert query(page) == {**B200, "gpu_sms": "64"}, open_lesson_again
+    expect(metric(page, "GPU feeds, bytes/flop")).to_have_text(feed)
+
+
+def test_a_bad_custom_figure_gets_its_note_in_the_sidebar(server, page):  # noqa: F811
+    open_lesson(page, server, {"hw": "custom", "gpu_bw": "banana"})
+    note = page.locator("[data-testid='stSidebar'] [data-testid='stAlert']")
+    expect(note).to_contain_text("gpu_bw=banana")
+    expect(note).to_be_visible()
+    page.wait_for_url(re.compile(r"\?hw=custom$"), timeout=WAIT)  # the default figure is left out
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "12_custom_gpu_bad_link_1280x720.png"))
