@@ -61,5 +61,8 @@ def count_text(x: float, unit: str = "") -> str:
 
 
 def times_text(ratio: float) -> str:
-    """A ratio to print as "N×": two significant figures below 10, whole numbers above."""
+    """A ratio to print as "N×": two significant figures below 10 (three just above 1, so that
+    1.03 never prints as "1×"), whole numbers above."""
+    if 1 < ratio < 1.1:
+        return f"{ratio:.3g}×"
     return f"{ratio:.2g}×" if ratio < 10 else f"{ratio:,.0f}×"

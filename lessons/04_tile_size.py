@@ -22,7 +22,9 @@ c[3].metric("paper's Br × Bc", f"{rule['Br']} × {rule['Bc']}", help=f"{rule['H
             f"working set {rule['working set KB']:.1f} KB")
 if cfg.loop_order == "fa2":
     streams = ("Each of the Tr = n / Br query blocks streams all of K and V, so the K/V traffic is "
-               "2nd·n/Br: halve Br, double the traffic. (Bc does not enter it.)")
+               "2nd·n/Br: halve Br, double the traffic. "
+               + ("(With the causal mask, Bc also sets how much of the diagonal each query block reads.)"
+                  if cfg.causal else "(Bc does not enter it.)"))
 else:
     streams = ("In the paper's loop order (fa1) each of the Tc = n / Bc key/value blocks streams all of Q, O, "
                "m and l past it, reading Qᵢ, Oᵢ, mᵢ, lᵢ and writing Oᵢ, mᵢ, lᵢ back: about (3nd + 4n)·n/Bc "
