@@ -93,8 +93,7 @@ def shared_controls() -> None:
         if bound(SHARED[name], col, f"Rows of a {what} tile.", note_where=side) > n:
             col.caption(f"above n: lessons use {n}")
     custom = peek(SHARED["hw"]) == CUSTOM  # a third, narrow column for the button that holds its figures
-    c1, c2, *c3 = side.columns([3.6, 3.6, 1.6] if custom else 2, gap="small" if custom else "medium",
-                               vertical_alignment="bottom")
+    c1, c2, *c3 = side.columns([3.6, 3.6, 1.6] if custom else 2, vertical_alignment="bottom")
     chosen = bound(SHARED["hw"], c1, "Sets the bandwidth, the arithmetic rates and the shared memory one "
                                      "block may use. \"custom\": type your own GPU's figures.", note_where=side)
     bound(SHARED["dtype"], c2, "Sets the bytes per element moved; NumPy computes in float64.", note_where=side)
