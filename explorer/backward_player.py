@@ -1,27 +1,22 @@
 """The backward player: frames of the recomputing backward in, a self-contained HTML/JS page out.
 
-The page is explorer/backward_player.html with the players' shared CSS and JS
-(player_common.css, player_common.js) inlined, so it needs nothing from the network.
+The page is explorer/backward_player.html with the players' shared CSS, JS and control bar
+inlined (explorer.player.page), so it needs nothing from the network.
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import streamlit as st
 
-from flashviz.animation import payload
 from flashviz.config import Config
 
-HERE = Path(__file__).parent
-TEMPLATE = ((HERE / "backward_player.html").read_text()
-            .replace("/*__COMMON_CSS__*/", (HERE / "player_common.css").read_text())
-            .replace("//__COMMON_JS__", (HERE / "player_common.js").read_text()))
+from .player import page, with_data
+
+TEMPLATE = page("backward_player.html")
 
 
 def render_html(data: dict) -> str:
-    """The player page. The data is numbers and fixed labels from the engine;
-    '</' is escaped anyway so nothing can close the script tag."""
-    return TEMPLATE.replace("__DATA__", payload(data).replace("</", "<\\/"))
+    """The player page for frames from flashviz.backward_animation."""
+    return with_data(TEMPLATE, data)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

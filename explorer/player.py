@@ -1,7 +1,9 @@
 """The tile-by-tile player: engine frames in, a self-contained HTML/JS player out.
 
 Playback, stepping and the keyboard all run in the browser, so a frame costs
-no round trip to the server.
+no round trip to the server. Both players (this one and backward_player.py) are
+built by `page`: the template with the players' shared CSS, JS and control bar
+inlined, so the iframe needs nothing from the network.
 """
 from __future__ import annotations
 
@@ -11,14 +13,48 @@ import streamlit as st
 
 from flashviz.animation import payload
 
-TEMPLATE = (Path(__file__).parent / "player.html").read_text()
+HERE = Path(__file__).parent
 HEIGHT = 640  # px: enough for every frame when the iframe is 1180 px wide or more
+
+# The bar every player opens with; player_common.js wires it by these ids.
+CONTROLS = """\
+<div class="bar">
+    <button id="first" aria-label="first step" title="First step (Home)">|◀</button>
+    <button id="prev" aria-label="step back" title="Step back (←)">◀ back</button>
+    <button id="play" aria-label="play or pause" title="Play / pause (Space)">▶ play</button>
+    <button id="next" aria-label="step forward" title="Step forward (→)">next ▶</button>
+    <button id="last" aria-label="last step" title="Last step (End)">▶|</button>
+    <input id="step" type="range" min="0" value="0" aria-label="jump to step">
+    <label>speed <select id="speed" aria-label="speed">
+      <option value="1">1 step/s</option><option value="2" selected>2 steps/s</option>
+      <option value="5">5 steps/s</option><option value="10">10 steps/s</option>
+      <option value="20">20 steps/s</option><option value="60">60 steps/s</option>
+    </select></label>
+    <span class="keys">← → step · space plays</span>
+  </div>"""
+
+
+def page(template: str) -> str:
+    """explorer/<template> with its placeholders for the shared CSS, JS and control bar
+    filled in: every byte the page needs is in the page."""
+    return ((HERE / template).read_text()
+            .replace("/*__COMMON_CSS__*/", (HERE / "player_common.css").read_text())
+            .replace("//__COMMON_JS__", (HERE / "player_common.js").read_text())
+            .replace("<!--__CONTROLS__-->", CONTROLS))
+
+
+def with_data(template: str, data: dict) -> str:
+    """A page made by `page` with the frames in its data block. The data is numbers and
+    fixed labels from the engine; '</' is escaped anyway so nothing can close the script tag."""
+    return template.replace("__DATA__", payload(data).replace("</", "<\\/"))
+
+
+TEMPLATE = page("player.html")
 
 
 def render_html(data: dict) -> str:
-    """The player page. The data is numbers and fixed labels from the engine;
-    '</' is escaped anyway so nothing can close the script tag."""
-    return TEMPLATE.replace("__DATA__", payload(data).replace("</", "<\\/"))
+    """The player page for frames from flashviz.animation."""
+    return with_data(TEMPLATE, data)
 
 
 def player(html: str, height: int | str = "content") -> None:

@@ -1,4 +1,4 @@
-// The players' shared behaviour: formatting, colour keys, the control bar and the keys.
+// The players' shared behaviour: formatting, colour keys, the tile grid, the control bar and the keys.
 // A player defines its drawing and calls fvControls(N, draw); the bar's ids are
 // #first #prev #play #next #last #step #speed, as in every player.
 "use strict";
@@ -14,6 +14,33 @@ const mb = b => (b / 1048576).toFixed(2) + " MB";
 const kb = b => (b >= 10240 ? (b / 1024).toFixed(0) : (b / 1024).toFixed(1)) + " KB";
 function swatch(colour, text, extra) {
   return `<span style="white-space:nowrap"><span class="sw" style="background:${colour};${extra || ""}"></span>${text}</span>`;
+}
+
+// The tile grid on a canvas: g = { G (its 2D context), x0, y0 (the first tile's corner), cell (px) }.
+// Tile (i, j) is filled with colour(s, j), s = tileStep[i][j] the step that computes it; a tile the
+// causal mask skips (-1) is drawn crossed out.
+function drawTiles(g, tileStep, colour) {
+  const { G, x0, y0, cell } = g, gap = cell >= 10 ? 1 : 0;
+  G.fillStyle = C.text; G.font = "16px sans-serif";
+  G.fillText("key blocks j →", x0, 17);
+  G.save(); G.translate(8, y0 + 4); G.rotate(Math.PI / 2); G.fillText("query blocks i →", 0, 0); G.restore();
+  tileStep.forEach((row, i) => row.forEach((s, j) => {
+    const x = x0 + j * cell, y = y0 + i * cell;
+    if (s < 0) {  // causal: every key after every query, never computed
+      G.strokeStyle = "#bbb"; G.lineWidth = 1; G.strokeRect(x + 1, y + 1, cell - 2, cell - 2);
+      G.beginPath(); G.moveTo(x + 2, y + 2); G.lineTo(x + cell - 2, y + cell - 2); G.stroke(); return;
+    }
+    G.fillStyle = colour(s, j); G.fillRect(x + gap, y + gap, cell - 2 * gap, cell - 2 * gap);
+  }));
+}
+// What sits in SRAM this step, over a grid of Tr x Tc tiles: query block i's row (blue; i = null
+// leaves it out) and key block j's column (red dashes).
+function drawBlocks(g, Tr, Tc, i, j) {
+  const { G, x0, y0, cell } = g;
+  G.lineWidth = 3;
+  if (i !== null) { G.strokeStyle = C.blue; G.strokeRect(x0 - 1, y0 + i * cell - 1, Tc * cell + 2, cell + 2); }
+  G.strokeStyle = C.red; G.setLineDash([5, 3]);
+  G.strokeRect(x0 + j * cell - 1, y0 - 1, cell + 2, Tr * cell + 2); G.setLineDash([]);
 }
 
 // Wires the bar and the keys; draw(k) draws step k. Returns { show, current }.

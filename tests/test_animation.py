@@ -1,9 +1,11 @@
 """The animation's frames carry exactly what the engine's trace recorded."""
 import json
+import re
 
 import numpy as np
 import pytest
 
+from explorer import backward_player, player
 from explorer.player import render_html
 from flashviz import animation, costs
 from flashviz.animation import flash_frames, payload, rounded, standard_frames, teaching_config
@@ -170,6 +172,18 @@ def test_player_page_embeds_the_data_safely():
     html = render_html(data)
     assert html.count("</script>") == 2  # the data block's and the player's own
     assert "__DATA__" not in html
+
+
+# Anything that would make the iframe ask the network for a byte: a linked file (an HTML
+# attribute, a CSS url or import), an address, or a request from the script.
+FETCHES = re.compile(r"""\b(src|href)=|\.(src|href)\s*=(?!=)|url\(|@import|https?:|fetch\(|XMLHttpRequest|WebSocket""")
+
+
+@pytest.mark.parametrize("page", [player.TEMPLATE, backward_player.TEMPLATE], ids=["forward", "backward"])
+def test_each_player_carries_the_shared_code_and_bar_and_fetches_nothing(page):
+    assert "__COMMON" not in page and "__CONTROLS__" not in page
+    assert "function fvControls" in page and ".meter" in page and player.CONTROLS in page
+    assert not FETCHES.search(page), FETCHES.search(page)
 
 
 @pytest.mark.parametrize("bug", sorted(BUGS))

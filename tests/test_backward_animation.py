@@ -153,5 +153,6 @@ def test_the_page_embeds_the_data_and_the_shared_code_safely():
     data["evil"] = "</script><script>alert(1)</script>"
     html = render_html(data)
     assert html.count("</script>") == 2 and "__DATA__" not in html and "__COMMON" not in html
+    assert "__CONTROLS__" not in html
     assert "function fvControls" in html and ".meter" in html
 

@@ -4,56 +4,28 @@ the clicker's PageDown after a click inside it.
 
 Screenshots go to artifacts/screenshots/backward_player_*.png for a person to look at.
 """
-import re
-
 import pytest
 
 from explorer.lessons import LESSONS
 from flashviz.animation import rounded, teaching_config
 from flashviz.backward_animation import traced_backward
 from flashviz.config import Config
-from tests.conftest import ROOT
-from tests import test_browser
-from tests.test_player_browser import CLIPPED  # the forward player's check: nothing cut, nothing past the edge
+from tests import players
+from tests.players import CLIPPED, VIEWS, at_step, expect, go_to_step, number, pagedown_turns_to, screenshot
 
-# Chromium, the server and the 1280 x 720 page, shared with the app's browser tests (and their skip)
-server, browser, page = test_browser.server, test_browser.browser, test_browser.page
-pytestmark = test_browser.pytestmark
+server, browser, page = players.server, players.browser, players.page
+pytestmark = players.pytestmark
 
-try:
-    from playwright.sync_api import expect
-except ImportError:  # pragma: no cover (pytestmark skips every test)
-    expect = None
-
-SHOTS = ROOT / "artifacts" / "screenshots"
-IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 BACKWARD = "/" + LESSONS[4].url_path
-VIEWS = {"1280": {"width": 1280, "height": 720}, "1920": {"width": 1920, "height": 1080}}
-FRAME = "iframe[data-testid='stIFrame']"
 
 
-def open_player(pg, url=None):
-    """Go to the backward lesson and return the player's iframe and frame once step 0 is drawn."""
-    pg.goto(url or "")
-    pg.wait_for_selector(IDLE, timeout=60_000)
-    iframe = pg.locator(FRAME).last
-    iframe.wait_for(timeout=60_000)
-    fr = pg.frame_locator(FRAME).last
-    expect(fr.locator("#label")).to_have_attribute("data-step", "0", timeout=30_000)
-    iframe.scroll_into_view_if_needed()
-    return iframe, fr
-
-
-def at_step(fr, k: int) -> None:
-    expect(fr.locator("#label")).to_have_attribute("data-step", str(k))
+def open_player(pg, url):
+    """The backward lesson's player (the page's last), once step 0 is drawn."""
+    return players.open_player(pg, url, last=True)
 
 
 def cells(fr, selector: str) -> list[str]:
     return fr.locator(selector).all_inner_texts()
-
-
-def number(text: str) -> float:
-    return float(text.strip().replace("−", "-"))
 
 
 def steps(fr) -> int:
@@ -125,10 +97,7 @@ def test_the_last_steps_show_the_engines_gradients(server, page):
 
 def test_pagedown_after_a_click_in_the_player_goes_to_the_next_lesson(server, page):
     _, fr = open_player(page, server + BACKWARD)
-    fr.locator("#next").click()  # keyboard focus is now inside the player's iframe
-    at_step(fr, 1)
-    page.keyboard.press("PageDown")
-    page.wait_for_url(re.compile(r"/" + LESSONS[5].url_path + r"(\?|$)"), timeout=30_000)
+    pagedown_turns_to(page, fr, LESSONS[5])
 
 
 SMALL = """() => [...document.querySelectorAll('#fv *')]
@@ -150,17 +119,13 @@ def test_nothing_is_clipped_and_every_number_is_16_px_or_more(server, browser, v
             fr.locator("#next").click()
             at_step(fr, k)
         for k in (3, n - 1):
-            fr.locator("#step").evaluate(f"el => {{ el.value = {k}; el.dispatchEvent(new Event('input')); }}")
-            at_step(fr, k)
+            go_to_step(fr, k)
             assert fr.locator("#fv").evaluate(CLIPPED) == [], f"step {k}"
             assert fr.locator("#fv").evaluate(SMALL) == [], f"step {k}"
             inner = fr.locator("#fv").evaluate("el => Math.ceil(el.getBoundingClientRect().bottom)")
             assert iframe.bounding_box()["height"] >= inner, "the iframe shows the whole player"
         if not causal:
-            fr.locator("#step").evaluate("el => { el.value = 3; el.dispatchEvent(new Event('input')); }")
-            at_step(fr, 3)
-            SHOTS.mkdir(parents=True, exist_ok=True)
-            pg.add_style_tag(content="[data-testid='stHeader'] { visibility: hidden; }")
-            iframe.screenshot(path=str(SHOTS / f"backward_player_{view}.png"))
+            go_to_step(fr, 3)
+            screenshot(pg, iframe, f"backward_player_{view}")
     finally:
         ctx.close()

@@ -3,49 +3,22 @@
 
 Screenshots of the player go to artifacts/screenshots/player_*.png for a person to look at.
 """
-import re
-
 import pytest
 
 from explorer.lessons import LESSONS
 from flashviz.animation import rounded, teaching_inputs
 from flashviz.attention import flash_attention
 from flashviz.config import Config
-from tests.conftest import ROOT
-from tests import test_browser
+from tests import players
+from tests.players import (CLIPPED, SHOTS, VIEWS, at_step, expect, go_to_step, number, open_player,
+                           pagedown_turns_to, screenshot)
 
-# Chromium, the server and the 1280 x 720 page, shared with the app's browser tests (and their skip)
-server, browser, page = test_browser.server, test_browser.browser, test_browser.page
-pytestmark = test_browser.pytestmark
+server, browser, page = players.server, players.browser, players.page
+pytestmark = players.pytestmark
 
-try:
-    from playwright.sync_api import expect
-except ImportError:  # pragma: no cover (pytestmark skips every test)
-    expect = None
-
-SHOTS = ROOT / "artifacts" / "screenshots"
-IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 TILING = "/" + LESSONS[2].url_path
 BREAK_IT = "/" + LESSONS[8].url_path
 BUGS = ("no_rescale", "tiles_too_big", "tiles_too_small", "keep_full_S", "no_max")
-VIEWS = {"1280": {"width": 1280, "height": 720}, "1920": {"width": 1920, "height": 1080}}
-
-
-def open_player(pg, url):
-    """Go to url and return the player's frame once its first step is drawn."""
-    pg.goto(url)
-    pg.wait_for_selector(IDLE, timeout=60_000)
-    iframe = pg.locator("iframe[data-testid='stIFrame']").first
-    iframe.wait_for(timeout=60_000)
-    fr = pg.frame_locator("iframe[data-testid='stIFrame']").first
-    expect(fr.locator("#label")).to_have_attribute("data-step", "0", timeout=30_000)
-    iframe.scroll_into_view_if_needed()
-    return iframe, fr
-
-
-def number(text: str) -> float:
-    """A number as the player prints it (a true minus sign, "inf")."""
-    return float(text.strip().replace("−", "-"))
 
 
 def rows_shown(fr) -> list[dict]:
@@ -59,17 +32,14 @@ def rows_shown(fr) -> list[dict]:
 
 def test_pagedown_after_a_click_in_the_player_goes_to_the_next_lesson(server, page):
     _, fr = open_player(page, server + TILING)
-    fr.locator("#next").click()  # keyboard focus is now inside the player's iframe
-    expect(fr.locator("#label")).to_have_attribute("data-step", "1")
-    page.keyboard.press("PageDown")
-    page.wait_for_url(re.compile(r"/" + LESSONS[3].url_path + r"(\?|$)"), timeout=30_000)
+    pagedown_turns_to(page, fr, LESSONS[3])
 
 
 def test_arrow_keys_after_a_click_in_the_player_step_once(server, page):
     _, fr = open_player(page, server + TILING)
     fr.locator("#next").click()
     page.keyboard.press("ArrowRight")
-    expect(fr.locator("#label")).to_have_attribute("data-step", "2")  # not 3: the page's listener stays out
+    at_step(fr, 2)  # not 3: the page's listener stays out
 
 
 def test_the_table_shows_the_engines_m_rescale_and_l(server, page):
@@ -80,8 +50,7 @@ def test_the_table_shows_the_engines_m_rescale_and_l(server, page):
     trace = []
     flash_attention(*teaching_inputs(cfg), cfg, trace=trace)
     for k in (0, 1, 2, 5):
-        fr.locator("#step").evaluate(f"(el) => {{ el.value = {k}; el.dispatchEvent(new Event('input')); }}")
-        expect(fr.locator("#label")).to_have_attribute("data-step", str(k))
+        go_to_step(fr, k)
         step, rows = trace[k], rows_shown(fr)
         assert len(rows) >= min(8, step.rows[1] - step.rows[0])
         for r in rows:
@@ -95,18 +64,6 @@ def test_the_table_shows_the_engines_m_rescale_and_l(server, page):
         assert float(fr.locator("td.m1").first.evaluate("el => parseFloat(getComputedStyle(el).fontSize)")) >= 16
 
 
-CLIPPED = """() => {
-  const out = [];
-  for (const el of document.querySelectorAll('#fv *')) {
-    if (['OPTION', 'SELECT', 'CANVAS', 'SCRIPT'].includes(el.tagName) || !el.textContent.trim()) continue;
-    const r = el.getBoundingClientRect();
-    if (el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0)
-      out.push(el.id || el.tagName + ':' + el.textContent.slice(0, 30));
-    if (r.right > document.documentElement.clientWidth + 0.5) out.push('past the edge: ' + (el.id || el.tagName));
-    if (getComputedStyle(el).textOverflow === 'ellipsis') out.push('ellipsis: ' + (el.id || el.tagName));
-  }
-  return out;
-}"""
 CASES = {"tiling": TILING, **{bug: f"{BREAK_IT}?bug_{bug}=true&watch_{bug}=true" for bug in BUGS}}
 
 
@@ -119,16 +76,13 @@ def test_nothing_in_the_player_is_clipped(server, browser, case, view):
         iframe, fr = open_player(pg, server + CASES[case])
         fr.locator("#next").click()
         fr.locator("#next").click()
-        expect(fr.locator("#label")).to_have_attribute("data-step", "2")
+        at_step(fr, 2)
         assert fr.locator("#fv").evaluate(CLIPPED) == []
         inner = fr.locator("#fv").evaluate("el => Math.ceil(el.getBoundingClientRect().bottom)")
         assert iframe.bounding_box()["height"] >= inner, "the iframe shows the whole player"
         if case != "tiling":  # each bug's own words lead its animation
             assert fr.locator("#bug").inner_text().startswith("Bug:")
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        # the app's sticky top bar would cover the top of a player taller than the window
-        pg.add_style_tag(content="[data-testid='stHeader'] { visibility: hidden; }")
-        iframe.screenshot(path=str(SHOTS / f"player_{case}_{view}.png"))
+        screenshot(pg, iframe, f"player_{case}_{view}")
     finally:
         ctx.close()
 
@@ -144,7 +98,7 @@ def test_no_max_speaks_of_overflow_not_of_rescaling(server, page):
 def test_no_rescale_says_which_rows_were_not_rescaled(server, page):
     _, fr = open_player(page, server + CASES["no_rescale"])
     fr.locator("#next").click()
-    expect(fr.locator("#label")).to_have_attribute("data-step", "1")
+    at_step(fr, 1)
     rose = [r for r in rows_shown(fr) if r["rose"]]
     assert rose and all(number(r["scale"].split("(")[0]) == 1 for r in rose), "the bug applies no factor"
     assert "should be rescaled" in fr.locator("#what").inner_text()

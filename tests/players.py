@@ -1,0 +1,82 @@
+"""What the two players' browser tests share: Chromium, the server and the page (the app's
+browser tests' own fixtures, and their skip), opening a player, and the legibility check.
+
+A test file takes the fixtures by name: `server, browser, page = players.server, ...`.
+"""
+import re
+
+from tests import test_browser
+from tests.conftest import ROOT
+
+try:
+    from playwright.sync_api import expect
+except ImportError:  # pragma: no cover (pytestmark skips every test)
+    expect = None
+
+# Chromium, the server and the 1280 x 720 page, shared with the app's browser tests (and their skip)
+server, browser, page = test_browser.server, test_browser.browser, test_browser.page
+pytestmark = test_browser.pytestmark
+
+SHOTS = ROOT / "artifacts" / "screenshots"
+IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+FRAME = "iframe[data-testid='stIFrame']"
+VIEWS = {"1280": {"width": 1280, "height": 720}, "1920": {"width": 1920, "height": 1080}}
+
+# Nothing cut short, nothing past the right edge, no ellipsis: every word on the projector.
+CLIPPED = """() => {
+  const out = [];
+  for (const el of document.querySelectorAll('#fv *')) {
+    if (['OPTION', 'SELECT', 'CANVAS', 'SCRIPT'].includes(el.tagName) || !el.textContent.trim()) continue;
+    const r = el.getBoundingClientRect();
+    if (el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0)
+      out.push(el.id || el.tagName + ':' + el.textContent.slice(0, 30));
+    if (r.right > document.documentElement.clientWidth + 0.5) out.push('past the edge: ' + (el.id || el.tagName));
+    if (getComputedStyle(el).textOverflow === 'ellipsis') out.push('ellipsis: ' + (el.id || el.tagName));
+  }
+  return out;
+}"""
+
+
+def open_player(pg, url: str, last: bool = False):
+    """Go to url and return the player's iframe and frame once its first step is drawn:
+    the page's first player, or its last one."""
+    pg.goto(url)
+    pg.wait_for_selector(IDLE, timeout=60_000)
+    iframes, frames = pg.locator(FRAME), pg.frame_locator(FRAME)
+    iframe, fr = (iframes.last, frames.last) if last else (iframes.first, frames.first)
+    iframe.wait_for(timeout=60_000)
+    at_step(fr, 0, timeout=30_000)
+    iframe.scroll_into_view_if_needed()
+    return iframe, fr
+
+
+def at_step(fr, k: int, timeout: float | None = None) -> None:
+    """Wait until the player shows step k."""
+    expect(fr.locator("#label")).to_have_attribute("data-step", str(k), timeout=timeout)
+
+
+def go_to_step(fr, k: int) -> None:
+    """Drag the slider to step k, as a mouse would, and wait for it to be drawn."""
+    fr.locator("#step").evaluate(f"el => {{ el.value = {k}; el.dispatchEvent(new Event('input')); }}")
+    at_step(fr, k)
+
+
+def pagedown_turns_to(pg, fr, lesson) -> None:
+    """After a click inside the player, the clicker's PageDown still turns to `lesson`."""
+    fr.locator("#next").click()  # keyboard focus is now inside the player's iframe
+    at_step(fr, 1)
+    pg.keyboard.press("PageDown")
+    pg.wait_for_url(re.compile(r"/" + lesson.url_path + r"(\?|$)"), timeout=30_000)
+
+
+def number(text: str) -> float:
+    """A number as the players print it (a true minus sign, "inf")."""
+    return float(text.strip().replace("−", "-"))
+
+
+def screenshot(pg, iframe, name: str) -> None:
+    """The player alone, to artifacts/screenshots/<name>.png, for a person to look at."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    # the app's sticky top bar would cover the top of a player taller than the window
+    pg.add_style_tag(content="[data-testid='stHeader'] { visibility: hidden; }")
+    iframe.screenshot(path=str(SHOTS / f"{name}.png"))
