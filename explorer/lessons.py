@@ -25,7 +25,7 @@ LESSONS = [
     Lesson("lessons/09_break_it.py", "Break it", "break-it", ":material/bug_report:", "Break it"),
     Lesson("lessons/10_real_hardware.py", "On real hardware", "on-real-hardware", ":material/developer_board:", "H200"),
     Lesson("lessons/11_whole_gpu.py", "The whole GPU", "whole-gpu", ":material/view_module:", "Whole GPU"),
-    Lesson("lessons/12_inference.py", "Inference: one query, the whole cache", "inference", ":material/bolt:",
+    Lesson("lessons/12_inference.py", "Inference: one query, the whole cache", "decoding", ":material/bolt:",
            "Inference"),
 ]
 
