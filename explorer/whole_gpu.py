@@ -6,12 +6,15 @@ explorer.predict can read them for the lesson's question before the lesson draws
 """
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
 from flashviz.config import HARDWARE, Hardware
-from flashviz.gpu_model import Kernel, crossover_n, sdpa_flash, triton, whole_gpu
+from flashviz.format import bytes_text
+from flashviz.gpu_model import Kernel, crossover_n, plain_reads, sdpa_flash, triton, whole_gpu
 
 from .params import Param
 
@@ -19,6 +22,9 @@ KERNELS = ("PyTorch flash", "Triton 128×64", "Triton 64×64", "Triton 128×128"
 IMPL = {"PyTorch flash": "flash", "Triton 128×64": "triton_128x64", "Triton 64×64": "triton_64x64",
         "Triton 128×128": "triton_128x128"}
 N_OPTIONS = tuple(2**k for k in range(10, 21))
+X_TICKS = [4**k for k in range(5, 11)]
+Y_TICKS_MB = [2.0**k for k in range(-5, 26, 5)]  # 32 KB, 1 MB, 32 MB, 1 GB, 32 GB, 1 TB, 32 TB
+PLAIN_MAX_S_BYTES = 8 * 2**30  # as bench/gpu/whole_gpu.py: plain attention measured where S fits in 8 GB
 PARAMS = {p.key: p for p in (
     Param("wg_n", "sequence length n", 131072, N_OPTIONS),
     Param("wg_d", "head dim d", 128, (64, 128)),
@@ -41,15 +47,27 @@ def model_curves(d: int, bh: int, kernel_name: str, gpu: str) -> pd.DataFrame:
     rows = []
     for e in range(10, 21):
         w = whole_gpu(2**e, d, bh, k, hw)
-        rows.append({"n": 2**e, "three-level": w.reads, "two-level": w.two_level, "floor": w.compulsory})
+        plain = plain_reads(2**e, d, bh) if bh * 4**e * 2 <= PLAIN_MAX_S_BYTES else None
+        rows.append({"n": 2**e, "three-level": w.reads, "two-level": w.two_level, "floor": w.compulsory,
+                     "plain": plain})
     return pd.DataFrame(rows)
 
 
-def reads_figure(curves: pd.DataFrame, measured: pd.DataFrame, cross: int | None, title: str) -> go.Figure:
+def reads_figure(curves: pd.DataFrame, measured: pd.DataFrame, cross: int | None, title: str,
+                 plain: pd.DataFrame | None = None) -> go.Figure:
     """Reads (MB, log) against n (log): the floor, the two-level and three-level models,
-    the H200's measured points, and the n where a head's K + V outgrow the L2 share."""
+    the H200's measured points, and the n where a head's K + V outgrow the L2 share; plain
+    attention's model (4n² + 4nd moved per head, where S fits) and measured points beside them."""
     mb = 2**20
     fig = go.Figure()
+    if "plain" in curves and curves["plain"].notna().any():
+        pc = curves[curves["plain"].notna()]
+        # wide and pale, under the rest: at d = Br the two-level flash model lies right on it
+        fig.add_scatter(x=pc["n"], y=pc["plain"].astype(float) / mb, name="plain attention, model (4n²+4nd)",
+                        mode="lines", line={"color": "#BBB", "width": 9})
+    if plain is not None and len(plain):
+        fig.add_scatter(x=plain["n"], y=plain["dram_read_bytes"] / mb, name="plain attention, H200",
+                        mode="markers", marker={"color": "#666", "size": 11, "symbol": "square"})
     styles = {"floor": ("#009E73", "dot"), "two-level": ("#D55E00", "dash"), "three-level": ("#0072B2", "solid")}
     for col, (colour, dash) in styles.items():
         name = {"floor": "compulsory Q + K + V", "two-level": "two-level model (one block, no L2)",
@@ -61,13 +79,16 @@ def reads_figure(curves: pd.DataFrame, measured: pd.DataFrame, cross: int | None
                         mode="markers", marker={"color": "#000", "size": 11, "symbol": "diamond"})
     if cross:
         fig.add_vline(x=cross, line={"color": "#CC79A7", "width": 2, "dash": "dot"})
-        fig.add_annotation(x=cross, y=1, yref="paper", text="K + V in flight outgrow L2", showarrow=False,
+        # a log axis places annotations by log10 of the value
+        fig.add_annotation(x=math.log10(cross), y=1, yref="paper", text="K + V in flight outgrow L2", showarrow=False,
                            xanchor="left", font={"size": 15, "color": "#8B3A6B"})
     fig.update_layout(title={"text": title, "font": {"size": 17}}, height=400,
                       margin={"l": 10, "r": 10, "t": 50, "b": 10},
                       font={"size": 15}, legend={"orientation": "h", "y": -0.22},
-                      xaxis={"type": "log", "title": "sequence length n", "dtick": 0.30103 * 2},
-                      yaxis={"type": "log", "title": "DRAM reads (MB)"})
+                      xaxis={"type": "log", "title": "sequence length n", "tickvals": X_TICKS,
+                             "ticktext": [f"{x:,}" for x in X_TICKS]},
+                      yaxis={"type": "log", "title": "DRAM reads", "tickvals": Y_TICKS_MB,
+                             "ticktext": [bytes_text(v * mb) for v in Y_TICKS_MB]})
     return fig
 
 

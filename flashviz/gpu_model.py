@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from math import ceil
 
 from .config import HARDWARE, KB, MB, Config, Hardware
-from .costs import flash_cost, floor_sum
+from .costs import census, flash_cost, floor_sum
 
 # Hopper and Ampere: 64 K 32-bit registers per SM, at most 32 blocks and 64 warps per SM
 # (CUDA programming guide, compute capabilities 8.0 and 9.0; the same on all four presets).
@@ -155,6 +155,80 @@ def crossover_n(d: int, bh: int, kernel: Kernel, hw: Hardware, element_bytes: in
         if w.rereads and w.passes > bh:
             return 2**k
     return None
+
+
+@dataclass(frozen=True)
+class Rates:
+    """The rates the time model divides by. On the page they are this H200's, measured in the
+    same run as the kernels (bench/gpu/whole_gpu.py, whole_gpu_ceilings.csv)."""
+
+    matmul: float   # dense fp16 matmul, flop/s (cuBLAS on random data)
+    exp: float      # exponentials per second (the special-function units; FACTS.md: 3.9 T/s on the H100)
+    fp32: float     # other non-matmul operations per second, ONE FP32 instruction each (the vendor's
+                    # 67 TFLOP/s counts an FFMA as two flops, so about 33.5 T instructions/s)
+    dram: float     # DRAM bytes per second (device-to-device copy, read + write)
+
+
+def softmax_ops(n: int, d: int, bh: int, kernel: Kernel) -> tuple[int, int]:
+    """(exponentials, other non-matmul operations) of the forward, summed over heads, with
+    costs.flash_cost's counting rules: per (r x c) tile, r c + r exponentials (the scores and
+    the rescale factors) and 3 r c + 4 r + 2 r d others (the row max, the subtraction, the row
+    sum, the rescale of l and O); n d for the final division by l."""
+    cfg = Config(n=n, d=d, Br=min(kernel.Br, n), Bc=min(kernel.Bc, n), sram_bytes=2**40, dtype="float16")
+    exps = census(n, cfg.Br, cfg.Bc, False).total(lambda r, c: r * c + r)
+    return bh * exps, bh * (flash_cost(cfg).nonmatmul - exps)
+
+
+@dataclass(frozen=True)
+class Timing:
+    """The time model's parts, in seconds. FA2-style kernels (PyTorch's flash, the Triton kernel)
+    run a tile's softmax between its two matmuls in the same warps, so the exp and FP32 work ADDS
+    to the matmul time (overlap=False). FlashAttention-3 overlaps the softmax of one tile with the
+    matmuls of another (ping-pong across warp groups): overlap=True takes the larger of the two.
+    DRAM traffic overlaps everything (the roofline's max): each block streams K/V while it computes."""
+
+    matmul_s: float
+    exp_s: float
+    other_s: float
+    dram_s: float
+    overlap: bool = False
+
+    @property
+    def softmax_s(self) -> float:
+        return self.exp_s + self.other_s
+
+    @property
+    def arithmetic_s(self) -> float:
+        return max(self.matmul_s, self.softmax_s) if self.overlap else self.matmul_s + self.softmax_s
+
+    @property
+    def total_s(self) -> float:
+        return max(self.arithmetic_s, self.dram_s)
+
+    @property
+    def bound(self) -> str:
+        return "DRAM" if self.dram_s > self.arithmetic_s else "arithmetic"
+
+
+def forward_time(n: int, d: int, bh: int, kernel: Kernel, dram_bytes: float, rates: Rates,
+                 overlap: bool = False) -> Timing:
+    """Time of the forward from counted operations and bytes at the given rates; nothing fitted."""
+    exps, other = softmax_ops(n, d, bh, kernel)
+    return Timing(matmul_s=forward_flops(n, d, bh) / rates.matmul, exp_s=exps / rates.exp,
+                  other_s=other / rates.fp32, dram_s=dram_bytes / rates.dram, overlap=overlap)
+
+
+def plain_reads(n: int, d: int, bh: int, element_bytes: int = 2, passes: int = 3) -> int:
+    """Plain attention's DRAM reads. passes=3 is the two-level standard model (costs.standard_cost,
+    4 n^2 + 4 n d moved per head): read Q, K; read S; read P, V, so 2 n^2 + 3 n d read and
+    2 n^2 + n d written. passes=4 adds the separate scale kernel PyTorch runs (S read, S' written):
+    3 n^2 + 3 n d read."""
+    return bh * ((passes - 1) * n * n + 3 * n * d) * element_bytes
+
+
+def plain_writes(n: int, d: int, bh: int, element_bytes: int = 2, passes: int = 3) -> int:
+    """Plain attention's DRAM writes: every n x n pass but the last writes its result, plus O."""
+    return bh * ((passes - 1) * n * n + n * d) * element_bytes
 
 
 def roofline_ms(flops: float, dram_bytes: float, flops_per_s: float, bytes_per_s: float) -> float:

@@ -1,10 +1,14 @@
 """The three-level model: its floor, its two-level limit, and how it moves."""
 from hypothesis import given, settings
+from pytest import approx
 from hypothesis import strategies as st
 
 from flashviz.config import HARDWARE
-from flashviz.gpu_model import Kernel, sdpa_flash, triton, wave_passes, whole_gpu
-from flashviz.gpu_targets import load, targets
+from flashviz.config import Config
+from flashviz.costs import flash_cost, standard_cost
+from flashviz.gpu_model import (Kernel, Rates, forward_time, plain_reads, plain_writes, sdpa_flash, softmax_ops,
+                                triton, wave_passes, whole_gpu)
+from flashviz.gpu_targets import load, load_plain, plain_targets, targets
 
 H200 = HARDWARE["H200 SXM"]
 ns = st.sampled_from([2**k for k in range(7, 21)])
@@ -81,3 +85,53 @@ def test_most_measured_configs_are_within_target():
 
 def test_kernel_smem_counts_stages():
     assert Kernel("x", 64, 64, 2).smem_bytes(64) == (64 * 64 + 4 * 64 * 64) * 2
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from([2**k for k in range(7, 16)]), ds, st.integers(1, 8), kernels)
+def test_softmax_ops_are_the_tile_counters(n, d, bh, k):
+    exps, other = softmax_ops(n, d, bh, k)
+    cfg = Config(n=n, d=d, Br=min(k.Br, n), Bc=min(k.Bc, n), sram_bytes=2**40, dtype="float16")
+    Tc = -(-n // cfg.Bc)
+    assert exps == bh * (n * n + n * Tc)  # one per score, one per row and tile (the rescale)
+    assert exps + other == bh * flash_cost(cfg).nonmatmul
+
+
+RATES = Rates(matmul=720e12, exp=4e12, fp32=32e12, dram=4e12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(ns, ds, bhs, kernels)
+def test_fa2_adds_the_softmax_and_fa3_hides_the_smaller(n, d, bh, k):
+    w = whole_gpu(n, d, bh, k, H200)
+    fa2 = forward_time(n, d, bh, k, w.reads + w.writes, RATES)
+    fa3 = forward_time(n, d, bh, k, w.reads + w.writes, RATES, overlap=True)
+    assert fa2.arithmetic_s == approx(fa2.matmul_s + fa2.exp_s + fa2.other_s)
+    assert fa3.arithmetic_s == max(fa3.matmul_s, fa3.softmax_s) <= fa2.arithmetic_s
+    assert fa2.total_s >= max(fa2.dram_s, fa2.matmul_s)
+
+
+def test_exp_is_a_large_share_despite_few_operations():
+    # one exp per 4d matmul flops, but the exp units are ~180x slower: at d = 128 about 40% of the matmul time
+    t = forward_time(65536, 128, 1, sdpa_flash(128), 0, RATES)
+    assert 0.3 < t.exp_s / t.matmul_s < 0.5
+
+
+def test_plain_model_is_the_two_level_standard_model():
+    for n, d in [(1024, 64), (4096, 128)]:
+        cfg = Config(n=n, d=d, Br=64, Bc=64, sram_bytes=2**40, dtype="float16")
+        assert plain_reads(n, d, 1) + plain_writes(n, d, 1) == standard_cost(cfg).moved * 2
+    assert plain_reads(4096, 64, 3, passes=4) - plain_reads(4096, 64, 3) == 3 * 4096**2 * 2
+
+
+def test_most_measured_configs_meet_the_time_target():
+    t = targets(*load())
+    assert t["time in 0.7–1.4"].sum() >= 95, t[~t["time in 0.7–1.4"]]
+    assert t["matmul-only ÷ measured"].between(0.7, 1.4).sum() <= 5  # what the softmax term fixed
+
+
+def test_plain_attention_measured_in_every_call():
+    p = plain_targets(load_plain())
+    assert len(p) == 8 and (p["kernels"] >= 4).all()
+    assert p["reads: model ÷ measured"].between(0.5, 0.7).all()   # the model has no separate scale pass
+    assert (p["reads: four-kernel ÷ measured"] > 0.75).all() and (p["reads: four-kernel ÷ measured"] <= 1.0).all()

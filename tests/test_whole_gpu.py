@@ -8,6 +8,7 @@ from streamlit.testing.v1 import AppTest
 from flashviz.config import HARDWARE
 from flashviz.gpu_animation import wave_frames
 from flashviz.gpu_model import sdpa_flash, whole_gpu
+from flashviz.gpu_targets import load, targets
 from tests.conftest import ROOT
 
 LESSON = "lessons/11_whole_gpu.py"
@@ -30,6 +31,17 @@ def question_text(at: AppTest) -> str:
 def test_the_lesson_renders_with_its_player_and_chart():
     at = open_lesson()
     assert len(at.get("iframe")) == 1 and len(at.get("plotly_chart")) == 1
+
+
+def test_plain_attention_is_on_the_chart_and_in_a_table():
+    at = open_lesson()
+    fig = json.loads(at.get("plotly_chart")[0].proto.spec)
+    names = [t.get("name", "") for t in fig["data"]]
+    assert "plain attention, H200" in names and "plain attention, model (4n²+4nd)" in names, names
+    shown = " ".join(m.value for m in at.markdown)
+    assert "Plain attention" in " ".join(h.value for h in at.subheader) and "fourth kernel" in shown
+    ok = int(targets(*load())["time in 0.7–1.4"].sum())
+    assert f"Time: {ok} of 100 within" in shown.replace("**", ""), shown[:200]
 
 
 def test_every_widget_has_a_key():

@@ -29,3 +29,21 @@ def test_pagedown_after_a_click_in_the_player_goes_to_the_next_lesson(server, pa
     at_step(fr, 1)
     fr.locator("#fv").press("PageDown")
     page.wait_for_url(lambda u: URL not in u, timeout=30_000)
+
+
+def test_the_reads_chart_shows_models_and_both_measurements(server, page):
+    """The chart at 1280 x 720: the models' lines and the H200's points, plain attention's too.
+    Screenshot: artifacts/screenshots/whole_gpu_chart_1280.png."""
+    page.goto(server + URL)
+    page.wait_for_selector(players.IDLE, timeout=60_000)
+    chart = page.locator("[data-testid='stPlotlyChart']").first
+    chart.wait_for(timeout=60_000)
+    expect(chart.locator(".legendtext", has_text="plain attention, H200")).to_be_visible(timeout=30_000)
+    expect(chart.locator(".legendtext", has_text="H200, Nsight Compute")).to_be_visible()
+    chart.scroll_into_view_if_needed()
+    # every point drawn: the kernel's measured n at d = 128, one head, and plain attention's three
+    expect(chart.locator(".scatterlayer .trace .points path")).to_have_count(6 + 3, timeout=30_000)
+    page.add_style_tag(content="[data-testid='stHeader'] { visibility: hidden; }")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    chart.screenshot(path=str(SHOTS / "whole_gpu_chart_1280.png"))
+    page.screenshot(path=str(SHOTS / "whole_gpu_chart_page_1280.png"))

@@ -5,11 +5,17 @@ For each config (n, d, batch x heads), fp16, forward only:
     Triton kernel (bench/gpu/triton_blocks.py) at three block shapes;
   * plain attention (matmul, scale, softmax, matmul) where S fits in memory.
 Time by CUDA events (median of --repeats after warm-up, warm L2). DRAM read and
-write bytes by Nsight Compute: one ncu process per kernel family profiles every
-config once (cudaProfilerStart/Stop around one call, kernel-name filter, three
-metrics plus launch statistics, which cost no replay). ncu flushes the caches
-before each replay, so its reads are cold; writes still in L2 when the kernel
-ends are never counted as DRAM writes.
+write bytes by Nsight Compute: one ncu process per fused kernel family profiles
+every config once (cudaProfilerStart/Stop around one call, kernel-name filter,
+three metrics plus launch statistics, which cost no replay); plain attention gets
+one ncu process PER CONFIG, so every kernel that process sees (four on the H200:
+QK^T, the scale, softmax, P V) belongs to that one call and is summed. ncu flushes
+the caches before each replay, so its reads are cold; writes still in L2 when the
+kernel ends are never counted as DRAM writes.
+
+Ceilings, measured first in the same run (whole_gpu_ceilings.csv): copy bandwidth,
+cuBLAS fp16 matmul rate, and two non-matmul rates from unit_rates.py (exp on the
+special-function units; FP32 FFMA instructions).
 
     python bench/gpu/whole_gpu.py --out $OUT            # on a CUDA machine with ncu
     python bench/gpu/whole_gpu.py --dry-run --out /tmp  # list the configs only
@@ -46,8 +52,8 @@ LAUNCH = ("launch__grid_size,launch__block_size,launch__registers_per_thread,lau
           "launch__shared_mem_per_block_static,launch__occupancy_limit_registers,"
           "launch__occupancy_limit_shared_mem,launch__occupancy_limit_warps,launch__occupancy_limit_blocks")
 FIELDS = ["impl", "n", "d", "batch_heads", "kv_head_bytes", "time_ms", "time_ms_p10", "time_ms_p90",
-          "dram_read_bytes", "dram_write_bytes", "ncu_time_ms", "kernels", "grid", "regs", "smem_dyn", "smem_static",
-          "lim_regs", "lim_smem", "lim_warps", "lim_blocks", "status"]
+          "dram_read_bytes", "dram_write_bytes", "ncu_time_ms", "n_kernels", "kernels", "grid", "regs", "smem_dyn",
+          "smem_static", "lim_regs", "lim_smem", "lim_warps", "lim_blocks", "status"]
 PROV = ["gpu", "sms", "l2_bytes", "driver", "cuda", "torch", "triton", "date"]
 
 
@@ -133,12 +139,14 @@ def time_one(impl, n, d, bh, repeats) -> dict:
     return {"time_ms": statistics.median(times), "time_ms_p10": times[0], "time_ms_p90": times[-1], "status": ok}
 
 
-def profile_all(impl, listing) -> None:
-    """Child of ncu: one profiled call per config; the configs run go to `listing`."""
+def profile_all(impl, listing, only: str | None = None) -> None:
+    """Child of ncu: one profiled call per config (or the one config `only`, "n,d,bh");
+    the configs run go to `listing`."""
     import torch
     fn = fn_for(impl)
+    todo = configs_for(impl) if only is None else [tuple(int(x) for x in only.split(","))]
     with open(listing, "w") as f:
-        for n, d, bh in configs_for(impl):
+        for n, d, bh in todo:
             try:
                 q, k, v = inputs(n, d, bh)
                 fn(q, k, v)  # compile and warm outside the profiled range
@@ -164,13 +172,18 @@ def ncu_path() -> str:
     return found if isinstance(found, str) else (found[-1] if found else "ncu")
 
 
-def run_ncu(impl, out: Path, timeout: float, launch: bool) -> tuple[list[dict], str]:
-    listing = Path(os.environ.get("TMPDIR", "/tmp")) / f"whole_gpu_listing_{impl}.txt"  # not under out
+def run_ncu(impl, out: Path, timeout: float, launch: bool, only: tuple | None = None) -> tuple[list[dict], str]:
+    """One ncu process: every config of a fused kernel, or (plain) the one config `only`."""
+    tag = impl if only is None else f"{impl}_{'_'.join(map(str, only))}"
+    listing = Path(os.environ.get("TMPDIR", "/tmp")) / f"whole_gpu_listing_{tag}.txt"  # not under out
+    listing.unlink(missing_ok=True)
     cmd = [ncu_path(), "--clock-control", "none", "--profile-from-start", "off",
            "--metrics", METRICS + ("," + LAUNCH if launch else ""), "--csv", "--print-units", "base"]
     if impl != "plain":
         cmd += ["-k", "regex:flash_fwd"]
     cmd += [sys.executable, __file__, "--profile-all", impl, str(listing)]
+    if only is not None:
+        cmd += ["--only", ",".join(map(str, only))]
     try:
         res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
         stdout, stderr = res.stdout, res.stderr
@@ -187,16 +200,16 @@ def run_ncu(impl, out: Path, timeout: float, launch: bool) -> tuple[list[dict], 
             k[row["Metric Name"]] = row["Metric Value"]
     done = [tuple(int(x) for x in line.split(",")) for line in listing.read_text().split()] \
         if listing.exists() else []
-    # plain runs several kernels per call (matmul, scale, softmax, matmul: four on this H200)
-    per_call = len(kernels) // len(done) if done and len(kernels) % len(done) == 0 else 4
-    # One group per profiled call: a split-KV combine kernel joins the call before it.
     groups: list[list[dict]] = []
-    for _, k in sorted(kernels.items()):
-        joins = "combine" in k["name"] or (impl == "plain" and len(groups[-1]) < per_call) if groups else False
-        if joins:
-            groups[-1].append(k)
-        else:
-            groups.append([k])
+    if only is not None:  # one call in this process: every kernel it launched is that call's
+        groups = [[k for _, k in sorted(kernels.items())]] if kernels else []
+    else:
+        # One group per profiled call: a split-KV combine kernel joins the call before it.
+        for _, k in sorted(kernels.items()):
+            if groups and "combine" in k["name"]:
+                groups[-1].append(k)
+            else:
+                groups.append([k])
     tail = (stderr.strip().splitlines() or [""])[-1][:100]
     if len(groups) != len(done):
         return [], f"{impl}: {len(groups)} kernel groups for {len(done)} configs; {tail}" + \
@@ -211,7 +224,7 @@ def run_ncu(impl, out: Path, timeout: float, launch: bool) -> tuple[list[dict], 
                      "dram_read_bytes": int(sum(k.get("dram__bytes_read.sum", 0) for k in ks)),
                      "dram_write_bytes": int(sum(k.get("dram__bytes_write.sum", 0) for k in ks)),
                      "ncu_time_ms": sum(k.get("gpu__time_duration.sum", 0) for k in ks) / 1e6,
-                     "kernels": "|".join(k["name"][:40] for k in ks),
+                     "n_kernels": len(ks), "kernels": "|".join(k["name"][:40] for k in ks),
                      "grid": get("launch__grid_size"), "regs": get("launch__registers_per_thread"),
                      "smem_dyn": get("launch__shared_mem_per_block_dynamic"),
                      "smem_static": get("launch__shared_mem_per_block_static"),
@@ -236,6 +249,8 @@ class Rows:
 
 def ceilings(out: Path, prov: dict) -> None:
     import torch
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from unit_rates import matmul_rate, rates  # noqa: E402
     a = torch.empty(2**28, dtype=torch.float32, device="cuda").normal_()
     b = torch.empty_like(a)
     ts = []
@@ -247,12 +262,23 @@ def ceilings(out: Path, prov: dict) -> None:
         torch.cuda.synchronize()
         if i >= 3:
             ts.append(s.elapsed_time(e))
+    del a, b
+    torch.cuda.empty_cache()
+    rows = [["copy bandwidth (read + write)", 2 * 2**30 / (statistics.median(ts) * 1e-3) / 1e12, "TB/s"]]
+    unit = {"ok": True}
+    try:  # a failure here must not cost the run its kernel measurements
+        rows.append(["dense matmul float16 (cuBLAS, 8192^3, random)", matmul_rate() / 1e12, "TFLOP/s"])
+        unit = rates()
+        rows += [["exp (ex2.approx, special-function units)", unit["exp"] / 1e12, "Tops/s"],
+                 ["FP32 FFMA instructions (one op each)", unit["fp32"] / 1e12, "Tops/s"]]
+    except Exception as e:  # noqa: BLE001
+        print("ceiling failed:", repr(e)[:300], flush=True)
     with open(out / "whole_gpu_ceilings.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["ceiling", "value", "unit"] + PROV)
-        w.writerow(["copy bandwidth (read + write)", 2 * 2**30 / (statistics.median(ts) * 1e-3) / 1e12, "TB/s"]
-                   + [prov[k] for k in PROV])
-    del a, b
+        for r in rows:
+            w.writerow(r + [prov[k] for k in PROV])
+            print("ceiling", *r, "" if unit["ok"] else "(non-finite output!)", flush=True)
     torch.cuda.empty_cache()
 
 
@@ -263,9 +289,10 @@ def main(argv=None) -> int:
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--budget-s", type=float, default=540)
     p.add_argument("--profile-all", nargs=2, metavar=("IMPL", "LISTING"))
+    p.add_argument("--only", help="with --profile-all: the one config n,d,bh")
     args = p.parse_args(argv)
     if args.profile_all:
-        profile_all(*args.profile_all)
+        profile_all(*args.profile_all, only=args.only)
         return 0
     if args.dry_run:
         for impl in impls():
@@ -290,16 +317,19 @@ def main(argv=None) -> int:
     print(f"timing done at {time.time() - start:.0f} s", flush=True)
     profiled = Rows(out / "whole_gpu_ncu.csv", prov)
     launch = True
-    for impl in impls():
+    # plain first (one ncu process per config), then the fused families
+    jobs: list[tuple[str, tuple | None]] = [("plain", c) for c in configs_for("plain")]
+    jobs += [(impl, None) for impl in impls() if impl != "plain"]
+    for impl, only in jobs:
         left = args.budget_s - (time.time() - start)
         if left < 20:
-            print(f"budget spent before ncu {impl}", flush=True)
+            print(f"budget spent before ncu {impl} {only or ''}", flush=True)
             break
-        rows, note = run_ncu(impl, out, left - 10, launch)
+        rows, note = run_ncu(impl, out, left - 10, launch, only)
         if not rows and launch and note.endswith("[metric]"):  # a launch metric ncu lacks: three alone
             launch = False
-            rows, note = run_ncu(impl, out, args.budget_s - (time.time() - start) - 10, launch)
-        print("ncu", note, f"at {time.time() - start:.0f} s", flush=True)
+            rows, note = run_ncu(impl, out, args.budget_s - (time.time() - start) - 10, launch, only)
+        print("ncu", note, only or "", f"at {time.time() - start:.0f} s", flush=True)
         for r in rows:
             profiled.add(r)
             key = (r["impl"], r["n"], r["d"], r["batch_heads"])
