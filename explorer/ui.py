@@ -149,11 +149,46 @@ _CSS = """<style>
 [data-testid="stSidebarHeader"] { height: 2.2rem; margin-bottom: 0; }
 [data-testid="stMetricValue"] > div { overflow: visible; text-overflow: clip; white-space: normal; }
 h1 { padding-top: 0.2rem; }
+/* captions and the buttons' key hints: dark, full size, for the back row */
+[data-testid="stCaptionContainer"] { color: #222; opacity: 1; font-size: 1rem; }
+[data-testid="stMainBlockContainer"] [data-testid="stMarkdownContainer"] p,
+[data-testid="stMainBlockContainer"] [data-testid="stMarkdownContainer"] li { font-size: 1.05rem; }
+/* the top navigation: twelve lessons across 1280 px */
+[data-testid="stTopNavLink"] { padding-left: 0.35rem !important; padding-right: 0.35rem !important; }
+[data-testid="stTopNavLinkContainer"] { margin: 0 !important; }
+[data-testid="stMainBlockContainer"] [data-testid="stMetricLabel"] p { font-size: 0.95rem; }
+[data-testid="stElementContainer"]:has(#fv-clicker) { display: none; }
 </style>"""
+
+# The clicker's keys must work wherever the focus is. A focused slider or toggle takes
+# PageDown for itself (the slider moves, the lesson stays), and Streamlit's shortcuts skip
+# keys typed into a control; so, before anything else sees the key, hand focus back to
+# the page and press the lesson button. Fixed code, no input from the URL or the reader.
+_CLICKER = """<script id="fv-clicker">
+(function () {
+  if (window.__fvClicker) return;
+  window.__fvClicker = true;
+  const CONTROL = 'input, select, textarea, [role="slider"], [role="switch"], [role="radio"], [role="combobox"]';
+  window.addEventListener("keydown", function (e) {
+    if (e.key !== "PageDown" && e.key !== "PageUp") return;
+    const t = e.target;
+    if (!(t && t.closest && t.closest(CONTROL))) return;  // Streamlit's own shortcut will take it
+    e.preventDefault();
+    e.stopImmediatePropagation();
+    if (t.blur) t.blur();
+    const keys = e.key === "PageDown" ? ["reveal_then_next", "next_lesson"] : ["prev_lesson"];
+    for (const k of keys) {
+      const b = document.querySelector(".st-key-" + k + " button");
+      if (b) { b.click(); return; }
+    }
+  }, true);
+})();
+</script>"""
 
 
 def style() -> None:
     st.html(_CSS)
+    st.html(_CLICKER, unsafe_allow_javascript=True)
 
 
 def value(key: str):

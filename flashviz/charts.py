@@ -158,6 +158,8 @@ def _style(fig: go.Figure, x: str, y: str, title: str = "", height: int = HEIGHT
     # plotly anchors a title of several lines by its middle line, whatever yanchor says
     title_y = 1 - (lines - 1) * 0.65 * TITLE / height
     fig.update_layout(
+        # the tool icons stand down the right edge, never over the title
+        modebar={"orientation": "v"},
         template="plotly_white", height=height,
         font=_font(), paper_bgcolor="white", plot_bgcolor="white",
         title={"text": title, "font": _font(TITLE), "x": 0, "xanchor": "left", "xref": "container",

@@ -103,8 +103,11 @@ def budget_doubled(cfg: Config) -> Question:
         f"Double the SRAM budget from {cfg.sram_bytes // KB} KB to {2 * cfg.sram_bytes // KB} KB and use the "
         f"paper's tiles for each. At n = {cfg.n}, d = {cfg.d}, flash's HBM traffic becomes…", "choice", pick,
         f"The paper's rule goes from {a['Br']} × {a['Bc']} to {b['Br']} × {b['Bc']} tiles; the traffic goes "
-        f"from {a['HBM MB']:.2f} MB to {b['HBM MB']:.2f} MB (× {ratio:.2f}). Br = min(⌈M/4d⌉, d) stops growing "
-        "at d, and in the FA2 order only Br sets how often K and V are re-read.",
+        f"from {a['HBM MB']:.2f} MB to {b['HBM MB']:.2f} MB (× {ratio:.2f}). "
+        + ("Br = min(⌈M/4d⌉, d) stops growing at d, and in the FA2 order only Br sets how often K and V are "
+           "re-read (spill aside)." if cfg.loop_order == "fa2" else
+           "Bc = ⌈M/4d⌉ grows with M, and in the paper's order Bc sets how often Q, O, m and l are re-read "
+           "(spill aside)."),
         BUDGET_CHOICES, f"{pick} (× {ratio:.2f})")
 
 

@@ -44,21 +44,22 @@ with st.expander("The update, with the shape of every array", expanded=not ui.pr
 S_{ij} &= Q_i K_j^{\top} / \sqrt{d} && (B_r \times B_c) \\
 \tilde m &= \operatorname{rowmax}(S_{ij}), \quad m^{\text{new}} = \max(m, \tilde m) && (B_r) \\
 \tilde P &= e^{\,S_{ij} - m^{\text{new}}} && (B_r \times B_c) \\
-\alpha &= e^{\,m - m^{\text{new}}} \quad \text{(the rescale; 1 where the max did not move)} && (B_r) \\
+\alpha &= e^{\,m - m^{\text{new}}} \quad \text{(the rescale)} && (B_r) \\
 l &\leftarrow \alpha\, l + \operatorname{rowsum}(\tilde P) && (B_r) \\
 O_i &\leftarrow \operatorname{diag}(\alpha)\, O_i + \tilde P\, V_j && (B_r \times d) \\
 m &\leftarrow m^{\text{new}} \\
 \text{after the last } j:\quad O_i &\leftarrow \operatorname{diag}(l)^{-1} O_i && (B_r \times d)
 \end{aligned}""")
     st.caption(f"Here Qᵢ is {cfg.Br} × {cfg.d}, Kⱼ and Vⱼ are {cfg.Bc} × {cfg.d}, Sᵢⱼ is {cfg.Br} × {cfg.Bc}; "
-               "m, l and α hold one number per query row. O stays unnormalised until the end "
+               "m, l and α hold one number per query row; α is 1 where a row's max did not move. "
+               "O stays unnormalised until the end "
                "(FlashAttention-2); Algorithm 1 of the first paper divides at every step instead (lesson 8).")
 
 st.subheader("Watch it stream")
 c1, c2, c3 = st.columns(3)
 an_n = ui.bound(Param("an_n", "animation n", 256, animation.TEACHING_N), c1)
 an_d = ui.bound(Param("an_d", "animation d", 16, animation.TEACHING_D), c2)
-show_standard = ui.bound(Param("an_std", "standard attention instead", False, kind="bool"), c3,
+show_standard = ui.bound(Param("an_std", "show standard", False, kind="bool"), c3,
                          help="The same n, moving the n × n matrices through HBM.")
 acfg, note = animation.teaching_config(cfg, an_n, an_d)
 ui.own_setting(note or f"The player runs its own n = {acfg.n} and d = {acfg.d}, small enough to watch; "

@@ -26,9 +26,9 @@ ui.own_setting(f"Square {tiles.Br} × {tiles.Br} tiles (the sidebar's Br); Bc, t
 c = st.columns(4)
 c[0].metric("standard keeps", bytes_text(here["std stored MB"] * 2**20), help=f"Q, K, V and P at n = {cfg.n}")
 c[1].metric("flash keeps", bytes_text(here["flash stored MB"] * 2**20), help="Q, K, V, m and l")
-c[2].metric("recomputing S costs", change_percent(fwd + stored_bwd, fwd + bwd),
+c[2].metric("recomputing S, fwd + bwd", change_percent(fwd + stored_bwd, fwd + bwd),
             help="flops of forward + backward, recomputing S against keeping P, on the same tiles")
-c[3].metric("flash against standard", change_percent(std_total, fwd + bwd),
+c[3].metric("flash vs standard, flops", change_percent(std_total, fwd + bwd),
             help="all flops of forward + backward, as counted")
 if cfg.causal:
     skipped = costs.census(tiles.n, tiles.Br, tiles.Bc, False).tiles - costs.census(tiles.n, tiles.Br, tiles.Bc,
@@ -48,11 +48,12 @@ else:
 ui.explain(f"""
 Forward and backward together: standard attention does two matmuls forward and four backward
 (dV = PᵀdO, dP = dO·Vᵀ, dQ = dS·K, dK = dSᵀ·Q). The recomputing backward first redoes S = QKᵀ per
-tile: five matmuls instead of four, **{change_percent(fwd + stored_bwd, fwd + bwd)}** flops over forward and
-backward. {verdict} The seed quotes 10 against 12 n²d (+20%); its standard count leaves out one of the four
+tile: five matmuls instead of four, {change_percent(stored_bwd, bwd)} on the backward alone and
+**{change_percent(fwd + stored_bwd, fwd + bwd)}** over forward and backward. {verdict}
+The seed quotes 10 against 12 n²d (+20%); its standard count leaves out one of the four
 backward matmuls. Stored memory follows the seed's rule: Q, K, V plus P, or plus m and l. Our backward
 also reads O to form D = rowsum(dO ∘ O) (the "+ O" column). It is the trade `gradient_checkpointing=True`
-makes, for one operator: pay {change_percent(fwd + stored_bwd, fwd + bwd)} flops, keep
+makes, for one operator: pay {change_percent(fwd + stored_bwd, fwd + bwd)} flops for the recompute, keep
 {compare(here["std stored MB"], here["flash stored MB"])}.
 """)
 ui.side_by_side((cache.figure("backward_bars", mem), "backward_memory"),

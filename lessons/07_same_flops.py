@@ -52,12 +52,14 @@ if predict.inline(figure2, "paper_figure2"):
     engine = paper[paper["source"].str.startswith("this engine")].set_index("method")
     std_gf, fl_gf = engine.loc["standard", "GFLOPs"], engine.loc["FlashAttention", "GFLOPs"]
     per_head_fwd = 4 * 1024**2 * 64 * 16 * 64 / 1e9
+    paper = paper.assign(ms=[f"{t:.1f}" if t == t else "no clock" for t in paper["ms"]])
     ui.table(paper, "paper_figure2", "Figure 2 of the FlashAttention paper (2205.14135): GPT-2 medium attention, "
              "forward + backward on an A100. The engine runs the paper's Algorithm 1 with its own tile rule "
              "for 163 KB of shared memory; it has no clock, so no times.")
     ui.explain(f"""
-- **Flops: the direction agrees, the size does not.** Both say FlashAttention does more arithmetic
-  (the recompute): the engine {change_percent(std_gf, fl_gf)}, the paper {change_percent(66.6, 75.2)}. But
+- **Flops: the direction agrees, the size does not.** Over forward *and backward*, both say
+  FlashAttention does more arithmetic, because its backward recomputes S (the forward alone does exactly
+  the same flops, as above): the engine {change_percent(std_gf, fl_gf)}, the paper {change_percent(66.6, 75.2)}. But
   the paper's GFLOPs are far below what the stated setting's matmuls come to: the forward alone, 4N²d
   flops per head over 16 × 64 heads, is {per_head_fwd:,.0f} GFLOPs. We could not reconcile the two, so
   both are shown.

@@ -36,7 +36,9 @@ st.markdown(f"With {cfg.Br} × {cfg.Bc} tiles, the paper's order (FA1) moves "
                "K and V stream once per query block, whatever their tiles. " if fa2_without_Bc else "")
             + ("Spill aside, the FA1 order's does not depend on Br: Q, O, m and l stream once per "
                "key/value block. " if fa1_without_Br else "")
-            + "So traffic alone does not say which order is better; with a wide Bc, FA1 can even move less.")
+            + ("So traffic alone does not say which order is better; with a wide Bc, FA1 can even move less."
+               if fa2_without_Bc or fa1_without_Br else
+               "Traffic alone does not say which order is better: with a wide Bc, FA1 can even move less."))
 ui.explain(f"""
 **What FlashAttention-2 changed, and why.**
 - **The outer loop runs over query blocks.** Algorithm 1 of the first paper keeps a K/V block in SRAM and
