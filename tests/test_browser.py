@@ -372,3 +372,20 @@ def test_keyboard_on_a_slider_does_not_step_the_animation(tiling):
     page.wait_for_selector(IDLE, timeout=WAIT)
     fr = player_frame(page)
     assert step_of(fr) == 0
+
+
+def test_the_clicker_works_with_a_slider_or_toggle_in_focus(server, page):
+    """A teacher who just moved a slider, or turned presentation mode on, still has a clicker."""
+    page.goto(lesson_url(server, 2, "?n=2048"))
+    opened(page, 2)
+    page.locator("[data-testid='stSidebar'] input[type='range']").first.focus()
+    page.keyboard.press("PageDown")
+    page.wait_for_url(re.compile(re.escape(lesson_url(server, 3)) + r"\?n=2048$"), timeout=WAIT)
+    opened(page, 3)
+    expect(page.locator("[data-testid='stSidebar'] input[type='range']").first).to_have_attribute(
+        "aria-valuetext", "2048")  # the slider did not take the key
+    page.locator("[data-testid='stSidebar'] [data-testid='stCheckbox']").filter(
+        has_text="presentation mode").locator("label").click()
+    page.wait_for_url(re.compile(r"present=true"), timeout=WAIT)
+    page.keyboard.press("PageDown")  # focus is still on the toggle: the first press reveals
+    expect(question(page)).to_contain_text("the engine says", timeout=WAIT)
