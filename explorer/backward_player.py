@@ -9,7 +9,7 @@ import streamlit as st
 
 from flashviz.config import Config
 
-from .player import page, with_data
+from .player import embed, page, with_data
 
 TEMPLATE = page("backward_player.html")
 
@@ -30,4 +30,4 @@ def backward_player(html: str) -> None:
     """Show a page made by render_html, as tall as its content (the page reserves the
     height of its tallest frame, so the iframe does not jump while it plays). Only engine
     numbers go in, never a value from the URL: st.iframe runs the HTML as it is."""
-    st.iframe(html, height="content")
+    embed(html)

@@ -7,6 +7,7 @@ inlined, so the iframe needs nothing from the network.
 """
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import streamlit as st
@@ -65,4 +66,14 @@ def player(html: str, height: int | str = "content") -> None:
     tallest frame at the width it gets, so it does not jump while it plays, and a narrow
     column (the sidebar open at 1280 px) gets the extra lines it needs. Pass HEIGHT (or
     any number of px) for a fixed height."""
-    st.iframe(html, height=height)
+    embed(html, height)
+
+
+def embed(html: str, height: int | str = "content") -> None:
+    """st.iframe in a container keyed by the page itself. A content-sized iframe can grow but
+    never shrink (a document is never shorter than its window), so a shorter page (standard
+    attention after flash) would sit in the old, taller frame above a blank band; a new key
+    gives each page a frame of its own."""
+    key = "player_" + hashlib.sha1(html.encode()).hexdigest()[:12]
+    with st.container(key=key):
+        st.iframe(html, height=height)

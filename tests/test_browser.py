@@ -389,3 +389,18 @@ def test_the_clicker_works_with_a_slider_or_toggle_in_focus(server, page):
     page.wait_for_url(re.compile(r"present=true"), timeout=WAIT)
     page.keyboard.press("PageDown")  # focus is still on the toggle: the first press reveals
     expect(question(page)).to_contain_text(re.compile("engine says", re.I), timeout=WAIT)
+
+
+def test_switching_the_player_to_standard_attention_leaves_no_blank_band(server, page):
+    page.goto(lesson_url(server, 2))
+    opened(page, 2)
+    flash_height = player_frame(page) and page.locator("iframe").first.bounding_box()["height"]
+    page.locator("[data-testid='stCheckbox']").filter(has_text="show standard").locator("label").click()
+    page.wait_for_url(re.compile(r"an_std=true"), timeout=WAIT)
+    # the standard player is shorter than the flash one (no code panel, no row table): its frame
+    # must shrink to it, not keep the flash player's height above a blank band
+    page.wait_for_function(
+        "h => { const f = document.querySelector('iframe'); const d = f && f.contentDocument;"
+        " return d && d.querySelector('#label[data-step]') && f.getBoundingClientRect().height < h"
+        " && Math.abs(f.getBoundingClientRect().height - d.body.scrollHeight) < 40; }",
+        arg=flash_height, timeout=WAIT)
