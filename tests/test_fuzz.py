@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 from explorer.lessons import LESSONS
+from flashviz.questions import LADDER
 from tests.conftest import ROOT
 
 EXAMPLES = int(os.environ.get("FLASHVIZ_FUZZ_EXAMPLES", "12"))
@@ -27,6 +28,8 @@ def value_for(data, w):
         lo, hi, step = w.min, w.max, w.step or 1
         k = data.draw(st.integers(0, int(round((hi - lo) / step))))
         return type(w.value)(lo + k * step)
+    if w.type == "select_slider" and w.key.startswith("guess_"):  # a ratio guess, shown as "0.001×"
+        return data.draw(st.sampled_from(LADDER))
     option = data.draw(st.sampled_from(list(w.options)))
     return type(w.value)(option) if w.type == "select_slider" else option
 
