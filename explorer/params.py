@@ -74,6 +74,9 @@ N_OPTIONS = (16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048,
              6144, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576)
 BLOCK_OPTIONS = (1, 2, 4, 8, 16, 32, 48, 64, 96, 128, 192, 256, 512, 1024)
 
+# The reader's own GPU (hw=custom), in the units a vendor's sheet prints. Shared by every lesson
+# (ui.shared_link carries them) but drawn only while "custom" is chosen; they start at the default
+# GPU's figures (the A100 40GB's), so only what the reader changed goes in the URL.
 CUSTOM_GPU = (
     Param("gpu_bw", "HBM bandwidth (GB/s)", 1555, lo=50, hi=50000, step=1, kind="int", widget="number"),
     Param("gpu_tc", "16-bit matmul (TFLOP/s)", 312.0, lo=1.0, hi=50000.0, step=0.1, kind="float",
@@ -96,9 +99,6 @@ SHARED = {p.key: p for p in (
     Param("causal", "causal mask", False, kind="bool"),
     Param("order", "loop order", "fa2", ("fa2", "fa1")),
     Param("present", "presentation mode", False, kind="bool"),
-    # The reader's own GPU (hw=custom), in the units a vendor's sheet prints; they start at the
-    # default GPU's figures (the A100 40GB's), so only what the reader changed goes in the URL.
-    *CUSTOM_GPU,
 )}
 
 # A lesson's own controls that other parts of the app read too (its question).

@@ -130,7 +130,7 @@ def _custom_gpu_controls(where, side) -> None:
 def shared_link() -> dict:
     """The URL parameters of the sidebar's settings that are off their defaults."""
     link = st.session_state.get(LINK, {})
-    return {key: link[key] for key in SHARED if key in link}
+    return {key: link[key] for key in (*SHARED, *(p.key for p in CUSTOM_GPU)) if key in link}
 
 
 def sync_url() -> None:

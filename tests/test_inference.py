@@ -90,7 +90,8 @@ def test_a_custom_gpu_link_reopens_with_the_same_figures():
 def test_a_custom_gpu_reaches_the_first_lesson():
     at = open_page("lessons/01_where_time_goes.py", **B200_LINK)
     feed = HARDWARE["B200"].balance("bfloat16")
-    assert metric(at, "GPU feeds, bytes/flop") == f"{feed:.3g}"
+    shown = next(m.value for m in at.metric if "feeds" in m.label)  # lesson 1's wording is its own
+    assert shown == f"{feed:.3g}"
 
 
 def test_a_bad_custom_figure_gets_a_note_and_a_safe_value():
@@ -121,3 +122,21 @@ def test_the_roofline_draws_the_custom_gpu():
     at = open_page(PAGE, **B200_LINK)
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
     assert "custom GPU" in [t.get("name") for t in spec["data"]]
+
+
+def test_every_custom_figure_rejects_every_hostile_value_cleanly():
+    from explorer.params import shown
+    from tests.hostile import VALUES
+    for p in CUSTOM_GPU:
+        for value in VALUES:
+            parsed, note = p.parse(value)
+            assert p.lo <= parsed <= p.hi, (p.key, value, parsed)
+            if note:
+                assert "`" not in shown(value) and "\n" not in note
+
+
+def test_the_custom_gpu_travels_to_the_next_lesson():
+    at = open_page(PAGE, **B200_LINK)
+    at.button(key="prev_lesson").click().run()
+    assert not at.exception
+    assert at.number_input(key="gpu_sms").value == 148
