@@ -44,7 +44,13 @@ def test_every_axis_sets_tick_and_title_fonts_large_and_dark(fig):
 
 def test_every_axis_title_carries_a_unit(fig):
     if fig["layout"]["height"] == 360 and fig["data"][0].get("name") == "correct":
-        pytest.skip("comparison_bars' axis title is the lab's figure name, given by the lesson")
+        # comparison_bars: the axis is named after the lab's figure, whose name says its unit
+        # ("working set KB", "HBM MB (with spill)") or is a count or a sum
+        from flashviz.bugs import BUGS
+        titles = {(axis["title"].get("text") or "").replace("<br>", " ")
+                  for axis in axes(fig["layout"]).values()} - {""}
+        assert titles <= {bug.watch for bug in BUGS.values()}, titles
+        return
     for name, axis in axes(fig["layout"]).items():
         text = axis["title"].get("text") or ""
         assert not text or "(" in text, f"{name} title {text!r} has no unit"
