@@ -140,6 +140,6 @@ def hardware_table(hardware: dict) -> pd.DataFrame:
     """The GPUs' memories and rates side by side (vendor figures)."""
     return pd.DataFrame([{
         "GPU": hw.name, "HBM GB": hw.hbm_gb, "HBM TB/s": hw.hbm_bytes_per_s / 1e12,
-        "SMs": hw.sms, "SRAM per SM KB": hw.smem_per_sm_kb, "SRAM per block KB": hw.smem_per_block_kb,
-        "L2 MB": hw.l2_mb, "16-bit tensor TFLOP/s": hw.fp16_tensor_flops / 1e12,
+        "SMs": hw.sms, "SRAM/SM KB": hw.smem_per_sm_kb, "SRAM/block KB": hw.smem_per_block_kb,
+        "L2 MB": hw.l2_mb, "bf16 TFLOP/s": hw.fp16_tensor_flops / 1e12,
         "fp32 TFLOP/s": hw.fp32_flops / 1e12} for hw in hardware.values()])
