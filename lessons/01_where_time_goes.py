@@ -10,6 +10,7 @@ from flashviz.format import bytes_text, count_text
 st.title("Where the time goes")
 cfg = ui.config()
 hw = ui.hardware()
+gpus = HARDWARE if hw.name in HARDWARE else {**HARDWARE, hw.name: hw}  # the reader's own GPU among them
 # The roofline's headline is the precision attention runs in: 16-bit on tensor cores.
 # A float32/float64 sidebar keeps the seed's tables; its comparison becomes the side note.
 roof = cfg.with_(dtype=TENSOR_DTYPE) if cfg.dtype in WIDE_DTYPES else cfg
@@ -59,7 +60,7 @@ delivers **{feed:.3g}** at its {roof.dtype} tensor-core rate.
 
 sweep = ui.sweep_config(ns).with_(dtype=roof.dtype)
 ui.side_by_side((cache.figure("bytes_vs_flops", cache.over_n(sweep, ns)), "bytes_vs_flops"),
-                (cache.figure("roofline", points, HARDWARE, roof.dtype, hw.name), "roofline"))
+                (cache.figure("roofline", points, gpus, roof.dtype, hw.name), "roofline"))
 
 st.markdown(f"**On the roofline** ({hw.name}, {roof.dtype}): standard attention is "
             f"**{std_pt['bound']}-bound** at {std_pt['attainable TFLOP/s']:.1f} TFLOP/s; flash moves "
@@ -91,7 +92,7 @@ faster, and the only place the arithmetic units read from quickly. A kernel copi
 SRAM, works on it, and writes results back. One thread block may use at most the "per block" column;
 that is the budget M of lesson 4 (the sidebar's is {cfg.sram_bytes // 1024} KB).
 """)
-ui.table(sweeps.hardware_table(HARDWARE), "hardware", "Vendor figures; the papers' \"192 KB per SM\" is "
+ui.table(sweeps.hardware_table(gpus), "hardware", "Vendor figures; the papers' \"192 KB per SM\" is "
          "L1 and shared memory together")
 ui.explain("""
 **What this model leaves out.** It counts bytes between HBM and on-chip SRAM and nothing else: no L2

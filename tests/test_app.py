@@ -249,3 +249,14 @@ def test_the_papers_figure_2_is_asked_before_it_is_shown():
     table = next(df.value for df in at.dataframe if "source" in df.value.columns)
     assert set(table["method"]) == {"standard", "FlashAttention"}
     assert (table["HBM GB"] > 0).all()
+
+
+def test_a_custom_gpu_gets_its_own_roof_on_the_first_lesson():
+    from tests.test_inference import B200_LINK
+    at = open_page(PAGES[0], **B200_LINK)
+    roofline = next(json.loads(c.proto.spec) for c in at.get("plotly_chart")
+                    if "Roofline" in json.dumps(json.loads(c.proto.spec)["layout"].get("title", {})))
+    names = " ".join(str(trace.get("name", "")) for trace in roofline["data"])
+    assert "custom" in names.lower(), names
+    hardware = next(df.value for df in at.dataframe if "GPU" in df.value.columns)
+    assert hardware["GPU"].str.lower().str.contains("custom").any()
