@@ -81,14 +81,17 @@ def reads_figure(curves: pd.DataFrame, measured: pd.DataFrame, cross: int | None
         fig.add_vline(x=cross, line={"color": "#CC79A7", "width": 2, "dash": "dot"})
         # a log axis places annotations by log10 of the value
         fig.add_annotation(x=math.log10(cross), y=1, yref="paper", text="K + V in flight outgrow L2", showarrow=False,
-                           xanchor="left", font={"size": 15, "color": "#8B3A6B"})
-    fig.update_layout(title={"text": title, "font": {"size": 17}}, height=400,
-                      margin={"l": 10, "r": 10, "t": 50, "b": 10},
-                      font={"size": 15}, legend={"orientation": "h", "y": -0.22},
-                      xaxis={"type": "log", "title": "sequence length n", "tickvals": X_TICKS,
-                             "ticktext": [f"{x:,}" for x in X_TICKS]},
-                      yaxis={"type": "log", "title": "DRAM reads", "tickvals": Y_TICKS_MB,
-                             "ticktext": [bytes_text(v * mb) for v in Y_TICKS_MB]})
+                           xanchor="left", font={"size": 17, "color": "#8B3A6B"})
+    # Dark text at projector sizes, set on every part: Streamlit's theme would grey it otherwise.
+    ink, label = {"size": 17, "color": "#111111"}, {"size": 18, "color": "#111111"}
+    fig.update_layout(title={"text": title, "font": {"size": 20, "color": "#111111"}}, height=420,
+                      margin={"l": 10, "r": 10, "t": 50, "b": 10}, font=ink, modebar={"orientation": "v"},
+                      legend={"orientation": "h", "y": -0.24, "font": ink}, hoverlabel={"font": ink},
+                      xaxis={"type": "log", "title": {"text": "sequence length n", "font": label},
+                             "tickvals": X_TICKS, "ticktext": [f"{x:,}" for x in X_TICKS], "tickfont": ink},
+                      yaxis={"type": "log", "title": {"text": "DRAM reads (bytes)", "font": label},
+                             "tickvals": Y_TICKS_MB, "ticktext": [bytes_text(v * mb) for v in Y_TICKS_MB],
+                             "tickfont": ink})
     return fig
 
 
