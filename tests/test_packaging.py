@@ -44,3 +44,18 @@ def test_tool_settings_live_in_pyproject_alone():
     for old in ("pytest.ini", "ruff.toml", ".ruff.toml", "setup.cfg", ".coveragerc", "mypy.ini", "tox.ini"):
         assert not (ROOT / old).exists(), f"{old} would override or split pyproject.toml's settings"
     assert PYPROJECT["tool"]["pytest"]["ini_options"]["timeout"] == 300
+
+
+def test_the_engine_imports_neither_streamlit_nor_plotly():
+    """flashviz is the NumPy and pandas core: importing it, and every module a lesson's numbers
+    come from, must not pull in the app's layers (charts.py, plotly's builders, is the exception)."""
+    import subprocess
+    import sys
+    modules = ["flashviz", "flashviz.costs", "flashviz.attention", "flashviz.backward", "flashviz.sweeps",
+               "flashviz.questions", "flashviz.claims", "flashviz.listing", "flashviz.decode",
+               "flashviz.gpu_model", "flashviz.measured", "flashviz.animation", "flashviz.demos"]
+    code = ("import importlib, sys\n"
+            f"for m in {modules!r}: importlib.import_module(m)\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'streamlit', 'plotly'}))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr
