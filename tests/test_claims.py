@@ -133,7 +133,7 @@ def compare_words(base: float, other: float) -> tuple[str, float]:
     return ("fewer", base / other) if other < base else ("more", other / base)
 
 
-COMPARE = rf"(?:(?P<ratio>{NUM})× (?P<word>fewer|more)|the (?P<same>same))"
+COMPARE = rf"(?:(?P<ratio>{NUM})× (?P<word>fewer|more)|(?P<pct>{NUM})% (?P<pword>fewer|more)|the (?P<same>same))"
 
 
 class Claims:
@@ -173,9 +173,12 @@ class Claims:
     def ratio_claim(self, m, base: float, other: float, what: str) -> None:
         """A compare() phrase against the engine: direction, and the ratio at its printed precision."""
         word, ratio = compare_words(base, other)
-        said = "same" if m.group("same") else m.group("word")
+        said = "same" if m.group("same") else m.group("word") or m.group("pword")
         self.expect(said == word, f"{what}: the page says {m.group(0)!r}, the engine {word} "
                                   f"({base:.6g} -> {other:.6g}, ratio {ratio:.4g})")
+        if m.group("pct"):
+            self.expect(ratio < 1.01 and agrees(m.group("pct"), 100 * abs(other / base - 1)),
+                        f"{what}: the page says {m.group(0)!r}, the engine's change is {other / base - 1:+.4%}")
         if m.group("ratio"):
             self.expect(agrees(m.group("ratio"), ratio),
                         f"{what}: the page says {m.group(0)!r}, the engine's ratio is {ratio:.4g}")
@@ -270,13 +273,14 @@ def check_where_time_goes(ck: Claims, p: dict) -> None:
         ck.regime("compute", need, feed, "alert")
         ck.expect(agrees(w.group(1), need) and agrees(w.group(2), feed), f"alert figures {w.group(0)!r}")
 
-    m = ck.find(rf"standard attention is \*\*(\w+)-bound\*\* at ({NUM}) TFLOP/s; flash moves {COMPARE} bytes "
-                rf"and is \*\*(\w+)-bound\*\* at ({NUM}) TFLOP/s")
-    ck.regime(m.group(1), need, feed, "roofline: standard")
-    ck.expect(agrees(m.group(2), min(peak, hw.hbm_bytes_per_s / need) / 1e12), f"standard rate {m.group(2)}")
+    m = ck.find(rf"standard attention is \*\*(?P<sb>\w+)-bound\*\* at (?P<sr>{NUM}) TFLOP/s; flash moves "
+                rf"{COMPARE} bytes and is \*\*(?P<fb>\w+)-bound\*\* at (?P<fr>{NUM}) TFLOP/s")
+    ck.regime(m.group("sb"), need, feed, "roofline: standard")
+    ck.expect(agrees(m.group("sr"), min(peak, hw.hbm_bytes_per_s / need) / 1e12), f"standard rate {m.group('sr')}")
     ck.ratio_claim(m, std.hbm_bytes, flash.hbm_bytes, "roofline: flash moves")
-    ck.regime(m.group(6), flash_need, feed, "roofline: flash")
-    ck.expect(agrees(m.group(7), min(peak, hw.hbm_bytes_per_s / flash_need) / 1e12), f"flash rate {m.group(7)}")
+    ck.regime(m.group("fb"), flash_need, feed, "roofline: flash")
+    ck.expect(agrees(m.group("fr"), min(peak, hw.hbm_bytes_per_s / flash_need) / 1e12),
+              f"flash rate {m.group('fr')}")
 
     n2 = 4 * cfg.n ** 2 / (4 * cfg.n * cfg.d + 4 * cfg.n ** 2)
     m = ck.find(rf"At n = (\d+) the n² terms are\s+\*\*({NUM})%\*\*")
