@@ -1,4 +1,4 @@
-"""Every chart in flashviz.charts, built from the engine's data as the lessons build it,
+"""Every chart in explorer/charts.py, built from the engine's data as the lessons build it,
 drawn in Chromium and checked for what a projector shows: text size, text colour, text
 cut off at the figure's edge, the legend overlapping the title, the plot or the axes.
 
@@ -24,7 +24,8 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from flashviz import attention, bugs, charts, costs, demos, measured, sweeps  # noqa: E402
+from explorer import charts  # noqa: E402
+from flashviz import attention, bugs, costs, demos, measured, sweeps  # noqa: E402
 from flashviz.config import HARDWARE, MB, Config  # noqa: E402
 
 OUT = ROOT / "artifacts" / "charts"

@@ -71,8 +71,8 @@ def player_html(cfg: Config, kind: str = "flash", bug: str | None = None) -> str
 
 @st.cache_resource(max_entries=256, show_spinner=False)
 def figure(builder: str, *args, **kwargs):
-    """A chart from flashviz.charts, built once per distinct input and shared, not copied:
+    """A chart from explorer/charts.py, built once per distinct input and shared, not copied:
     building a Plotly figure validates every property (tens of ms), and so does unpickling
     one. Safe to share because st.plotly_chart only reads it (plotly.io.to_json)."""
-    from flashviz import charts
+    from . import charts
     return getattr(charts, builder)(*args, **kwargs)

@@ -35,10 +35,23 @@ CONTROLS = """\
   </div>"""
 
 
+# Every player ends the same way: the key and note lines, the frames' data block, and its
+# script opening with the shared JS and the frames read back.
+TAIL = """  <div id="key"></div>
+  <div id="note"></div>
+</div>
+<script id="data" type="application/json">__DATA__</script>
+<script>
+//__COMMON_JS__
+const D = JSON.parse(document.getElementById("data").textContent);
+const frames = D.frames, N = frames.length;"""
+
+
 def page(template: str) -> str:
-    """explorer/<template> with its placeholders for the shared CSS, JS and control bar
-    filled in: every byte the page needs is in the page."""
+    """explorer/<template> with its placeholders for the shared CSS, JS, control bar and
+    ending filled in: every byte the page needs is in the page."""
     return ((HERE / template).read_text()
+            .replace("<!--__TAIL__-->", TAIL)
             .replace("/*__COMMON_CSS__*/", (HERE / "player_common.css").read_text())
             .replace("//__COMMON_JS__", (HERE / "player_common.js").read_text())
             .replace("<!--__CONTROLS__-->", CONTROLS))

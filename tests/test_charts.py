@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 
 from bench.render_charts import cases
-from flashviz import charts, sweeps
+from explorer import charts
+from flashviz import sweeps
 from flashviz.config import HARDWARE, Config
 
 CASES = cases()

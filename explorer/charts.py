@@ -1,4 +1,5 @@
-"""Pure figure builders: data in, plotly Figure out. No Streamlit here.
+"""Pure figure builders: engine results in, plotly Figure out. The app layer's pictures:
+no Streamlit here, and the engine (flashviz/) never imports this module or plotly.
 
 Sized for a classroom projector at 1280x720, read from the back row: every piece of
 text is at least 16 px and near-black, set explicitly on each axis, legend, annotation,
