@@ -157,6 +157,9 @@ h1 { padding-top: 0.2rem; }
 [data-testid="stTopNavLink"] { padding-left: 0.35rem !important; padding-right: 0.35rem !important; }
 [data-testid="stTopNavLinkContainer"] { margin: 0 !important; }
 [data-testid="stMainBlockContainer"] [data-testid="stMetricLabel"] p { font-size: 0.95rem; }
+/* a long metric label wraps onto a second line instead of ending in "…" */
+[data-testid="stMetricLabel"], [data-testid="stMetricLabel"] * { white-space: normal !important;
+  overflow: visible !important; text-overflow: clip !important; }
 [data-testid="stElementContainer"]:has(#fv-clicker) { display: none; }
 </style>"""
 
