@@ -21,6 +21,7 @@ sys.path.insert(0, str(ROOT))
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
+from bench.st_client import Server, free_port  # noqa: E402
 from explorer.lessons import LESSONS  # noqa: E402
 
 # n steps between two neighbouring values: each re-run sees a new config half the
@@ -70,54 +71,51 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--d
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 
 
+def launch(p):
+    return p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+
+
+def cold_start(browser, app: Path, port: int):
+    """Start `streamlit run app.py` in `app` and open it: seconds from the start of the server
+    to the first lesson fully rendered (a chart drawn, the script idle), the open page, and
+    the server (stop it with server.__exit__())."""
+    server = Server(app, port).__enter__()
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.goto(server.url)
+    page.wait_for_selector("[data-testid='stPlotlyChart']", timeout=60_000)
+    page.wait_for_selector(IDLE, timeout=60_000)
+    return time.perf_counter() - server.started, page, server
+
+
+def key_to_figure(page, key: str) -> float:
+    """One arrow key ("ArrowRight", "ArrowLeft") on the sidebar's n slider until lesson 1's
+    first metric shows the new figure: round trip, rerun and repaint."""
+    slider = page.locator("[data-testid='stSidebar'] input[type='range']").first
+    value = page.locator("[data-testid='stMetricValue']").first
+    before = value.inner_text()
+    slider.focus()
+    t = time.perf_counter()
+    page.keyboard.press(key)
+    page.wait_for_function("([el, old]) => el.innerText !== old", arg=[value.element_handle(), before],
+                           timeout=30_000)
+    took = time.perf_counter() - t
+    page.wait_for_selector(IDLE)
+    return took
+
+
 def browser_figures(repeats: int) -> None:
-    import socket
-    import subprocess
-    import urllib.request
-
     from playwright.sync_api import sync_playwright
-
-    def free_port():
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            return s.getsockname()[1]
 
     colds, inputs = [], []
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+        browser = launch(p)
         for run in range(3):
-            port = free_port()
-            t0 = time.perf_counter()
-            proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", f"--server.port={port}",
-                                     "--server.address=127.0.0.1"], cwd=ROOT, stdout=subprocess.DEVNULL,
-                                    stderr=subprocess.DEVNULL)
-            url = f"http://127.0.0.1:{port}"
-            while True:
-                try:
-                    urllib.request.urlopen(url + "/_stcore/health", timeout=1)
-                    break
-                except OSError:
-                    time.sleep(0.05)
-            page = browser.new_page(viewport={"width": 1280, "height": 720})
-            page.goto(url)
-            page.wait_for_selector("[data-testid='stPlotlyChart']", timeout=60_000)
-            page.wait_for_selector(IDLE, timeout=60_000)
-            colds.append(time.perf_counter() - t0)
+            cold, page, server = cold_start(browser, ROOT, free_port())
+            colds.append(cold)
             if run == 0:
-                slider = page.locator("[data-testid='stSidebar'] input[type='range']").first
-                value = page.locator("[data-testid='stMetricValue']").first
-                for k in range(repeats):
-                    before = value.inner_text()
-                    slider.focus()
-                    t = time.perf_counter()
-                    page.keyboard.press("ArrowRight" if k % 2 == 0 else "ArrowLeft")
-                    page.wait_for_function("([el, old]) => el.innerText !== old",
-                                           arg=[value.element_handle(), before], timeout=30_000)
-                    inputs.append(time.perf_counter() - t)
-                    page.wait_for_selector(IDLE)
+                inputs = [key_to_figure(page, ("ArrowRight", "ArrowLeft")[k % 2]) for k in range(repeats)]
             page.close()
-            proc.terminate()
-            proc.wait(timeout=30)
+            server.__exit__()
         browser.close()
     print(f"cold start to first lesson rendered in Chromium: median {statistics.median(colds):.2f} s "
           f"(runs: {', '.join(f'{c:.2f}' for c in colds)}; target < 4 s)")
