@@ -52,11 +52,10 @@ def _state(w: Widget, value, msg) -> None:
         s.bool_value = bool(value)
     elif w.kind == "slider" and w.select:
         s.string_array_value.data.append(str(value))
-    elif w.kind in ("slider", "number_input"):
-        if w.kind == "slider":
-            s.double_array_value.data.append(float(value))
-        else:
-            s.double_value = float(value)
+    elif w.kind == "slider":
+        s.double_array_value.data.append(float(value))
+    elif w.kind == "number_input":
+        s.double_value = float(value)
     else:  # radio, selectbox: the option's text
         s.string_value = str(value)
 
@@ -141,11 +140,11 @@ class Client:
                 if kind == "exception":
                     run.errors.append(fwd.delta.new_element.exception.message[:200])
             run.by_type[kind] += len(raw)
-            if fwd.WhichOneof("type") == "script_finished":
-                if fwd.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
-                    self._finished(set(fwd.metadata.run.fragment_ids))
-                    run.seconds = time.perf_counter() - t
-                    return run
+            if (fwd.WhichOneof("type") == "script_finished"
+                    and fwd.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN):
+                self._finished(set(fwd.metadata.run.fragment_ids))
+                run.seconds = time.perf_counter() - t
+                return run
 
 
 class Server:
