@@ -3,7 +3,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from explorer import predict, ui
+from explorer import collector, predict, ui
 from explorer.lessons import LESSONS
 
 # A local icon: an emoji or :material/ icon makes the browser fetch the favicon from a CDN.
@@ -24,3 +24,4 @@ hidden = ui.presenting() and question is not None and not predict.revealed(curre
 ui.lesson_nav(current, reveal_first=(lambda: predict.reveal(current, question.key())) if hidden else None)
 ui.share_link()
 ui.sync_url()
+collector.freeze_new_modules()  # last: this run's imports are in, the next full collections skip them
