@@ -6,6 +6,8 @@ import streamlit as st
 from explorer import collector, predict, ui
 from explorer.lessons import LESSONS
 
+collector.freeze_new_modules()  # what the last run imported: skipped by the full collection after each run
+
 # A local icon: an emoji or :material/ icon makes the browser fetch the favicon from a CDN.
 st.set_page_config(page_title="flashviz: attention is short of bytes",
                    page_icon=str(Path(__file__).parent / "explorer" / "favicon.png"), layout="wide")
@@ -24,4 +26,3 @@ hidden = ui.presenting() and question is not None and not predict.revealed(curre
 ui.lesson_nav(current, reveal_first=(lambda: predict.reveal(current, question.key())) if hidden else None)
 ui.share_link()
 ui.sync_url()
-collector.freeze_new_modules()  # last: this run's imports are in, the next full collections skip them
