@@ -16,6 +16,9 @@ SIMULATE_MAX = 2048  # largest n a page runs in NumPy on a slider move
 NOTES = "_link_notes"   # key -> (note, the value the note explains)
 SAVED = "_saved_values"  # key -> last value: a lesson's own controls survive a visit elsewhere
 LINK = "_link_values"   # key -> URL text of every control shown in this run that is off its default
+# An alert's icon, said outright: given none, Streamlit looks for a leading emoji in any text that
+# is not ASCII ("×", "≤"), and loading its emoji catalog took 0.2-0.5 s of a page's first run.
+NO_ICON = ""
 
 
 def _url_text(p: Param, value) -> str:
@@ -245,7 +248,7 @@ def simulable(cfg: Config, max_tiles: int = 4096, block: int | None = None, quie
     if n < cfg.n and not quiet:
         st.info(f"Running n = {cfg.n} with {cfg.Br} × {cfg.Bc} tiles in NumPy would stall the page, so "
                 f"the measured figures use n = {n}. Every traffic and flop figure is still exact at "
-                f"n = {cfg.n} (closed forms).")
+                f"n = {cfg.n} (closed forms).", icon=NO_ICON)
     if n < cfg.n:
         return cfg.with_(n=n, Br=min(cfg.Br, n), Bc=min(cfg.Bc, n))
     return cfg

@@ -45,10 +45,11 @@ cols[3].metric("feeds, bytes/flop", f"{feed:.3g}",
 
 if bound_here == "memory":
     st.success(f"Memory-bound: standard attention asks for {need / feed:.1f}× more bytes per flop than the "
-               f"{hw.name} feeds in {roof.dtype}. The arithmetic units wait on the moving.")
+               f"{hw.name} feeds in {roof.dtype}. The arithmetic units wait on the moving.", icon=ui.NO_ICON)
 else:
     st.warning(f"Compute-bound here: {need:.3g} ≤ {feed:.3g} bytes per flop. At this n and d the matmuls "
-               "are big enough to keep the units busy; a longer row of scores per byte tips the balance.")
+               "are big enough to keep the units busy; a longer row of scores per byte tips the balance.",
+               icon=ui.NO_ICON)
 
 ui.explain(f"""
 Standard attention writes the n×n score matrix S to HBM, reads it back for the softmax, writes the

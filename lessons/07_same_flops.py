@@ -26,7 +26,8 @@ if std_flops == flash_flops:
 else:
     st.warning(f"With the causal mask on, flash skips every fully masked tile and does "
                f"{change_percent(std_flops, flash_flops)} flops; standard attention, as written here, "
-               "computes the whole matrix and then masks it. Turn causal off to compare like with like.")
+               "computes the whole matrix and then masks it. Turn causal off to compare like with like.",
+               icon=ui.NO_ICON)
 if cfg.loop_order == "fa2":
     formula = ("each query block re-reads all of K and V, so flash moves about (2 + 2n/Br)·n·d elements "
                "against 4n² + 4nd")

@@ -65,7 +65,7 @@ for key in chosen:
     if ui.bound(Param(f"watch_{key}", "watch it happen, tile by tile", False, kind="bool")):
         acfg, note = animation.teaching_config(cfg, min(cfg.n, 256), min(cfg.d, 16))
         if note:
-            st.info(note)
+            st.info(note, icon=ui.NO_ICON)
         st.caption(watch_note(acfg, key))
         player(cache.player_html(acfg, bug=key))
 
