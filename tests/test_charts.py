@@ -2,6 +2,7 @@
 on a projector: its text is at least 16 px and near-black wherever Streamlit's theme
 would otherwise paint it grey, its labels are short, and its roofline labels point at
 the right points. bench/render_charts.py draws the same figures in Chromium."""
+import json
 import math
 import re
 
@@ -101,6 +102,22 @@ def test_legend_sits_between_the_title_and_the_plot(fig):
 def test_titles_are_short_enough_for_a_560_px_column(fig):
     for line in fig["layout"]["title"]["text"].split("<br>"):
         assert len(line) <= charts.TITLE_CHARS, line
+
+
+def test_the_template_is_plotly_white_cut_to_what_the_chart_draws(fig):
+    """Leaner JSON, the same look: the template keeps plotly_white's layout and its defaults
+    for every trace type the chart draws, and leaves out only what applies to nothing here."""
+    import plotly.io as pio
+    white = pio.templates["plotly_white"].to_plotly_json()
+    template = fig["layout"]["template"]
+    drawn = {trace["type"] for trace in fig["data"]}
+    assert set(template.get("data", {})) == {t for t in drawn if white["data"].get(t)}, drawn
+    for kind, defaults in template.get("data", {}).items():
+        assert defaults == white["data"][kind], kind
+    cut = set(white["layout"]) - set(template["layout"])
+    assert cut <= {"polar", "ternary", "scene", "geo"} and not cut & set(fig["layout"]), cut
+    assert {k: white["layout"][k] for k in template["layout"]} == template["layout"]
+    assert len(json.dumps(template)) < 0.5 * len(json.dumps(white)), len(json.dumps(template))
 
 
 def test_compact_shortens_big_byte_counts():
