@@ -2,7 +2,8 @@
 
 For each lesson at the default settings, a client that keeps the browser's message cache
 (bench/st_client.py) moves a control back and forth, the way a reader does: the sidebar's n
-slider, and, on lessons that have them, one of the lesson's own controls. Per rerun it
+slider, and one of the lesson's own controls or, on lessons that have none, the guess in
+its opening question. Per rerun it
 records the bytes of every websocket frame the server sent (from the client side), and the
 server's CPU time (its process's CPU clock read before the rerun and once the server has gone
 quiet after it: the client runs in this process, so it is not counted). Caches are warm: four
@@ -41,6 +42,16 @@ LOCAL = {
     "decoding": ("inf_split", (5, 4)),
 }
 N = ("n", ("1536", "1024"))
+
+
+def _guess(k: int):
+    """The k-th option of a lesson's opening question, or a share for a slider guess."""
+    return lambda w: w.options[k] if w.options else (0.3, 0.7)[k % 2]
+
+
+# The opening question's guess, on the lessons with no control of their own.
+GUESS = {page: (f"guess_{page}", (_guess(1), _guess(0)))
+         for page in ("where-time-goes", "tile-size", "same-flops", "fa2-fa1")}
 NO_LOCAL = (None, ())
 WARM = 4
 
@@ -81,11 +92,11 @@ async def per_lesson(servers: list[Server], names: list[str], reruns: int) -> No
     print(row(["---"] * 2 + ["---:"] * (len(head) - 2)))
     pooled: list[list[float]] = [[] for _ in servers]
     for k, lesson in enumerate(LESSONS, start=1):
-        for key, values in (N, LOCAL.get(lesson.url_path, NO_LOCAL)):
+        for key, values in (N, LOCAL.get(lesson.url_path, NO_LOCAL), GUESS.get(lesson.url_path, NO_LOCAL)):
             if key is None:
                 continue
             results = await measure(servers, lesson.url_path, key, values, reruns)
-            cells = [f"{k}. {lesson.short}" if key == "n" else "", key,
+            cells = [f"{k}. {lesson.short}" if key == "n" else "", "guess" if key.startswith("guess_") else key,
                      " / ".join(f"{r['first'] / 1024:.0f}" for r in results)]
             for i, r in enumerate(results):
                 if r["errors"]:

@@ -33,6 +33,7 @@ class Widget:
     kind: str             # the element's proto field: slider, checkbox, radio, selectbox, ...
     select: bool          # a select_slider (its value is sent as option text)
     fragment_id: str      # "" outside a fragment
+    options: tuple = ()   # a choice's options, as the browser sends them
 
 
 @dataclass
@@ -105,12 +106,14 @@ class Client:
         if wid and "-" in wid:
             key = wid.split("-", 2)[-1]  # a user-keyed widget's id is "$$ID-<hash>-<key>"
             select = kind == "slider" and proto.type == proto.SELECT_SLIDER
-            self.widgets[key] = Widget(wid, kind, select, fwd.delta.fragment_id)
+            options = tuple(getattr(proto, "options", ()))
+            self.widgets[key] = Widget(wid, kind, select, fwd.delta.fragment_id, options)
         return kind
 
     async def rerun(self, values: dict) -> Run:
         """Set the given widgets (by user key) and rerun as a browser does after a change: only
-        the fragment that holds them when they share one, else the whole page."""
+        the fragment that holds them when they share one, else the whole page. A value may be
+        a function of the Widget (e.g. one of its options)."""
         msg = BackMsg()
         state = msg.rerun_script
         state.page_name = self.page
@@ -118,7 +121,8 @@ class Client:
         if len(fragments) == 1:
             state.fragment_id = fragments.pop()
         for key, value in values.items():
-            _state(self.widgets[key], value, state.widget_states)
+            widget = self.widgets[key]
+            _state(widget, value(widget) if callable(value) else value, state.widget_states)
         state.cached_message_hashes.extend(self.cache)
         run = Run()
         t = time.perf_counter()

@@ -119,19 +119,31 @@ def ask(file: str, question: Question | None) -> bool:
                   type="tertiary", on_click=_skip, args=(file, False))
         return True
     done = revealed(file, question)
+    _question_box(file, index, question, done)
+    return done or not ui.presenting()
+
+
+@st.fragment
+def _question_box(file: str, index: int, question: Question, done: bool) -> None:
+    """The question, the guess and its buttons. A fragment: moving the guess reruns this box
+    alone, not the lesson (a fifth of the CPU and bytes of a whole rerun). Its buttons change
+    what the rest of the page shows (the lesson on a projector, the next-lesson button), so a
+    click reruns the whole app, as before."""
     with st.container(border=True, key="question"):
         st.markdown(f"##### Lesson {index + 1} · Predict first\n\n**{question.prompt}**")
         guess = _guess_widget(question, f"guess_{LESSONS[index].url_path}", disabled=done)
         if not done:
             left, right = st.columns([3, 1])
-            left.button("Reveal the answer", key="reveal_answer", icon=":material/visibility:", shortcut="a",
-                        help="Key: A" + (" · on a projector PageDown reveals first" if ui.presenting() else ""),
-                        on_click=reveal, args=(file, question.key()), type="primary")
-            right.button("Skip", key="skip_question", type="tertiary", on_click=_skip, args=(file, True))
+            clicked = left.button(
+                "Reveal the answer", key="reveal_answer", icon=":material/visibility:", shortcut="a",
+                help="Key: A" + (" · on a projector PageDown reveals first" if ui.presenting() else ""),
+                on_click=reveal, args=(file, question.key()), type="primary")
+            clicked |= right.button("Skip", key="skip_question", type="tertiary", on_click=_skip, args=(file, True))
         else:
             _show_answer(question, guess)
-            st.button("Ask again", key="ask_again", type="tertiary", on_click=_hide_again, args=(file,))
-    return done or not ui.presenting()
+            clicked = st.button("Ask again", key="ask_again", type="tertiary", on_click=_hide_again, args=(file,))
+    if clicked:
+        st.rerun()  # scope "app": the whole page, not only this box
 
 
 def _show_answer(question: Question, guess) -> None:
@@ -148,12 +160,19 @@ def inline(question: Question, slot: str) -> bool:
     """A question inside a lesson (not its opening one): its own guess and reveal button.
     Returns True once revealed, so the page can show what the answer explains."""
     done = revealed(slot, question)
+    _inline_box(question, slot, done)
+    return done
+
+
+@st.fragment
+def _inline_box(question: Question, slot: str, done: bool) -> None:
+    """As _question_box: the guess reruns this box alone; the reveal reruns the page, which
+    then shows what the answer explains."""
     with st.container(border=True, key=f"question_{slot}"):
         st.markdown(f"**Predict first.** {question.prompt}")
         guess = _guess_widget(question, f"guess_{slot}", disabled=done)
-        if not done:
-            st.button("Reveal the answer", key=f"reveal_{slot}", icon=":material/visibility:",
-                      on_click=reveal, args=(slot, question.key()))
-        else:
+        if done:
             _show_answer(question, guess)
-    return done
+        elif st.button("Reveal the answer", key=f"reveal_{slot}", icon=":material/visibility:",
+                       on_click=reveal, args=(slot, question.key())):
+            st.rerun()
