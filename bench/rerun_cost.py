@@ -15,7 +15,7 @@ shared machine's noise falls on both alike. --whole adds the app-wide figures: 3
 with 3 s between moves (bench/load.py), cold start to the first lesson in Chromium and
 slider key to new figure (bench/bench_latency.py), before and after interleaved.
 
-    python bench/rerun_cost.py [--before DIR] [--reruns 20] [--port 8720] [--whole]
+    python bench/rerun_cost.py [--before DIR] [--reruns 20] [--port 8720] [--whole] [--flag=--OPTION=VALUE]
 """
 from __future__ import annotations
 
@@ -175,9 +175,12 @@ def summary(checkouts: list[tuple[str, Path]], figures: dict) -> None:
 
 async def main(a, checkouts: list[tuple[str, Path]], figures: dict) -> None:
     names = [name for name, _ in checkouts]
+    servers = [Server(app, a.port + i) for i, (_, app) in enumerate(checkouts)]
+    if a.flag:  # this checkout once more, with the given Streamlit options
+        names.append("after + " + " ".join(f.lstrip("-") for f in a.flag))
+        servers.append(Server(ROOT, a.port + len(servers), tuple(a.flag)))
     print(f"rerun cost per lesson, {a.reruns} reruns per control after {WARM} to warm; "
           f"first visit KB: {' / '.join(names)}")
-    servers = [Server(app, a.port + i) for i, (_, app) in enumerate(checkouts)]
     for s in servers:
         s.__enter__()
     try:
@@ -196,6 +199,9 @@ if __name__ == "__main__":
     p.add_argument("--port", type=int, default=8720, help="first of the loopback ports to use (two or three)")
     p.add_argument("--whole", action="store_true", help="also the app-wide figures (about 8 minutes more)")
     p.add_argument("--loads", type=int, default=1, help="30-session runs per checkout with --whole")
+    p.add_argument("--flag", action="append", default=[],
+                   help="also measure this checkout with a Streamlit option, "
+                        "e.g. --flag=--global.minCachedMessageSize=1000")
     a = p.parse_args()
     checkouts = ([("before", a.before.resolve())] if a.before else []) + [("after", ROOT)]
     figures: dict[str, dict] = {name: {"load": [], "cold": [], "key": []} for name, _ in checkouts}

@@ -152,14 +152,15 @@ class Client:
 
 
 class Server:
-    """`streamlit run app.py` from a checkout, on a loopback port, until the block ends.
+    """`streamlit run app.py` from a checkout, on a loopback port, until the block ends
+    (with `flags`, extra command-line options such as --global.minCachedMessageSize=1000).
 
     cpu() is the server process's own CPU time (every thread, live or ended), read from
     the kernel's per-process CPU clock in nanoseconds: the clients, in other processes,
     are not in it."""
 
-    def __init__(self, app: Path, port: int):
-        self.app, self.port = Path(app), port
+    def __init__(self, app: Path, port: int, flags: tuple[str, ...] = ()):
+        self.app, self.port, self.flags = Path(app), port, flags
         self.url = f"http://127.0.0.1:{port}"
         self.ws_url = f"ws://127.0.0.1:{port}/_stcore/stream"
 
@@ -167,7 +168,8 @@ class Server:
         self.started = time.perf_counter()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true",
-             f"--server.port={self.port}", "--server.address=127.0.0.1", "--browser.gatherUsageStats=false"],
+             f"--server.port={self.port}", "--server.address=127.0.0.1", "--browser.gatherUsageStats=false",
+             *self.flags],
             cwd=self.app, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.time() + 120
         while True:
