@@ -7,6 +7,7 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from flashviz.config import CUSTOM, HARDWARE, KB, Config, Hardware, custom_hardware
+from flashviz.memory import clamp_tiles
 from flashviz.format import column_format
 
 from .lessons import LESSONS
@@ -205,8 +206,8 @@ def presenting() -> bool:
 def config(**overrides) -> Config:
     """The shared settings as an engine Config; tiles larger than n are cut to n."""
     n = overrides.pop("n", value("n"))
-    Br, Bc = value("Br"), value("Bc")
-    fields = dict(n=n, d=value("d"), Br=min(Br, n), Bc=min(Bc, n), sram_bytes=value("sram") * KB,
+    Br, Bc = clamp_tiles(n, value("Br"), value("Bc"))
+    fields = dict(n=n, d=value("d"), Br=Br, Bc=Bc, sram_bytes=value("sram") * KB,
                   dtype=value("dtype"), causal=value("causal"), loop_order=value("order"))
     fields.update(overrides)
     return Config(**fields)
@@ -246,9 +247,7 @@ def simulable(cfg: Config, max_tiles: int = 4096, block: int | None = None, quie
         st.info(f"Running n = {cfg.n} with {cfg.Br} × {cfg.Bc} tiles in NumPy would stall the page, so "
                 f"the measured figures use n = {n}. Every traffic and flop figure is still exact at "
                 f"n = {cfg.n} (closed forms).")
-    if n < cfg.n:
-        return cfg.with_(n=n, Br=min(cfg.Br, n), Bc=min(cfg.Bc, n))
-    return cfg
+    return cfg.at_n(n) if n < cfg.n else cfg
 
 
 def explain(markdown: str) -> None:
