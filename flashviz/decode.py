@@ -147,7 +147,9 @@ def decode_cost(cfg: DecodeConfig) -> DecodeCost:
     def per_query_block(rule) -> int:
         return per_block(rows, cfg.Br, lambda r: rule(r, d))
 
-    cache = per_block(cfg.n_kv, cfg.chunk, lambda keys: per_block(keys, cfg.Bc, lambda c: mem.load_Kj_Vj(c, d)))
+    # each chunk of the cache streams past a query block in K/V blocks of Bc keys
+    cache = per_block(cfg.n_kv, cfg.chunk,
+                      lambda keys: per_block(keys, cfg.Bc, lambda c: mem.load_Kj_Vj(c, d)))
     # each chunk's block writes its partial (O, m, l) and the merge reads it back
     partial = s * 2 * per_query_block(mem.write_Oi_mi_li) if s > 1 else 0
     return DecodeCost(
@@ -297,13 +299,13 @@ def split_sweep(cfg: DecodeConfig, hw: Hardware, most: int = 256):
     base = decode_cost(cfg.with_(splits=1))
     rows, s = [], 1
     while s <= min(most, cfg.n_kv):
-        c = cfg.with_(splits=s)
-        cost = decode_cost(c)
-        rows.append({"splits": s, "chunk keys": c.chunk, "thread blocks": c.thread_blocks,
-                     "SMs busy %": 100 * min(1.0, c.thread_blocks / hw.sms),
+        split = cfg.with_(splits=s)
+        cost = decode_cost(split)
+        rows.append({"splits": s, "chunk keys": split.chunk, "thread blocks": split.thread_blocks,
+                     "SMs busy %": 100 * min(1.0, split.thread_blocks / hw.sms),
                      "extra KB": (cost.hbm_bytes - base.hbm_bytes) / 1024,
                      "extra %": 100 * (cost.hbm_bytes / base.hbm_bytes - 1),
-                     "time us (model)": modelled_time(c, hw) * 1e6})
+                     "time us (model)": modelled_time(split, hw) * 1e6})
         s *= 2
     return pd.DataFrame(rows)
 
@@ -362,8 +364,7 @@ def sharing_table(cfg: DecodeConfig, hw: Hardware, layers: int):
     rows = []
     kv = cfg.heads
     while kv >= 1:
-        c = cfg.with_(kv_heads=kv, n_q=1, splits=1)
-        cost = decode_cost(c)
+        cost = decode_cost(cfg.with_(kv_heads=kv, n_q=1, splits=1))
         rows.append({"sharing": sharing_name(cfg.heads, kv), "K/V heads": kv,
                      "cache GB": cache_bytes(cfg.n_kv, cfg.batch, kv, cfg.d, layers, cfg.element_bytes) / 1e9,
                      "read per step MB": layers * cost.hbm_bytes / 2**20,

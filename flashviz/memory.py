@@ -2,8 +2,8 @@
 sits in SRAM during a tile step, and what happens when it does not fit.
 
 The simulators (attention.py, backward.py, decode.py) call a rule on the line whose data
-crosses; the closed forms (costs.py) sum the same rules over the tiles. Both read as the
-paper's algorithms, one run, one counted.
+crosses; the closed forms (costs.py) sum the same rules over the blocks and tiles, so the
+two read side by side, and next to the paper's algorithms.
 
 Counted in elements; bytes are elements times the storage type's size. Notation as in
 the paper: N (n here) rows, head dimension d, SRAM budget M in elements, Br x Bc tiles,
@@ -139,13 +139,14 @@ def backward_working_set(r: int, c: int, d: int) -> int:
 
 
 def kernel_smem(Br: int, Bc: int, d: int, stages: int = 1) -> int:
-    """Shared memory of a real kernel's thread block (ours, as Nsight Compute reported it for
-    every kernel measured): Qi plus `stages` copies of Kj and Vj. Scores live in registers."""
+    """Shared memory of a real kernel's thread block (ours; it matches what Nsight Compute
+    reported for every kernel measured): Qi plus `stages` copies of Kj and Vj."""
     return Br * d + 2 * stages * Bc * d
 
 
 def fits(ws: float, budget: float) -> bool:
-    """A working set fits when it is at most the budget (both in elements, or both in bytes)."""
+    """A working set fits when it is at most the budget, both in elements or both in bytes
+    (seed: its "fits SRAM?" column)."""
     return ws <= budget
 
 
