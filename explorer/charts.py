@@ -228,11 +228,6 @@ _ROOF_COLOURS = (GREEN, ORANGE, SKY, PURPLE, BLACK, YELLOW)  # cycles past six m
 _POINT_STYLE = {"standard": (STANDARD, "square"), "flash": (FLASH, "circle")}
 
 
-def _peak(hw, dtype: str) -> float:
-    if hasattr(hw, "peak_flops"):
-        return hw.peak_flops(dtype)
-    return hw.fp32_flops if dtype in ("float32", "float64") else hw.fp16_tensor_flops
-
 
 def roofline(points, hardware: dict, dtype: str, selected: str) -> go.Figure:
     """Attainable rate against flops per byte, one roof per machine (any number of them),
@@ -249,7 +244,7 @@ def roofline(points, hardware: dict, dtype: str, selected: str) -> go.Figure:
         colour, dash = next(styles)
         mine = name == selected
         fig.add_trace(go.Scatter(
-            x=ai, y=np.minimum(_peak(hw, dtype), hw.hbm_bytes_per_s * ai) / 1e12, mode="lines",
+            x=ai, y=np.minimum(hw.peak_flops(dtype), hw.hbm_bytes_per_s * ai) / 1e12, mode="lines",
             name=name, legendrank=1 if mine else 2,  # the chosen machine first, and thick
             line={"color": colour, "width": 5 if mine else 2.5, "dash": None if mine else dash},
             hovertemplate="%{x:.3g} flops/byte: %{y:.3g} TFLOP/s<extra>" + name + "</extra>"))
@@ -269,7 +264,7 @@ def roofline(points, hardware: dict, dtype: str, selected: str) -> go.Figure:
             ax=-60 if left else 60, ay=55,  # below the roof, where nothing else is drawn
             font=_font(color=colour), bgcolor="white", bordercolor=colour, borderpad=3)
     lowest = min(ai[0] * min(hw.hbm_bytes_per_s for hw in hardware.values()) / 1e12, rates.min())
-    highest = max(_peak(hw, dtype) for hw in hardware.values()) / 1e12
+    highest = max(hw.peak_flops(dtype) for hw in hardware.values()) / 1e12
     fig.update_yaxes(range=[math.log10(lowest) - 0.3, math.log10(highest) + 0.4])
     units = "CUDA cores" if dtype in ("float32", "float64") else "tensor cores"
     return _style(fig, "arithmetic intensity (flops per byte)", "attainable rate (TFLOP/s)",

@@ -4,7 +4,7 @@ import streamlit as st
 from explorer import cache, charts, ui
 from flashviz import sweeps
 from flashviz.claims import compare, regime
-from flashviz.config import HARDWARE, TENSOR_DTYPE, WIDE_DTYPES
+from flashviz.config import HARDWARE, tensor_dtype
 from flashviz.format import bytes_text, count_text
 
 st.title("Where the time goes")
@@ -13,7 +13,7 @@ hw = ui.hardware()
 gpus = HARDWARE if hw.name in HARDWARE else {**HARDWARE, hw.name: hw}  # the reader's own GPU among them
 # The roofline's headline is the precision attention runs in: 16-bit on tensor cores.
 # A float32/float64 sidebar keeps the seed's tables; its comparison becomes the side note.
-roof = cfg.with_(dtype=TENSOR_DTYPE) if cfg.dtype in WIDE_DTYPES else cfg
+roof = cfg.with_(dtype=tensor_dtype(cfg.dtype))
 points = cache.roofline_points(roof, hw)
 std_pt, flash_pt = points.iloc[0], points.iloc[1]
 need, feed = std_pt["bytes per flop"], hw.balance(roof.dtype)
@@ -25,7 +25,7 @@ if bound_here == "memory":
 else:
     st.markdown(f"#### Attention does n² work and moves n² bytes. At n = {roof.n}, d = {roof.d} on the "
                 f"{hw.name} in {roof.dtype}, the arithmetic is what it waits on.")
-if roof is not cfg:
+if roof.dtype != cfg.dtype:
     st.caption(f"This lesson's roofline uses {roof.dtype}, the precision attention runs in on tensor cores; "
                f"the sidebar's {cfg.dtype} sets the seed's table below and the side note.")
 

@@ -5,6 +5,7 @@ from explorer import cache, charts, ui
 from flashviz import costs, sweeps
 from flashviz.claims import compare
 from flashviz.format import bytes_text
+from flashviz.memory import clamp_tiles
 
 st.title("FlashAttention-2 and -1")
 st.markdown("#### Same tiles, same exact answer. FlashAttention-2 changed which loop is outside, "
@@ -13,8 +14,7 @@ cfg = ui.config()
 orders = cache.loop_orders(cfg)
 fa2, fa1 = orders.iloc[0], orders.iloc[1]
 causal = cache.causal_savings(cfg)
-other_Bc = cfg.Bc // 2 if cfg.Bc > 1 else min(2, cfg.n)
-other_Br = cfg.Br // 2 if cfg.Br > 1 else min(2, cfg.n)
+other_Br, other_Bc = clamp_tiles(cfg.n, cfg.Br // 2 or 2, cfg.Bc // 2 or 2)  # halved; 1 becomes 2
 # Tile traffic without spill: does halving the inner tile change it? Without a mask it never
 # does (2nd + Tr·2nd; 3nd + 2n + Tc·(3nd + 4n)); with one, the diagonal's tiles depend on both.
 fa2_without_Bc = not cfg.causal and costs.flash_cost(cfg.with_(loop_order="fa2", Bc=other_Bc)).moved == \

@@ -7,8 +7,9 @@ from explorer import cache, charts, predict, ui
 from explorer.params import OWN
 from flashviz import decode
 from flashviz.claims import compare, regime
-from flashviz.config import CUSTOM, HARDWARE, WIDE_DTYPES
+from flashviz.config import CUSTOM, HARDWARE
 from flashviz.format import bytes_text, times_text
+from flashviz.memory import fits
 
 st.title("Inference: one query, the whole cache")
 
@@ -31,7 +32,7 @@ gpus = {**HARDWARE, hw.name: hw} if ui.value("hw") == CUSTOM else HARDWARE
 name = decode.sharing_name(cfg.heads, cfg.kv_heads)
 ui.own_setting(f"d = {cfg.d} and the tiles come from the sidebar; the cache is stored in {cfg.dtype}"
                + (f" (the sidebar's {ui.value('dtype')} is for the training lessons)"
-                  if ui.value("dtype") in WIDE_DTYPES else "") + ".")
+                  if ui.value("dtype") != cfg.dtype else "") + ".")
 
 step = decode.decode_cost(cfg)
 need, feed = step.bytes_per_flop, hw.balance(cfg.dtype)
@@ -73,9 +74,8 @@ st.markdown(f"On the {hw.name}: decode is **{dec['bound']}-bound** at {dec['atta
 st.subheader("The cache against the GPU's memory")
 ns = tuple(2**k for k in range(10, 21))
 longest = decode.longest_context(hw, cfg.batch, cfg.kv_heads, cfg.d, layers, cfg.element_bytes)
-fits = model_cache <= hw.hbm_gb * 1e9
 st.markdown(f"At batch {cfg.batch} with {name} the cache takes **{bytes_text(model_cache)}** of the "
-            f"{hw.name}'s {hw.hbm_gb} GB: it " + ("fits" if fits else "**does not fit**")
+            f"{hw.name}'s {hw.hbm_gb} GB: it " + ("fits" if fits(model_cache, hw.hbm_gb * 1e9) else "**does not fit**")
             + f". The longest context that fits is about **{longest:,} tokens** per sequence, before any "
             "weights. It grows with n, with the batch and with the K/V heads, each in proportion.")
 ui.chart(cache.figure(charts.cache_over_n, cache.decode_cache_over_n(ns, cfg, layers), hw.hbm_gb, hw.name),
