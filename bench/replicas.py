@@ -38,7 +38,7 @@ from websockets.exceptions import ConnectionClosed
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from bench.load import N_VALUES, Session  # noqa: E402
-from deploy.serve_replicas import HEADER, Cluster, get, route_cookie, serving  # noqa: E402
+from deploy.serve_replicas import HEADER, get, route_cookie, serving  # noqa: E402
 from explorer.lessons import LESSONS  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
@@ -158,7 +158,9 @@ class Browser:
     context: Any
     hops: list[Hop] = field(default_factory=list)
     sockets: list[dict] = field(default_factory=list)  # {"at": opened, "frames": received}
-    reopened: asyncio.Event = field(default_factory=asyncio.Event)
+    killed_at: float = float("inf")  # set just before its replica is killed
+    reopened: asyncio.Event = field(default_factory=asyncio.Event)  # a websocket opened after that
+    since: int = 0  # hops from then on: replies of the dead replica may come in late, before it
 
     def on_response(self, response) -> None:
         self.hops.append(Hop(time.monotonic(), response.url, response.headers.get(HEADER.lower())))
@@ -167,7 +169,8 @@ class Browser:
         sock = {"at": time.monotonic(), "frames": 0}
         self.sockets.append(sock)
         ws.on("framereceived", lambda _: sock.__setitem__("frames", sock["frames"] + 1))
-        if len(self.sockets) > 1:
+        if sock["at"] > self.killed_at and not self.reopened.is_set():
+            self.since = len(self.hops)
             self.reopened.set()
 
     async def route(self) -> str | None:
@@ -176,34 +179,37 @@ class Browser:
 
 
 async def open_browser(p, base: str) -> Browser:
-    from playwright.async_api import expect
+    """Chromium asks for lesson 1; returns once the first reply (and its route cookie) is in."""
     b = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
     context = await b.new_context(viewport={"width": 1280, "height": 720})
     page = await context.new_page()
     browser = Browser(page, context)
     page.on("response", browser.on_response)
     page.on("websocket", browser.on_websocket)
-    await page.goto(base)
-    await expect(page.locator("h1").first).to_contain_text(LESSONS[0].title, timeout=60_000)
-    await page.wait_for_selector(IDLE, timeout=60_000)
+    await page.goto(base, wait_until="commit")
     return browser
 
 
-async def browser_follows(browser: Browser, survivor: str, killed_at: float, deadline: float) -> dict:
+async def shows(page: Any, k: int, timeout_s: float) -> None:
+    """Lesson k is on screen and its script has finished."""
+    from playwright.async_api import expect
+    ms = max(1_000, int(timeout_s * 1000))
+    await expect(page.locator("h1").first).to_contain_text(LESSONS[k].title, timeout=ms)
+    await page.wait_for_selector(IDLE, timeout=ms)
+
+
+async def browser_follows(browser: Browser, killed_at: float, deadline: float) -> dict:
     """After its replica died: the page's own reconnect (a new websocket), then a click on the next
     lesson, which the survivor must run and show."""
-    from playwright.async_api import expect
     page = browser.page
     await asyncio.wait_for(browser.reopened.wait(), timeout=deadline - time.monotonic())
     reconnected = time.monotonic() - killed_at
     await page.locator("[data-testid='stTopNavLink']").nth(1).click()
-    ms = max(1_000, int((deadline - time.monotonic()) * 1000))
-    await expect(page.locator("h1").first).to_contain_text(LESSONS[1].title, timeout=ms)
-    await page.wait_for_selector(IDLE, timeout=ms)
+    await shows(page, 1, deadline - time.monotonic())
     return {"reconnected_s": reconnected, "shown_s": time.monotonic() - killed_at,
             "exceptions": await page.locator("[data-testid='stException']").count(),
             "frames": browser.sockets[-1]["frames"], "route": await browser.route(),
-            "replicas": {h.replica for h in browser.hops if h.at > killed_at}}
+            "replicas": {h.replica for h in browser.hops[browser.since:]}}
 
 
 async def until(changed: asyncio.Condition, ready, deadline: float) -> bool:
@@ -222,55 +228,79 @@ def p50(xs: list[float]) -> float:
 
 @dataclass
 class Report:
+    """What the run printed, and the checks that failed, by part: "a", "b", "c"."""
     lines: list[str] = field(default_factory=list)
-    failures: list[str] = field(default_factory=list)
+    failures: list[tuple[str, str]] = field(default_factory=list)
 
     def say(self, line: str) -> None:
         self.lines.append(line)
         print(line, flush=True)
 
-    def check(self, ok: bool, what: str) -> None:
+    def check(self, part: str, ok: bool, what: str, errors: list[str] | None = None) -> None:
         if not ok:
-            self.failures.append(what)
-            self.say(f"  FAILED: {what}")
+            self.failures.append((part, what))
+            self.say(f"  FAILED ({part}): {what}")
+            for e in (errors or [])[:5]:
+                self.say(f"    error: {e}")
+
+    def failed(self, part: str) -> list[str]:
+        return [what for p, what in self.failures if p == part]
+
+    def text(self) -> str:
+        return "\n".join(self.lines)
 
 
-async def measure(cluster: Cluster, readers: int, reruns: int, after: int, think: float, timeout: float,
-                  report: Report) -> None:
+@dataclass
+class Seen:
+    """One run: who was where, and when the browser's replica (the victim) was killed."""
+    victim: str
+    survivor: str
+    browser: Browser
+    group: list[Reader]  # the readers from the start
+    fresh: list[Reader]  # the readers that joined after the kill
+    killed_at: float
+    shown: dict  # browser_follows()'s findings, or {"error": ...}
+
+    def on(self, name: str) -> list[Reader]:
+        """The readers that replica served before the kill."""
+        return [r for r in self.group if r.replicas(end=self.killed_at) == {name}]
+
+    def reruns_after(self, readers: list[Reader]) -> int:
+        return sum(sum(d > self.killed_at for d in r.done) for r in readers)
+
+
+async def measure(url: str, kill, readers: int, reruns: int, after: int, think: float, timeout: float,
+                  report: Report) -> Seen:
+    """The browser opens lesson 1 while readers rerun until each did `reruns`; kill the browser's
+    replica while they run; two readers join; wait until everyone did `after` more and the browser
+    came back."""
     from playwright.async_api import async_playwright
-    say, check = report.say, report.check
     pages = [lesson.url_path for lesson in LESSONS]
-    changed = asyncio.Condition()
-    stop = asyncio.Event()
+    changed, stop = asyncio.Condition(), asyncio.Event()
     async with async_playwright() as p:
         t = time.monotonic()
-        browser = await open_browser(p, cluster.url)
+        browser = await open_browser(p, url)
         victim = await browser.route()
-        assert victim in cluster.ports, f"the browser's route cookie: {victim}"
-        survivor = next(n for n in cluster.ports if n != victim)
-        say(f"browser: lesson 1 shown in {time.monotonic() - t:.1f} s, served by {victim}")
-
-        group = [Reader(cluster.url, pages[k % len(pages)], changed) for k in range(readers)]
+        if victim is None:
+            raise RuntimeError("nginx set no route cookie on the browser")
+        group = [Reader(url, pages[k % len(pages)], changed) for k in range(readers)]
         tasks = [asyncio.create_task(r.run(stop, think)) for r in group]
-        t = time.monotonic()
+        await shows(browser.page, 0, timeout)
+        report.say(f"browser: lesson 1 shown in {time.monotonic() - t:.1f} s, served by {victim}")
         steady = await until(changed, lambda: all(len(r.done) >= reruns or r.failures for r in group), t + timeout)
-        check(steady, f"every reader did {reruns} reruns within {timeout:.0f} s")
-        say(f"{readers} readers: {reruns}+ reruns each in {time.monotonic() - t:.1f} s, reloading every "
-            f"{RELOAD_EVERY}, think {think:g} s")
+        report.check("a", steady, f"every reader did {reruns} reruns within {timeout:.0f} s")
+        report.say(f"{readers} readers: {reruns}+ reruns each in {time.monotonic() - t:.1f} s (while the browser "
+                   f"opened), reloading every {RELOAD_EVERY}, think {think:g} s")
 
-        killed_at = time.monotonic()
-        pid = cluster.kill(victim)
-        say(f"killed {victim} (pid {pid}, SIGKILL) with every reader mid-run")
-        fresh = [Reader(cluster.url, pages[k % len(pages)], changed) for k in range(2)]
+        killed_at = browser.killed_at = time.monotonic()
+        survivor = kill(victim)
+        fresh = [Reader(url, pages[k % len(pages)], changed) for k in range(2)]
         tasks += [asyncio.create_task(r.run(stop, think)) for r in fresh]
         deadline = time.monotonic() + timeout
-        follow = asyncio.create_task(browser_follows(browser, survivor, killed_at, deadline))
-
-        def caught_up(r: Reader) -> bool:
-            return sum(d > killed_at for d in r.done) >= after or bool(r.failures)
-
-        recovered = await until(changed, lambda: all(caught_up(r) for r in group + fresh), deadline)
-        check(recovered, f"every reader did {after} reruns after the kill within {timeout:.0f} s")
+        follow = asyncio.create_task(browser_follows(browser, killed_at, deadline))
+        recovered = await until(changed, lambda: all(
+            sum(d > killed_at for d in r.done) >= after or r.failures for r in group + fresh), deadline)
+        report.check("c", recovered, f"every reader did {after} reruns after the kill within {timeout:.0f} s")
         try:
             shown = await follow
         except Exception as err:  # a timeout or a selector that never matched: the browser did not recover
@@ -279,89 +309,104 @@ async def measure(cluster: Cluster, readers: int, reruns: int, after: int, think
         async with changed:
             changed.notify_all()
         await asyncio.wait_for(asyncio.gather(*tasks), timeout=90)
+    return Seen(victim, survivor, browser, group, fresh, killed_at, shown)
 
-    before = {r: r.replicas(end=killed_at) for r in group}
-    on = {name: [r for r in group if before[r] == {name}] for name in cluster.ports}
-    lost, kept = on[victim], on[survivor]
 
-    # (a) one replica per session
-    hops = [h for r in group for h in r.hops if h.at < killed_at]
+def sticky(seen: Seen, report: Report) -> None:
+    """(a) Every session on one replica: before the kill, and after it (the survivor)."""
+    before = [r.replicas(end=seen.killed_at) for r in seen.group]
+    hops = [h for r in seen.group for h in r.hops if h.at < seen.killed_at]
     sockets = sum(h.what == "websocket" for h in hops)
-    browser_before = {h.replica for h in browser.hops if h.at < killed_at}
-    say(f"(a) before the kill: {sum(len(b) == 1 for b in before.values())}/{readers} readers saw one replica in "
-        f"all their {len(hops) - sockets} HTTP replies and {sockets} websocket handshakes; the browser saw "
-        f"{sorted(map(str, browser_before))} in {sum(h.at < killed_at for h in browser.hops)} replies")
-    check(all(len(b) == 1 and None not in b for b in before.values()), "every reader kept one replica before the kill")
-    check(browser_before == {victim}, "the browser kept one replica before the kill")
-    # Its own readers, from their reconnect on (between the kill and their noticing it they may
-    # see either replica); the survivor's readers and the new ones, from the kill on.
-    after_kill = {r: r.replicas(start=r.drops[0] if r in lost and r.drops else killed_at) for r in group + fresh}
-    say(f"    after the kill: {sum(b == {survivor} for b in after_kill.values())}/{len(after_kill)} readers "
-        f"saw only {survivor}")
-    check(all(b == {survivor} for b in after_kill.values()), f"every reader saw only {survivor} after the kill")
+    media = sum(h.what.startswith("/media/") for h in hops)
+    browser = {h.replica for h in seen.browser.hops if h.at < seen.killed_at}
+    report.say(f"(a) before the kill: {sum(len(b) == 1 for b in before)}/{len(before)} readers saw one replica in "
+               f"all their {len(hops) - sockets} HTTP replies ({media} of them /media/ files a rerun named) and "
+               f"{sockets} websocket handshakes; the browser saw {sorted(map(str, browser))} in "
+               f"{sum(h.at < seen.killed_at for h in seen.browser.hops)} replies")
+    report.check("a", all(len(b) == 1 and None not in b for b in before), "every reader kept one replica")
+    report.check("a", browser == {seen.victim}, "the browser kept one replica")
+    # The victim's readers from their reconnect on (between the kill and their noticing it they may
+    # meet either replica); the survivor's readers and the new ones from the kill on.
+    lost = seen.on(seen.victim)
+    after = [r.replicas(start=r.drops[0] if r in lost and r.drops else seen.killed_at) for r in seen.group + seen.fresh]
+    report.say(f"    after the kill: {sum(b == {seen.survivor} for b in after)}/{len(after)} readers "
+               f"saw only {seen.survivor}")
+    report.check("a", all(b == {seen.survivor} for b in after), f"every reader saw only {seen.survivor} after the kill")
 
-    # (b) both replicas serve
-    runs = {name: sum(sum(d < killed_at for d in r.done) for r in on[name]) for name in cluster.ports}
-    say("(b) before the kill: " + ", ".join(
-        f"{name} served {len(on[name])} readers ({runs[name]} reruns)" for name in cluster.ports)
-        + f"; the browser was on {victim}")
-    check(all(on[name] for name in cluster.ports), "both replicas served readers")
 
-    # (c) a killed replica costs only its own sessions
-    def reruns_after(rs: list[Reader]) -> int:
-        return sum(sum(d > killed_at for d in r.done) for r in rs)
+def spread(seen: Seen, report: Report) -> None:
+    """(b) Both replicas served readers."""
+    on = {name: seen.on(name) for name in (seen.victim, seen.survivor)}
+    runs = {name: sum(sum(d < seen.killed_at for d in r.done) for r in rs) for name, rs in on.items()}
+    report.say("(b) before the kill: " + ", ".join(f"{name} served {len(rs)} readers ({runs[name]} reruns)"
+                                                   for name, rs in sorted(on.items()))
+               + f"; the browser was on {seen.victim}")
+    report.check("b", all(on.values()), "both replicas served readers")
+
+
+def kill_cost(seen: Seen, report: Report) -> None:
+    """(c) The survivor's sessions went on; the victim's came back on the survivor."""
+    victim, survivor, killed_at = seen.victim, seen.survivor, seen.killed_at
+    kept, lost = seen.on(survivor), seen.on(victim)
 
     def times(rs: list[Reader], start: float, end: float) -> list[float]:
         return [dt for r in rs for d, dt in zip(r.done, r.proto.times) if start <= d < end]
 
-    kept_errors = [e for r in kept for e in r.errors()]
-    say(f"(c) {survivor}'s {len(kept)} readers: {sum(len(r.drops) for r in kept)} dropped sockets, "
-        f"{len(kept_errors)} errors, {reruns_after(kept)} reruns after the kill; rerun p50 "
-        f"{p50(times(kept, 0, killed_at)) * 1e3:.0f} ms before, {p50(times(kept, killed_at, 1e18)) * 1e3:.0f} ms after")
-    for e in kept_errors[:5]:
-        say(f"    error: {e}")
-    check(not kept_errors and not any(r.drops for r in kept), f"{survivor}'s readers went on without an error")
+    errors = [e for r in kept for e in r.errors()]
+    report.say(f"(c) {survivor}'s {len(kept)} readers: {sum(len(r.drops) for r in kept)} dropped sockets, "
+               f"{len(errors)} errors, {seen.reruns_after(kept)} reruns after the kill; rerun p50 "
+               f"{p50(times(kept, 0, killed_at)) * 1e3:.0f} ms before, "
+               f"{p50(times(kept, killed_at, float('inf'))) * 1e3:.0f} ms after")
+    report.check("c", not errors and not any(r.drops for r in kept), f"{survivor}'s readers went on without an error",
+                 errors)
 
     back = [min(d for d in r.done if d > r.drops[0]) - killed_at for r in lost if r.drops and r.done[-1] > r.drops[0]]
     # Between the kill and its noticing, a reader may ask the survivor for a file only the dead
     # replica held: that is its own session's loss, not an error.
-    lost_errors = [e for r in lost for e in r.errors((killed_at, r.drops[0] if r.drops else killed_at))]
-    say(f"    {victim}'s {len(lost)} readers: {sum(bool(r.drops) for r in lost)} lost their socket, "
-        f"{len(back)} reran on {survivor}, kill to first rerun there p50 {p50(back):.2f} s, max "
-        f"{max(back, default=float('nan')):.2f} s; {reruns_after(lost)} reruns after, {len(lost_errors)} errors")
-    for e in lost_errors[:5]:
-        say(f"    error: {e}")
-    check(len(back) == len(lost) and not lost_errors, f"{victim}'s readers reconnected to {survivor} without error")
+    errors = [e for r in lost for e in r.errors((killed_at, r.drops[0] if r.drops else killed_at))]
+    report.say(f"    {victim}'s {len(lost)} readers: {sum(bool(r.drops) for r in lost)} lost their socket, "
+               f"{len(back)} reran on {survivor}, kill to first rerun there p50 {p50(back):.2f} s, max "
+               f"{max(back, default=float('nan')):.2f} s; {seen.reruns_after(lost)} reruns after, {len(errors)} errors")
+    report.check("c", len(back) == len(lost) and not errors, f"{victim}'s readers came back on {survivor}", errors)
 
-    fresh_errors = [e for r in fresh for e in r.errors()]
-    say(f"    {len(fresh)} new readers after the kill: {sum(r.replicas() == {survivor} for r in fresh)} on {survivor}, "
-        f"{reruns_after(fresh)} reruns, {len(fresh_errors)} errors")
-    check(all(r.replicas() == {survivor} for r in fresh) and not fresh_errors, f"new readers reached {survivor}")
+    errors = [e for r in seen.fresh for e in r.errors()]
+    landed = sum(r.replicas() == {survivor} for r in seen.fresh)
+    report.say(f"    {len(seen.fresh)} new readers after the kill: {landed} on {survivor}, "
+               f"{seen.reruns_after(seen.fresh)} reruns, {len(errors)} errors")
+    report.check("c", landed == len(seen.fresh) and not errors, f"new readers reached {survivor}", errors)
 
+    shown = seen.shown
     if "error" in shown:
-        say(f"    browser: did not recover: {shown['error']}")
-        check(False, "the browser showed the app again")
-    else:
-        say(f"    browser: reconnected in {shown['reconnected_s']:.2f} s; lesson 2 shown from "
-            f"{sorted(map(str, shown['replicas']))} {shown['shown_s']:.2f} s after the kill, route cookie "
-            f"{shown['route']}, {shown['frames']} messages on the new socket, {shown['exceptions']} exceptions")
-        check(shown["replicas"] == {survivor} and shown["route"] == survivor and shown["exceptions"] == 0
-              and shown["frames"] > 0, f"the browser showed the app again from {survivor}")
+        report.check("c", False, f"the browser showed the app again: {shown['error']}")
+        return
+    report.say(f"    browser: its page reconnected in {shown['reconnected_s']:.2f} s; lesson 2 shown "
+               f"{shown['shown_s']:.2f} s after the kill, {shown['frames']} messages on the new socket, "
+               f"{shown['exceptions']} exceptions; replies since from {sorted(map(str, shown['replicas']))}, "
+               f"route cookie {shown['route']}")
+    report.check("c", shown["replicas"] == {survivor} and shown["route"] == survivor and shown["exceptions"] == 0
+                 and shown["frames"] > 0, f"the browser showed the app again from {survivor}")
 
 
 def run(readers: int = 8, reruns: int = 12, after: int = 6, think: float = 0.3, port: int = 8710,
         timeout: float = 90) -> Report:
+    """The whole bench; the report says what failed, by part."""
     report = Report()
     t = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="flashviz-replicas-") as run_dir, \
             serving(replicas=2, port=port, run_dir=Path(run_dir)) as cluster:
         report.say(f"nginx at {cluster.url} over " + ", ".join(f"{n} :{p}" for n, p in cluster.ports.items())
                    + f": healthy in {time.monotonic() - t:.1f} s")
-        asyncio.run(measure(cluster, readers, reruns, after, think, timeout, report))
+
+        def kill(victim: str) -> str:
+            report.say(f"killed {victim} (pid {cluster.kill(victim)}, SIGKILL) with every reader mid-run")
+            return next(n for n in cluster.ports if n != victim)
+
+        seen = asyncio.run(measure(cluster.url, kill, readers, reruns, after, think, timeout, report))
+    for judge in (sticky, spread, kill_cost):
+        judge(seen, report)
     report.say(f"total {time.monotonic() - t:.1f} s: " + ("PASS" if not report.failures else
                                                            f"FAIL ({len(report.failures)} checks)"))
     return report
-
 
 if __name__ == "__main__":
     a = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

@@ -93,7 +93,10 @@ def nginx_binary() -> str:
 
 
 def port_is_free(port: int) -> bool:
+    """Nothing listens there. SO_REUSEADDR as nginx and uvicorn bind, so that connections of a
+    previous run in TIME_WAIT do not count."""
     with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind((HOST, port))
         except OSError:
