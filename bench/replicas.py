@@ -34,11 +34,12 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
+from websockets.typing import Origin, Subprotocol
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from bench.load import N_VALUES, Session  # noqa: E402
-from deploy.serve_replicas import HEADER, get, route_cookie, serving  # noqa: E402
+from deploy.serve_replicas import COOKIE, HEADER, get, route_cookie, serving  # noqa: E402
 from explorer.lessons import LESSONS  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
@@ -60,7 +61,8 @@ class Tap:
     """A websocket as load.Session uses it, noting the /media/ files the messages name."""
 
     def __init__(self, ws: ClientConnection):
-        self.ws, self.media = ws, []
+        self.ws = ws
+        self.media: list[str] = []
 
     async def send(self, message: bytes) -> None:
         await self.ws.send(message)
@@ -99,7 +101,7 @@ class Reader:
         self.cookie = route or self.cookie
 
     async def http(self, path: str) -> int:
-        reply = await asyncio.to_thread(get, self.base + path, self.cookie)
+        reply = await asyncio.to_thread(get, self.base + path, self.cookie, 30)
         self.note(path, reply.replica, reply.route)
         return reply.status
 
@@ -109,8 +111,8 @@ class Reader:
         status = await self.http(path)
         if status != 200:
             raise OSError(f"GET {path}: {status}")
-        ws = await connect(self.proto.url, subprotocols=["streamlit"], max_size=2**26, proxy=None,
-                           origin=self.base, additional_headers={"Cookie": f"flashviz_replica={self.cookie}"})
+        ws = await connect(self.proto.url, subprotocols=[Subprotocol("streamlit")], max_size=2**26, proxy=None,
+                           origin=Origin(self.base), additional_headers={"Cookie": f"{COOKIE}={self.cookie}"})
         assert ws.response is not None
         self.note("websocket", ws.response.headers.get(HEADER),
                   route_cookie(ws.response.headers.get_all("Set-Cookie")))
@@ -175,7 +177,7 @@ class Browser:
 
     async def route(self) -> str | None:
         cookies = await self.context.cookies()
-        return next((c["value"] for c in cookies if c["name"] == "flashviz_replica"), None)
+        return next((c["value"] for c in cookies if c["name"] == COOKIE), None)
 
 
 async def open_browser(p, base: str) -> Browser:
@@ -224,6 +226,10 @@ async def until(changed: asyncio.Condition, ready, deadline: float) -> bool:
 
 def p50(xs: list[float]) -> float:
     return statistics.median(xs) if xs else float("nan")
+
+
+def readers_text(n: int) -> str:
+    return f"{n} reader{'s' * (n != 1)}"
 
 
 @dataclass
@@ -338,7 +344,7 @@ def spread(seen: Seen, report: Report) -> None:
     """(b) Both replicas served readers."""
     on = {name: seen.on(name) for name in (seen.victim, seen.survivor)}
     runs = {name: sum(sum(d < seen.killed_at for d in r.done) for r in rs) for name, rs in on.items()}
-    report.say("(b) before the kill: " + ", ".join(f"{name} served {len(rs)} readers ({runs[name]} reruns)"
+    report.say("(b) before the kill: " + ", ".join(f"{name} served {readers_text(len(rs))} ({runs[name]} reruns)"
                                                    for name, rs in sorted(on.items()))
                + f"; the browser was on {seen.victim}")
     report.check("b", all(on.values()), "both replicas served readers")
@@ -353,7 +359,7 @@ def kill_cost(seen: Seen, report: Report) -> None:
         return [dt for r in rs for d, dt in zip(r.done, r.proto.times) if start <= d < end]
 
     errors = [e for r in kept for e in r.errors()]
-    report.say(f"(c) {survivor}'s {len(kept)} readers: {sum(len(r.drops) for r in kept)} dropped sockets, "
+    report.say(f"(c) {survivor}'s {readers_text(len(kept))}: {sum(len(r.drops) for r in kept)} dropped sockets, "
                f"{len(errors)} errors, {seen.reruns_after(kept)} reruns after the kill; rerun p50 "
                f"{p50(times(kept, 0, killed_at)) * 1e3:.0f} ms before, "
                f"{p50(times(kept, killed_at, float('inf'))) * 1e3:.0f} ms after")
@@ -364,7 +370,7 @@ def kill_cost(seen: Seen, report: Report) -> None:
     # Between the kill and its noticing, a reader may ask the survivor for a file only the dead
     # replica held: that is its own session's loss, not an error.
     errors = [e for r in lost for e in r.errors((killed_at, r.drops[0] if r.drops else killed_at))]
-    report.say(f"    {victim}'s {len(lost)} readers: {sum(bool(r.drops) for r in lost)} lost their socket, "
+    report.say(f"    {victim}'s {readers_text(len(lost))}: {sum(bool(r.drops) for r in lost)} lost their socket, "
                f"{len(back)} reran on {survivor}, kill to first rerun there p50 {p50(back):.2f} s, max "
                f"{max(back, default=float('nan')):.2f} s; {seen.reruns_after(lost)} reruns after, {len(errors)} errors")
     report.check("c", len(back) == len(lost) and not errors, f"{victim}'s readers came back on {survivor}", errors)
