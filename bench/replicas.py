@@ -204,7 +204,10 @@ async def browser_follows(browser: Browser, killed_at: float, deadline: float) -
     """After its replica died: the page's own reconnect (a new websocket), then a click on the next
     lesson, which the survivor must run and show."""
     page = browser.page
-    await asyncio.wait_for(browser.reopened.wait(), timeout=deadline - time.monotonic())
+    try:
+        await asyncio.wait_for(browser.reopened.wait(), timeout=deadline - time.monotonic())
+    except TimeoutError:
+        raise TimeoutError("its page opened no new websocket") from None
     reconnected = time.monotonic() - killed_at
     await page.locator("[data-testid='stTopNavLink']").nth(1).click()
     await shows(page, 1, deadline - time.monotonic())
