@@ -1,14 +1,27 @@
-"""Cached engine calls. Configs are frozen dataclasses, so they are cache keys.
+"""Cached engine calls: the one cache policy of every lesson.
+
+- A page calls the engine through this module for anything that builds a table, runs NumPy or
+  reads the committed measurements: `cache` (st.cache_data) keys each call by its inputs
+  (Configs are frozen dataclasses, so they are keys) and hands each rerun its own copy.
+- Figures go through `figure`: built once per input and shared (st.cache_resource), never copied.
+- A closed form that returns one Cost (microseconds) is called directly; caching it costs more.
 
 Every cache is bounded (max_entries), so a busy server cannot grow without limit.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING, ParamSpec
+
 import streamlit as st
 
-from flashviz import attention, bugs, demos, sweeps
+from flashviz import attention, bugs, decode, demos, sweeps
 from flashviz.config import Config
 
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
+P = ParamSpec("P")
 cache = st.cache_data(max_entries=64, show_spinner=False)
 
 
@@ -20,6 +33,31 @@ def demo(number: int, **params):
 @cache
 def over_n(cfg: Config, ns: tuple):
     return sweeps.over_n(cfg, ns)
+
+watch_note = cache(bugs.watch)
+
+
+@cache
+def gpu_measured():
+    """Lesson 11's H200 runs: the kernel sweep, its rates and targets, plain attention and its targets."""
+    from flashviz import gpu_targets
+    df, rates = gpu_targets.load()
+    plain = gpu_targets.load_plain()
+    return df, rates, gpu_targets.targets(df, rates), plain, gpu_targets.plain_targets(plain)
+
+
+# Tables of closed forms, rebuilt by every rerun otherwise.
+roofline_points = cache(sweeps.roofline_points)
+hardware_table = cache(sweeps.hardware_table)
+cut_by_block = cache(sweeps.cut_by_block)
+loop_orders = cache(sweeps.loop_orders)
+causal_savings = cache(sweeps.causal_savings)
+loop_orders_over_n = cache(sweeps.loop_orders_over_n)
+decode_roofline_points = cache(decode.roofline_points)
+decode_sharing_table = cache(decode.sharing_table)
+decode_split_sweep = cache(decode.split_sweep)
+decode_cache_over_n = cache(decode.cache_over_n)
+decode_merge_walkthrough = cache(decode.merge_walkthrough)
 
 
 @cache
@@ -33,12 +71,24 @@ def io_curves(cfg: Config, ns: tuple):
 
 
 @cache
-def measured_tables():
-    """The H200's committed measurements and the analyses lesson 10 and its question read."""
+def measured_view(d: int, dtype: str, pass_: str):
+    """Lesson 10's reading of the H200's committed runs (flashviz.measured.view)."""
+    from flashviz import measured
+    return measured.view(measured.load(), d, dtype, pass_)
+
+
+@cache
+def measured_blocks(n: int | None = None):
+    """The Triton tile sweep at n (flashviz.measured.block_view), or with n=None the sizes it ran at."""
     from flashviz import measured
     data = measured.load()
-    table = measured.compare(data)
-    return data, table, measured.speedups(table), measured.roofline_points(table), measured.blocks(data)
+    return measured.block_sizes(data) if n is None else measured.block_view(data, n)
+
+
+@cache
+def measured_provenance() -> dict:
+    from flashviz import measured
+    return measured.provenance(measured.load())
 
 
 @cache
@@ -69,10 +119,16 @@ def player_html(cfg: Config, kind: str = "flash", bug: str | None = None) -> str
     return render_html(animation.flash_frames(cfg))
 
 
+def figure(builder: Callable[P, go.Figure], *args: P.args, **kwargs: P.kwargs) -> go.Figure:
+    """`builder(*args, **kwargs)`, a chart from explorer/charts.py, built once per distinct input
+    and shared, not copied: building a Plotly figure validates every property (tens of ms), and
+    so does unpickling one. Safe to share because st.plotly_chart only reads it (plotly.io.to_json).
+    Typed: mypy checks the arguments against the builder's own signature."""
+    return _shared_figure(f"{builder.__module__}.{builder.__qualname__}", builder, *args, **kwargs)
+
+
 @st.cache_resource(max_entries=256, show_spinner=False)
-def figure(builder: str, *args, **kwargs):
-    """A chart from explorer/charts.py, built once per distinct input and shared, not copied:
-    building a Plotly figure validates every property (tens of ms), and so does unpickling
-    one. Safe to share because st.plotly_chart only reads it (plotly.io.to_json)."""
-    from . import charts
-    return getattr(charts, builder)(*args, **kwargs)
+def _shared_figure(name: str, _builder: Callable[..., go.Figure], *args, **kwargs) -> go.Figure:
+    # Keyed by the builder's name and the hashed inputs; a leading underscore keeps Streamlit from
+    # hashing the function object itself.
+    return _builder(*args, **kwargs)

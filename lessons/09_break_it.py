@@ -2,7 +2,7 @@
 import pandas as pd
 import streamlit as st
 
-from explorer import cache, ui
+from explorer import cache, charts, ui
 from explorer.params import Param
 from explorer.player import player
 from flashviz import animation, bugs, listing
@@ -29,11 +29,6 @@ if not chosen and not tested:
                     f"{belief.seed}")
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def watch_note(acfg, key: str) -> str:
-    return bugs.watch(key, acfg)
-
-
 def highlight(row):
     return ["background-color: #F6D8CC; font-weight: bold" if row["changed"] else ""] * len(row)
 
@@ -54,7 +49,7 @@ for key in chosen:
         reference = {"HBM MB (with spill)": (f"standard {std['HBM MB']:.2f} MB", std["HBM MB"]),
                      "working set KB": (f"budget {cfg.sram_bytes / 1024:g} KB", cfg.sram_bytes / 1024),
                      "demo 2 weights sum": ("1.0", 1.0)}.get(bug.watch)
-        ui.chart(cache.figure("comparison_bars", [bug.watch], [lab["correct"][bug.watch]],
+        ui.chart(cache.figure(charts.comparison_bars, [bug.watch], [lab["correct"][bug.watch]],
                                         [lab["broken"][bug.watch]], bug.watch, bug.label, reference),
                  f"lab_chart_{key}")
     st.caption("Highlighted rows changed beyond float noise (errors and sums by more than "
@@ -66,7 +61,7 @@ for key in chosen:
         acfg, note = animation.teaching_config(cfg, min(cfg.n, 256), min(cfg.d, 16))
         if note:
             st.info(note)
-        st.caption(watch_note(acfg, key))
+        st.caption(cache.watch_note(key, acfg))
         player(cache.player_html(acfg, bug=key))
 
 for key in tested:
