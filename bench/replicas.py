@@ -96,6 +96,16 @@ class Reader:
     def replicas(self, start: float = 0.0, end: float = float("inf")) -> set[str | None]:
         return {h.replica for h in self.hops if start <= h.at < end}
 
+    def moved(self, to: str, since: float) -> float | None:
+        """When, from `since` on, a reply first came from replica `to`: a reconnect after a drop, a
+        reload, or an HTTP request that nginx sent on to `to` because its replica was gone."""
+        return next((h.at for h in self.hops if h.at >= since and h.replica == to), None)
+
+    def back(self, to: str, since: float) -> float | None:
+        """When its first rerun on `to` finished (after moving there)."""
+        at = self.moved(to, since)
+        return None if at is None else next((d for d in self.done if d > at), None)
+
     def note(self, what: str, replica: str | None, route: str | None) -> None:
         self.hops.append(Hop(time.monotonic(), what, replica))
         self.cookie = route or self.cookie
@@ -334,10 +344,11 @@ def sticky(seen: Seen, report: Report) -> None:
                f"{sum(h.at < seen.killed_at for h in seen.browser.hops)} replies")
     report.check("a", all(len(b) == 1 and None not in b for b in before), "every reader kept one replica")
     report.check("a", browser == {seen.victim}, "the browser kept one replica")
-    # The victim's readers from their reconnect on (between the kill and their noticing it they may
-    # meet either replica); the survivor's readers and the new ones from the kill on.
+    # The victim's readers from their move on (between the kill and that, a reply the dead replica
+    # sent may still come in); the survivor's readers and the new ones from the kill on.
     lost = seen.on(seen.victim)
-    after = [r.replicas(start=r.drops[0] if r in lost and r.drops else seen.killed_at) for r in seen.group + seen.fresh]
+    after = [r.replicas(start=(r in lost and r.moved(seen.survivor, seen.killed_at)) or seen.killed_at)
+             for r in seen.group + seen.fresh]
     report.say(f"    after the kill: {sum(b == {seen.survivor} for b in after)}/{len(after)} readers "
                f"saw only {seen.survivor}")
     report.check("a", all(b == {seen.survivor} for b in after), f"every reader saw only {seen.survivor} after the kill")
@@ -369,13 +380,16 @@ def kill_cost(seen: Seen, report: Report) -> None:
     report.check("c", not errors and not any(r.drops for r in kept), f"{survivor}'s readers went on without an error",
                  errors)
 
-    back = [min(d for d in r.done if d > r.drops[0]) - killed_at for r in lost if r.drops and r.done[-1] > r.drops[0]]
-    # Between the kill and its noticing, a reader may ask the survivor for a file only the dead
+    back_at = {r: r.back(survivor, killed_at) for r in lost}
+    back = [at - killed_at for at in back_at.values() if at is not None]
+    # Until its first rerun on the survivor, a reader may ask the survivor for a file only the dead
     # replica held: that is its own session's loss, not an error.
-    errors = [e for r in lost for e in r.errors((killed_at, r.drops[0] if r.drops else killed_at))]
-    report.say(f"    {victim}'s {readers_text(len(lost))}: {sum(bool(r.drops) for r in lost)} lost their socket, "
-               f"{len(back)} reran on {survivor}, kill to first rerun there p50 {p50(back):.2f} s, max "
-               f"{max(back, default=float('nan')):.2f} s; {seen.reruns_after(lost)} reruns after, {len(errors)} errors")
+    errors = [e for r in lost for e in r.errors((killed_at, back_at[r] or killed_at))]
+    dropped = sum(bool(r.drops) for r in lost)
+    report.say(f"    {victim}'s {readers_text(len(lost))}: {dropped} lost their socket, {len(lost) - dropped} "
+               f"reloaded at the kill; {len(back)} reran on {survivor}, kill to first rerun there p50 "
+               f"{p50(back):.2f} s, max {max(back, default=float('nan')):.2f} s; {seen.reruns_after(lost)} reruns "
+               f"after, {len(errors)} errors")
     report.check("c", len(back) == len(lost) and not errors, f"{victim}'s readers came back on {survivor}", errors)
 
     errors = [e for r in seen.fresh for e in r.errors()]
