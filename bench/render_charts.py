@@ -48,7 +48,7 @@ def _simulable(cfg: Config, block: int | None = None) -> Config:
     """The n a lesson really runs in NumPy (explorer.ui.simulable, without Streamlit)."""
     b = min(cfg.Br, cfg.Bc, block or cfg.Br)
     n = min(cfg.n, 2048, 64 * b)
-    return cfg.with_(n=n, Br=min(cfg.Br, n), Bc=min(cfg.Bc, n))
+    return cfg.at_n(n)
 
 
 def _config_cases(tag: str, cfg: Config) -> list:
@@ -64,7 +64,7 @@ def _config_cases(tag: str, cfg: Config) -> list:
     mem = demos.DEMOS[5](ns=tuple(sorted({512, 2048, 8192, cfg.n})), d=cfg.d, block=min(cfg.Br, 512),
                          dtype=cfg.dtype, causal=cfg.causal).tables["memory and flops"]
     out += [(charts.backward_bars, (mem,)), (charts.flops_bars, (mem,))]
-    six = demos.DEMOS[6](n=_simulable(cfg.with_(Br=min(64, cfg.n), Bc=min(64, cfg.n))).n, d=cfg.d, window=128)
+    six = demos.DEMOS[6](n=_simulable(cfg.with_tiles(64, 64)).n, d=cfg.d, window=128)
     out += [(charts.diff_heatmap, (six.arrays["flash - standard"], "|flash − standard|")),
             (charts.diff_heatmap, (six.arrays["local - standard"], "|local window 128 − standard|"))]
     out += [(charts.cut_vs_block, (sweeps.cut_by_block(max(cfg.n, 512), (32, 64, 128),

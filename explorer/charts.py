@@ -245,11 +245,6 @@ _ROOF_COLOURS = (GREEN, ORANGE, SKY, PURPLE, BLACK, YELLOW)  # cycles past six m
 _POINT_STYLE = {"standard": (STANDARD, "square"), "flash": (FLASH, "circle")}
 
 
-def _peak(hw, dtype: str) -> float:
-    if hasattr(hw, "peak_flops"):
-        return hw.peak_flops(dtype)
-    return hw.fp32_flops if dtype in ("float32", "float64") else hw.fp16_tensor_flops
-
 
 def roofline(points, hardware: dict, dtype: str, selected: str) -> go.Figure:
     """Attainable rate against flops per byte, one roof per machine (any number of them),
@@ -265,7 +260,7 @@ def roofline(points, hardware: dict, dtype: str, selected: str) -> go.Figure:
     for name, hw in hardware.items():
         colour, dash = next(styles)
         mine = name == selected
-        roof = np.minimum(_peak(hw, dtype), hw.hbm_bytes_per_s * ai) / 1e12
+        roof = np.minimum(hw.peak_flops(dtype), hw.hbm_bytes_per_s * ai) / 1e12
         fig.add_trace(go.Scatter(  # float32: half the JSON; the hover prints 3 digits of 7
             x=ai.astype(np.float32), y=roof.astype(np.float32), mode="lines",
             name=name, legendrank=1 if mine else 2,  # the chosen machine first, and thick
@@ -287,7 +282,7 @@ def roofline(points, hardware: dict, dtype: str, selected: str) -> go.Figure:
             ax=-60 if left else 60, ay=55,  # below the roof, where nothing else is drawn
             font=_font(color=colour), bgcolor="white", bordercolor=colour, borderpad=3)
     lowest = min(ai[0] * min(hw.hbm_bytes_per_s for hw in hardware.values()) / 1e12, rates.min())
-    highest = max(_peak(hw, dtype) for hw in hardware.values()) / 1e12
+    highest = max(hw.peak_flops(dtype) for hw in hardware.values()) / 1e12
     fig.update_yaxes(range=[math.log10(lowest) - 0.3, math.log10(highest) + 0.4])
     units = "CUDA cores" if dtype in ("float32", "float64") else "tensor cores"
     return _style(fig, "arithmetic intensity (flops per byte)", "attainable rate (TFLOP/s)",

@@ -30,7 +30,7 @@ def _measured_flash_share(d: int) -> Question:
 
 def _window() -> Question:
     cfg = ui.config()
-    n = ui.simulable(cfg.with_(Br=min(64, cfg.n), Bc=min(64, cfg.n)), quiet=True).n
+    n = ui.simulable(cfg.with_tiles(64, 64), quiet=True).n
     window = min(_own("ex_window"), n)
     demo = cache.demo(6, n=n, d=cfg.d, window=window)
     return q.window_error(n, window, float(demo.tables["against standard attention"].iloc[1]["max abs diff"]))
@@ -39,13 +39,12 @@ def _window() -> Question:
 def inference_config():
     """Lesson 12's model and batch (its own controls) with the sidebar's d, as a DecodeConfig:
     16-bit storage unless the sidebar already says 16-bit, as attention runs on tensor cores."""
-    from flashviz.config import TENSOR_DTYPE, WIDE_DTYPES
+    from flashviz.config import tensor_dtype
     from flashviz.decode import DecodeConfig
     heads = _own("inf_heads")
-    dtype = ui.value("dtype")
     return DecodeConfig(n_kv=_own("inf_ctx"), n_q=1, d=ui.value("d"), heads=heads,
                         kv_heads=min(_own("inf_kv"), heads), batch=_own("inf_batch"), Br=ui.value("Br"),
-                        Bc=ui.value("Bc"), dtype=TENSOR_DTYPE if dtype in WIDE_DTYPES else dtype)
+                        Bc=ui.value("Bc"), dtype=tensor_dtype(ui.value("dtype")))
 
 
 def _whole_gpu() -> Question:

@@ -7,6 +7,7 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from flashviz.config import CUSTOM, HARDWARE, Config, Hardware, custom_hardware
+from flashviz.memory import clamp_tiles
 from flashviz.format import column_format
 
 from .lessons import LESSONS
@@ -211,7 +212,7 @@ def config(**overrides) -> Config:
     fields = {name: value(key) * UNITS[key] if UNITS[key] != 1 else value(key) for key, name in FIELDS.items()}
     fields.update(overrides)
     n = fields["n"]
-    fields["Br"], fields["Bc"] = min(fields["Br"], n), min(fields["Bc"], n)
+    fields["Br"], fields["Bc"] = clamp_tiles(n, fields["Br"], fields["Bc"])
     return Config(**fields)
 
 
@@ -249,9 +250,7 @@ def simulable(cfg: Config, max_tiles: int = 4096, block: int | None = None, quie
         st.info(f"Running n = {cfg.n} with {cfg.Br} × {cfg.Bc} tiles in NumPy would stall the page, so "
                 f"the measured figures use n = {n}. Every traffic and flop figure is still exact at "
                 f"n = {cfg.n} (closed forms).", icon=NO_ICON)
-    if n < cfg.n:
-        return cfg.with_(n=n, Br=min(cfg.Br, n), Bc=min(cfg.Bc, n))
-    return cfg
+    return cfg.at_n(n) if n < cfg.n else cfg
 
 
 def explain(markdown: str) -> None:

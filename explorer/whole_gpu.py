@@ -10,10 +10,10 @@ import math
 
 import pandas as pd
 import plotly.graph_objects as go
-import streamlit as st
 
-from flashviz import gpu_targets
 from flashviz.config import HARDWARE, Hardware
+
+from .cache import cache
 from flashviz.format import bytes_text
 from flashviz.gpu_model import Kernel, crossover_n, plain_reads, sdpa_flash, triton, whole_gpu
 
@@ -42,7 +42,7 @@ def kernel_named(name: str, d: int) -> Kernel:
     return triton(bm, bn, d)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@cache
 def model_curves(d: int, bh: int, kernel_name: str, gpu: str) -> pd.DataFrame:
     k, hw = kernel_named(kernel_name, d), HARDWARE[gpu]
     rows = []
@@ -52,27 +52,6 @@ def model_curves(d: int, bh: int, kernel_name: str, gpu: str) -> pd.DataFrame:
         rows.append({"n": 2**e, "three-level": w.reads, "two-level": w.two_level, "floor": w.compulsory,
                      "plain": plain})
     return pd.DataFrame(rows)
-
-
-@st.cache_data(max_entries=2, show_spinner=False)
-def measured():
-    """The H200's measurements (flash kernels, rates, plain attention) and their targets tables."""
-    df, rates = gpu_targets.load()
-    plain = gpu_targets.load_plain()
-    return df, rates, gpu_targets.targets(df, rates), plain, gpu_targets.plain_targets(plain)
-
-
-def reads_chart(d: int, bh: int, kernel_name: str, gpu: str) -> go.Figure:
-    """reads_figure at one setting of the lesson's controls, its data derived from them: a
-    cache key of four scalars, where hashing the data frames cost ~10 ms a rerun."""
-    df, _, _, plain_df, _ = measured()
-    on_h200 = gpu == "H200 SXM"
-    pts = df[(df["impl"] == IMPL[kernel_name]) & (df["d"] == d) & (df["batch_heads"] == bh)].sort_values("n")
-    plain_pts = plain_df[(plain_df["d"] == d) & (plain_df["batch_heads"] == bh)].sort_values("n")
-    title = f"{kernel_name}, d = {d}, batch × heads = {bh}, {gpu}"
-    return reads_figure(model_curves(d, bh, kernel_name, gpu), pts if on_h200 else pts.iloc[0:0],
-                        crossover(d, bh, kernel_name, HARDWARE[gpu]), title,
-                        plain_pts if on_h200 else plain_pts.iloc[0:0])
 
 
 def reads_figure(curves: pd.DataFrame, measured: pd.DataFrame, cross: int | None, title: str,

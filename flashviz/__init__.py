@@ -13,13 +13,14 @@ Notation (the paper's, Algorithm 1):
   Sij     the (Br, Bc) score tile   m, l    running row max and row sum
   O       output; kept unnormalised in FlashAttention-2 until divided by l
 
-Modules: config (every knob), counters (the memory model), attention and
-backward (the computation), costs (closed forms), trace (per-tile records),
-bugs (the seed's "Break it" table), demos (the seed's nine demos as tables).
+Modules: config (every knob), memory (the memory model: every counting rule),
+attention and backward (the computation, counted by memory's rules), costs (closed
+forms over the same rules), trace (per-tile records), bugs (the seed's "Break it"
+table), demos (the seed's nine demos as tables).
 """
-from .config import HARDWARE, SEED, Config, paper_block_sizes
+from .config import HARDWARE, SEED, Config
 from .costs import flash_cost, standard_cost
-from .counters import Cost, Counters
+from .memory import Cost, Counters, paper_block_sizes
 
 __all__ = ["Config", "Cost", "Counters", "HARDWARE", "SEED", "flash_cost", "paper_block_sizes",
            "standard_cost"]

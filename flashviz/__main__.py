@@ -67,6 +67,7 @@ def cost_summary(cfg: Config) -> dict:
     peak is one tile step's working set in SRAM (unless keep_full_S adds an n x n
     buffer in HBM)."""
     from .costs import flash_cost, standard_cost
+    from .memory import fits
 
     def keys(cost, where, what):
         return {"hbm_bytes": cost.hbm_bytes, "flops": cost.flops, "nonmatmul_ops": cost.nonmatmul,
@@ -82,7 +83,7 @@ def cost_summary(cfg: Config) -> dict:
                       "spill_bytes": flash.spilled * flash.element_bytes,
                       "sram_working_set_bytes": flash.working_set_bytes,
                       "sram_budget_bytes": cfg.sram_bytes,
-                      "fits_sram": flash.working_set_bytes <= cfg.sram_bytes}}
+                      "fits_sram": fits(flash.working_set_bytes, cfg.sram_bytes)}}
 
 
 def _cost_text(summary: dict) -> str:

@@ -16,6 +16,7 @@ import numpy as np
 from . import costs, listing
 from .attention import flash_attention, random_qkv, standard_attention
 from .config import Config
+from .memory import fits
 
 MAX_FRAMES = 300        # frames sent to the browser at most (keeps the worst case well under 1 MB)
 FIRST_ROWS = 4          # rows of a block always shown, so a row can be followed from step to step
@@ -227,9 +228,13 @@ def teaching_config(cfg: Config, n: int, d: int) -> tuple[Config, str | None]:
     halved until the run has at most MAX_TRACE_TILES tiles. Returns (config, note)."""
     from .trace import MAX_TRACE_TILES
     asked = n
-    while n > 1 and -(-n // min(cfg.Br, n)) * -(-n // min(cfg.Bc, n)) > MAX_TRACE_TILES:
+
+    def steps(k: int) -> int:
+        at = cfg.at_n(k)
+        return at.Tr * at.Tc
+    while n > 1 and steps(n) > MAX_TRACE_TILES:
         n //= 2
-    out = cfg.with_(n=n, d=d, Br=min(cfg.Br, n), Bc=min(cfg.Bc, n), compute="float64")
+    out = cfg.at_n(n).with_(d=d, compute="float64")
     note = None
     if n != asked:
         note = (f"With {cfg.Br} × {cfg.Bc} tiles, n = {asked} has more than {MAX_TRACE_TILES} tile steps; "
@@ -250,7 +255,7 @@ def bug_frames(cfg: Config, bug: str) -> dict:
     that animation runs at n = BIG_TILE_STEPS x 512 instead, and says so in data["note"].
     """
     from .bugs import BUGS
-    correct = cfg.with_(rescale=True, subtract_max=True, keep_full_S=False)
+    correct = cfg.without_bugs()
     note = None
     if bug == "tiles_too_big":
         big = BUGS[bug].apply(correct.with_(n=max(correct.n, 1 << 20))).Br  # the bug's own tile
@@ -275,11 +280,11 @@ def bug_frames(cfg: Config, bug: str) -> dict:
 def headline(bug: str, broken: Config, score_scale: float = 1.0) -> str:
     """The player's first line for a bug: what was broken, in the run's own numbers. The
     player adds what the bug does at each step (l off the correct l, spill, overflow)."""
-    fits = costs.flash_cost(broken).working_set_bytes <= broken.sram_bytes
+    fit = fits(costs.flash_cost(broken).working_set_bytes, broken.sram_bytes)
     return {
         "no_rescale": "Bug: the rescale e^(m_old − m_new) is dropped.",
         "tiles_too_big": f"Bug: {broken.Br} × {broken.Bc} tiles, " + (
-            f"too big for {broken.sram_bytes // 1024} KB of SRAM." if not fits
+            f"too big for {broken.sram_bytes // 1024} KB of SRAM." if not fit
             else f"which still fit this {broken.sram_bytes // 1024} KB budget: no spill."),
         "tiles_too_small": f"Bug: {broken.Br} × {broken.Bc} tiles, too small: more passes over HBM.",
         "keep_full_S": "Bug: every score tile is also copied to an n × n buffer in HBM.",

@@ -1,28 +1,18 @@
 """Attention, really computed in NumPy, with every HBM <-> SRAM crossing counted.
 
-Each `c.move(...)` sits on the line whose data crosses, so the code reads as
-the cost model. Scores are softmax(Q K^T) V as the paper writes it; inputs from
-`random_qkv` fold the 1/sqrt(d) scale into Q and K.
+Each `meter.move(...)` sits on the line whose data crosses and names its rule in
+memory.py, the rule costs.py sums, so the code reads as the cost model. Scores are
+softmax(Q K^T) V as the paper writes it; inputs from `random_qkv` fold the 1/sqrt(d)
+scale into Q and K.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from . import memory as mem
 from . import trace as tr
-from .config import Config, working_set
-from .counters import Counters
-
-SPILL_TRIPS = 4  # see `spill_elements`
-
-
-def spill_elements(ws: int, budget: int) -> int:
-    """Traffic of a tile step whose working set is over the SRAM budget.
-
-    Our documented model: the ws - M elements that do not fit live in HBM and
-    make the four trips the score matrix makes in standard attention (written
-    after Q K^T, read for the softmax, written as P, read for P V).
-    """
-    return SPILL_TRIPS * max(0, ws - budget)
+from .config import Config
+from .memory import Counters
 
 
 def random_qkv(n: int, d: int, seed: int = 0, dtype=np.float64):
@@ -61,31 +51,31 @@ def last_key(row_stop: int, n: int, causal: bool) -> int:
 
 def _prepare(Q, K, V, cfg: Config, counters: Counters | None):
     dt = np.dtype(cfg.compute)
-    c = counters if counters is not None else Counters(cfg.element_bytes)
-    return Q.astype(dt, copy=False), K.astype(dt, copy=False), V.astype(dt, copy=False), c
+    meter = counters if counters is not None else Counters(cfg.element_bytes)
+    return Q.astype(dt, copy=False), K.astype(dt, copy=False), V.astype(dt, copy=False), meter
 
 
 def standard_attention(Q, K, V, cfg: Config, counters: Counters | None = None,
                        return_P: bool = False):
-    """Materialise S and P in HBM: 4nd + 4n^2 elements moved, peak n^2."""
-    Q, K, V, c = _prepare(Q, K, V, cfg, counters)
+    """Algorithm 0 of the paper: S and P go through HBM. 4nd + 4n^2 elements moved, peak n^2."""
+    Q, K, V, meter = _prepare(Q, K, V, cfg, counters)
     n, d = Q.shape
-    c.move(Q.size + K.size)              # read Q, K from HBM
+    meter.move(mem.read_Q_K(n, d))       # read Q, K from HBM
     S = Q @ K.T                          # (n, n)
-    c.matmul(n, d, n)
+    meter.matmul(n, d, n)
     mask = causal_mask((0, n), (0, n)) if cfg.causal else None
     if mask is not None:
         S[mask] = -np.inf
-    c.move(S.size)                       # write S to HBM
-    c.scratch(S.size)
-    c.move(S.size)                       # read S back for the softmax
+    meter.move(mem.write_S(n))           # write S to HBM
+    meter.scratch(S.size)
+    meter.move(mem.read_S(n))            # read S back for the softmax
     P = softmax(S)
-    c.elementwise(5 * S.size)            # row max, subtract, exp, row sum, divide
-    c.move(P.size)                       # write P to HBM
-    c.move(P.size + V.size)              # read P and V
+    meter.elementwise(5 * S.size)        # row max, subtract, exp, row sum, divide
+    meter.move(mem.write_P(n))           # write P to HBM
+    meter.move(mem.read_P_V(n, d))       # read P and V
     O = P @ V
-    c.matmul(n, n, d)
-    c.move(O.size)                       # write O to HBM
+    meter.matmul(n, n, d)
+    meter.move(mem.write_O(n, d))        # write O to HBM
     return (O, P) if return_P else O
 
 
@@ -115,7 +105,7 @@ def online_softmax(row, block: int = 8, rescale: bool = True, subtract_max: bool
         return (np.exp(row - m) if subtract_max else np.exp(row)) / l
 
 
-def _tile_update(S, Vj, m, l, O, cfg: Config, c: Counters):
+def _tile_update(S, Vj, m, l, O, cfg: Config, meter: Counters):
     """The online softmax update of FlashAttention-2 on one (r, cols) tile.
 
     O stays unnormalised; it is divided by l once, after the last tile.
@@ -123,78 +113,79 @@ def _tile_update(S, Vj, m, l, O, cfg: Config, c: Counters):
     r, cols = S.shape
     d = Vj.shape[1]
     m_new = np.maximum(m, S.max(axis=1, keepdims=True))    # (r, 1)
-    c.elementwise(r * cols + r)
+    meter.elementwise(r * cols + r)
     if cfg.subtract_max:
         P = np.exp(S - m_new)                              # (r, cols) in SRAM only
-        c.elementwise(2 * r * cols)
+        meter.elementwise(2 * r * cols)
     else:
         P = np.exp(S)                                      # THE BUG: may overflow to inf
-        c.elementwise(r * cols)
+        meter.elementwise(r * cols)
     l_tile = P.sum(axis=1, keepdims=True)
-    c.elementwise(r * cols)
+    meter.elementwise(r * cols)
     PV = P @ Vj
-    c.matmul(r, cols, d)
+    meter.matmul(r, cols, d)
     if cfg.rescale and cfg.subtract_max:
         corr = np.exp(m - m_new)     # the load-bearing line: e^(m_old - m_new)
         l = corr * l + l_tile
         O = corr * O + PV            # O is a weighted sum whose weights just moved
-        c.elementwise(4 * r + 2 * r * d)
+        meter.elementwise(4 * r + 2 * r * d)
     else:                            # no correction: terms on different baselines
         l = l + l_tile
         O = O + PV
-        c.elementwise(r + r * d)
+        meter.elementwise(r + r * d)
     return m_new, l, O
 
 
-def _fa1_update(S, Vj, m, l, O, cfg: Config, c: Counters):
+def _fa1_update(S, Vj, m, l, O, cfg: Config, meter: Counters):
     """Algorithm 1 of the paper (FlashAttention-1): O is kept normalised,
     so every step divides by the new l and multiplies back the old one.
     """
     r, cols = S.shape
     d = Vj.shape[1]
     m_tile = S.max(axis=1, keepdims=True)
-    c.elementwise(r * cols)
+    meter.elementwise(r * cols)
     if cfg.subtract_max:
         # a causal row can be fully masked in this tile: its max is -inf, its P zero
         P = np.exp(S - np.where(np.isneginf(m_tile), 0.0, m_tile))
-        c.elementwise(2 * r * cols)
+        meter.elementwise(2 * r * cols)
     else:
         P = np.exp(S)                                      # THE BUG
-        c.elementwise(r * cols)
+        meter.elementwise(r * cols)
     l_tile = P.sum(axis=1, keepdims=True)
     m_new = np.maximum(m, m_tile)
-    c.elementwise(r * cols + r)
+    meter.elementwise(r * cols + r)
     PV = P @ Vj
-    c.matmul(r, cols, d)
+    meter.matmul(r, cols, d)
     if cfg.rescale and cfg.subtract_max:
         a, b = np.exp(m - m_new), np.exp(m_tile - m_new)  # two rescale factors
         l_new = a * l + b * l_tile
         O = ((l * a) * O + b * PV) / l_new
-        c.elementwise(7 * r + r + 4 * r * d)
+        meter.elementwise(7 * r + r + 4 * r * d)
     else:
         l_new = l + l_tile
         O = (l * O + PV) / l_new
-        c.elementwise(r + 3 * r * d)
+        meter.elementwise(r + 3 * r * d)
     return m_new, l_new, O
 
 
-def _score_tile(Qi, Kj, rows, cols, cfg, c, S_full):
-    S = Qi @ Kj.T                                # (r, cols): lives in SRAM only
-    c.matmul(Qi.shape[0], Qi.shape[1], Kj.shape[0])
+def _score_tile(Qi, Kj, rows, cols, cfg, meter, S_full):
+    S = Qi @ Kj.T                                # (r, c): lives in SRAM only
+    meter.matmul(Qi.shape[0], Qi.shape[1], Kj.shape[0])
     if cfg.causal:
         mask = causal_mask(rows, cols)
         if mask is not None:
             S[mask] = -np.inf
-    if S_full is not None:                       # BUG keep_full_S: write S to HBM
+    if S_full is not None:                       # BUG keep_full_S: write Sij to HBM
         S_full[rows[0]:rows[1], cols[0]:cols[1]] = S
-        c.move(S.size)
+        meter.move(mem.write_Sij(*S.shape))
     return S
 
 
-def _tile_sram(r, cols, cfg, c):
-    ws = working_set(r, cols, cfg.d)
-    c.tile(ws)
-    c.spill(spill_elements(ws, cfg.sram_elements))
+def _tile_sram(r, c, cfg, meter):
+    """One tile step's SRAM: its working set, and the spill if it is over the budget M."""
+    ws = mem.working_set(r, c, cfg.d)
+    meter.tile(ws)
+    meter.spill(mem.spill_elements(ws, cfg.sram_elements))
     return ws
 
 
@@ -206,7 +197,7 @@ def flash_attention(Q, K, V, cfg: Config, counters: Counters | None = None,
     every K/V block past it; "fa1" keeps a K/V block and streams Q blocks,
     reading and writing O, l, m in HBM at every step.
     """
-    Q, K, V, c = _prepare(Q, K, V, cfg, counters)
+    Q, K, V, meter = _prepare(Q, K, V, cfg, counters)
     n, d = Q.shape
     if (n, d) != (cfg.n, cfg.d) or K.shape != (n, d) or V.shape != (n, d):
         raise ValueError(f"Q, K, V must be ({cfg.n}, {cfg.d}) to match the config")
@@ -215,14 +206,14 @@ def flash_attention(Q, K, V, cfg: Config, counters: Counters | None = None,
     S_full = None
     if cfg.keep_full_S:                          # BUG: an n x n buffer "for debugging"
         S_full = np.empty((n, n))
-        c.scratch(n * n)
+        meter.scratch(n * n)
     run = _fa2 if cfg.loop_order == "fa2" else _fa1
     with np.errstate(over="ignore", invalid="ignore"):
-        O, m, l = run(Q, K, V, cfg, c, trace, S_full)
+        O, m, l = run(Q, K, V, cfg, meter, trace, S_full)
     return (O, m, l) if stats else O
 
 
-def _fa2(Q, K, V, cfg, c, trace, S_full):
+def _fa2(Q, K, V, cfg, meter, trace, S_full):
     n, d = Q.shape
     O = np.empty_like(Q)
     m_all, l_all = np.empty(n), np.empty(n)
@@ -230,39 +221,39 @@ def _fa2(Q, K, V, cfg, c, trace, S_full):
         r1 = min(r0 + cfg.Br, n)
         r = r1 - r0
         Qi = Q[r0:r1]
-        c.move(Qi.size)                          # load Qi to SRAM
+        meter.move(mem.load_Qi(r, d))            # load Qi to SRAM
         Oi = np.zeros((r, d), dtype=Q.dtype)
         mi = np.full((r, 1), -np.inf, dtype=Q.dtype)
         li = np.zeros((r, 1), dtype=Q.dtype)
         for j, k0 in enumerate(range(0, last_key(r1, n, cfg.causal), cfg.Bc)):
             k1 = min(k0 + cfg.Bc, n)
             Kj, Vj = K[k0:k1], V[k0:k1]
-            c.move(Kj.size + Vj.size)            # load Kj, Vj to SRAM
-            ws = _tile_sram(r, k1 - k0, cfg, c)
-            S = _score_tile(Qi, Kj, (r0, r1), (k0, k1), cfg, c, S_full)
+            meter.move(mem.load_Kj_Vj(k1 - k0, d))  # load Kj, Vj to SRAM
+            ws = _tile_sram(r, k1 - k0, cfg, meter)
+            S = _score_tile(Qi, Kj, (r0, r1), (k0, k1), cfg, meter, S_full)
             m_old = mi
-            mi, li, Oi = _tile_update(S, Vj, mi, li, Oi, cfg, c)
+            mi, li, Oi = _tile_update(S, Vj, mi, li, Oi, cfg, meter)
             if trace is not None:
                 tr.record(trace, i=i, j=j, rows=(r0, r1), cols=(k0, k1), m_before=m_old,
-                          m_after=mi, l=li, O=Oi / li, counters=c, ws=ws, budget=cfg.sram_bytes,
+                          m_after=mi, l=li, O=Oi / li, counters=meter, ws=ws, budget=cfg.sram_bytes,
                           applied=cfg.rescale and cfg.subtract_max)
         O[r0:r1] = Oi / li                       # normalise once, at the end
-        c.elementwise(r * d)
-        c.move(Oi.size)                          # write Oi to HBM
+        meter.elementwise(r * d)
+        meter.move(mem.write_Oi(r, d))           # write Oi to HBM
         m_all[r0:r1], l_all[r0:r1] = mi.ravel(), li.ravel()
     return O, m_all, l_all
 
 
-def _fa1(Q, K, V, cfg, c, trace, S_full):
+def _fa1(Q, K, V, cfg, meter, trace, S_full):
     n, d = Q.shape
     O = np.zeros_like(Q)                         # (n, d) in HBM
     m = np.full((n, 1), -np.inf, dtype=Q.dtype)
     l = np.zeros((n, 1), dtype=Q.dtype)
-    c.move(O.size + m.size + l.size)             # initialise O, m, l in HBM
+    meter.move(mem.init_O_m_l(n, d))             # initialise O, m, l in HBM
     for j, k0 in enumerate(range(0, n, cfg.Bc)):
         k1 = min(k0 + cfg.Bc, n)
         Kj, Vj = K[k0:k1], V[k0:k1]
-        c.move(Kj.size + Vj.size)                # load Kj, Vj to SRAM
+        meter.move(mem.load_Kj_Vj(k1 - k0, d))   # load Kj, Vj to SRAM
         for i, r0 in enumerate(range(0, n, cfg.Br)):
             r1 = min(r0 + cfg.Br, n)
             if cfg.causal and k0 >= r1:          # every key after every query: skip
@@ -270,15 +261,15 @@ def _fa1(Q, K, V, cfg, c, trace, S_full):
             r = r1 - r0
             Qi = Q[r0:r1]
             Oi, mi, li = O[r0:r1].copy(), m[r0:r1].copy(), l[r0:r1].copy()
-            c.move(Qi.size + Oi.size + mi.size + li.size)  # read Qi, Oi, mi, li from HBM
-            ws = _tile_sram(r, k1 - k0, cfg, c)
-            S = _score_tile(Qi, Kj, (r0, r1), (k0, k1), cfg, c, S_full)
-            m_new, l_new, O_new = _fa1_update(S, Vj, mi, li, Oi, cfg, c)
+            meter.move(mem.read_Qi_Oi_mi_li(r, d))   # read Qi, Oi, mi, li from HBM
+            ws = _tile_sram(r, k1 - k0, cfg, meter)
+            S = _score_tile(Qi, Kj, (r0, r1), (k0, k1), cfg, meter, S_full)
+            m_new, l_new, O_new = _fa1_update(S, Vj, mi, li, Oi, cfg, meter)
             O[r0:r1], m[r0:r1], l[r0:r1] = O_new, m_new, l_new
-            c.move(O_new.size + m_new.size + l_new.size)     # write Oi, mi, li to HBM
+            meter.move(mem.write_Oi_mi_li(r, d))     # write Oi, mi, li to HBM
             if trace is not None:
                 tr.record(trace, i=i, j=j, rows=(r0, r1), cols=(k0, k1), m_before=mi,
-                          m_after=m_new, l=l_new, O=O_new, counters=c, ws=ws,
+                          m_after=m_new, l=l_new, O=O_new, counters=meter, ws=ws,
                           budget=cfg.sram_bytes, applied=cfg.rescale and cfg.subtract_max)
     return O, m.ravel(), l.ravel()
 

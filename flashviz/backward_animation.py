@@ -80,14 +80,14 @@ def backward_frames(cfg: Config, seed: int = 0, max_frames: int = MAX_FRAMES) ->
 
     Bug flags of the config are dropped: the backward reads a correct forward's m and l.
     """
-    cfg = cfg.with_(rescale=True, subtract_max=True, keep_full_S=False)
+    cfg = cfg.without_bugs()
     (Q, K, V, O, m, l, dO), grads, trace = traced_backward(cfg, seed)
     D = trace[0].D
     eb, run, stored_flops, frames = cfg.element_bytes, _Running(cfg.n), 0, []
     for step in trace[:max_frames]:
         if step.kind == "D":
-            show = slice(0, min(SHOW, cfg.Br, cfg.n))
-            frames.append({"kind": "D", "rows": [0, min(cfg.Br, cfg.n)], "D": rounded(D[show]),
+            show = slice(0, min(SHOW, cfg.Br))  # the first query block (Br <= n, as Config holds)
+            frames.append({"kind": "D", "rows": [0, cfg.Br], "D": rounded(D[show]),
                            "m": rounded(m[show]), "l": rounded(l[show]),
                            "hbm": step.hbm_bytes, "flops": 0, "stored_flops": 0})
         elif step.kind == "tile":

@@ -17,6 +17,7 @@ from . import costs
 from .attention import (flash_attention, online_softmax, random_qkv, random_row, softmax,
                         standard_attention)
 from .config import KB, MB, SEED, Config
+from .memory import fits
 
 LAB_MAX_N = 2048  # the lab really runs both versions; keep it interactive
 OVERFLOW_ROW = (800.0, 801.5, 799.2, 802.3)  # demo 9's scores near 800
@@ -50,8 +51,8 @@ def _than(a: float, b: float) -> str:
 
 
 def _now_no_rescale(lab):
-    c, b = lab["correct"], lab["broken"]
-    return (f"Weights sum to {b['demo 2 weights sum']:.6f} instead of {c['demo 2 weights sum']:.6f}; "
+    ok, b = lab["correct"], lab["broken"]
+    return (f"Weights sum to {b['demo 2 weights sum']:.6f} instead of {ok['demo 2 weights sum']:.6f}; "
             f"max error {b['demo 2 max abs error']:.2e} (the seed's row, the same at any settings). "
             f"Attention's output is off by up to {b['output max abs error']:.2e}.")
 
@@ -68,10 +69,10 @@ def _now_too_big(lab):
 
 
 def _now_too_small(lab):
-    b, c, std = lab["broken"], lab["correct"], lab["standard"]["HBM MB"]
+    b, ok, std = lab["broken"], lab["correct"], lab["standard"]["HBM MB"]
     x = b["HBM MB (with spill)"]
-    return (f"With {b['Br x Bc']} tiles traffic is {x:.2f} MB ({c['HBM MB (with spill)']:.2f} MB with "
-            f"{c['Br x Bc']}), {_than(x, std)} standard attention's {std:.2f} MB.")
+    return (f"With {b['Br x Bc']} tiles traffic is {x:.2f} MB ({ok['HBM MB (with spill)']:.2f} MB with "
+            f"{ok['Br x Bc']}), {_than(x, std)} standard attention's {std:.2f} MB.")
 
 
 def _now_keep_S(lab):
@@ -83,9 +84,9 @@ def _now_keep_S(lab):
 
 
 def _now_no_max(lab):
-    c, b = lab["correct"], lab["broken"]
+    ok, b = lab["correct"], lab["broken"]
     nans = b["nan weights on scores near 800"]
-    err, ref = b["output max abs error"], c["output max abs error"]
+    err, ref = b["output max abs error"], ok["output max abs error"]
     text = f"{nans} of {len(OVERFLOW_ROW)} weights come back nan on the seed's scores near 800. "
     if math.isfinite(err) and err <= max(ref, NOISE):
         return text + (f"The lab's random scores are small, so the output error stays at {err:.2e}: "
@@ -97,23 +98,23 @@ BUGS = {b.key: b for b in (
     Bug("no_rescale", "Drop the rescale",
         "The factor e^(m_old - m_new) on l and O is removed, so earlier terms keep an outdated baseline.",
         "Weights sum to 0.190131 instead of 1; max error 6.53e-01; nothing raises.",
-        lambda c: c.with_(rescale=False), "demo 2 weights sum", _now_no_rescale),
+        lambda cfg: cfg.with_(rescale=False), "demo 2 weights sum", _now_no_rescale),
     Bug("tiles_too_big", "Tiles too big for SRAM",
         "Br = Bc = 512 under the same SRAM budget.",
         "The working set jumps to 1412.0 KB against a 96 KB budget; spilling eats the saving.",
-        lambda c: c.with_(Br=min(512, c.n), Bc=min(512, c.n)), "working set KB", _now_too_big),
+        lambda cfg: cfg.with_tiles(512, 512), "working set KB", _now_too_big),
     Bug("tiles_too_small", "Tiles too small",
         "Br = Bc = 16, so every query block streams all of K and V again.",
         "Traffic climbs to 32.50 MB, above standard attention's 17.00 MB.",
-        lambda c: c.with_(Br=min(16, c.n), Bc=min(16, c.n)), "HBM MB (with spill)", _now_too_small),
+        lambda cfg: cfg.with_tiles(16, 16), "HBM MB (with spill)", _now_too_small),
     Bug("keep_full_S", "Keep the full score matrix",
         "Every score tile is also copied into an n x n buffer 'for debugging'.",
         "Peak extra memory goes from 64.5 KB to 4096.0 KB: 64 times worse.",
-        lambda c: c.with_(keep_full_S=True), "peak extra KB", _now_keep_S),
+        lambda cfg: cfg.with_(keep_full_S=True), "peak extra KB", _now_keep_S),
     Bug("no_max", "exp without the max",
         "exp(S - m_new) becomes exp(S): nothing keeps the exponent small.",
         "On scores near 800, exp returns inf and the weights come back nan.",
-        lambda c: c.with_(subtract_max=False), "nan weights on scores near 800", _now_no_max),
+        lambda cfg: cfg.with_(subtract_max=False), "nan weights on scores near 800", _now_no_max),
 )}
 
 
@@ -132,15 +133,11 @@ def _figures(cfg: Config, Q, K, V, ref) -> dict:
         "output max abs error": error,
         "Br x Bc": f"{cfg.Br} x {cfg.Bc}",
         "working set KB": cost.working_set_bytes / KB,
-        "fits SRAM": cost.working_set_bytes <= cfg.sram_bytes,
+        "fits SRAM": fits(cost.working_set_bytes, cfg.sram_bytes),
         "HBM MB (with spill)": cost.hbm_bytes / MB,
         "peak extra KB": cost.peak_bytes / KB,
         "GFLOPs": cost.flops / 1e9,
     }
-
-
-def _correct(cfg: Config) -> Config:
-    return cfg.with_(rescale=True, subtract_max=True, keep_full_S=False)
 
 
 def break_it(cfg: Config, bug: str, seed: int = 0) -> dict:
@@ -150,7 +147,7 @@ def break_it(cfg: Config, bug: str, seed: int = 0) -> dict:
         raise ValueError(f"unknown bug {bug!r}; choose one of {', '.join(BUGS)}")
     if cfg.n > LAB_MAX_N:
         raise ValueError(f"the lab runs both versions in NumPy: use n <= {LAB_MAX_N}")
-    correct = _correct(cfg)
+    correct = cfg.without_bugs()
     Q, K, V = random_qkv(cfg.n, cfg.d, seed)
     ref = standard_attention(Q, K, V, correct)
     std = costs.standard_cost(correct)
@@ -216,7 +213,7 @@ def _watch_no_rescale(data: dict, cfg: Config) -> str:
 def _watch_too_big(data: dict, cfg: Config) -> str:
     ws, budget = max(f["ws"] for f in data["frames"]), data["budget"]
     tile = f"a {data['Br']} × {data['Bc']} tile needs {_kb(ws)}"
-    if ws > budget:
+    if not fits(ws, budget):
         return f"The working-set gauge turns red: {tile} against a {_kb(budget)} budget."
     return f"The gauge stays green: at n = {data['n']}, d = {data['d']}, {tile}, within the {_kb(budget)} budget."
 
@@ -262,7 +259,7 @@ def watch(bug: str, cfg: Config) -> str:
     the frames animation.bug_frames(cfg, bug) gives the player."""
     from .animation import bug_frames
     data = bug_frames(cfg, bug)
-    text = WATCH[bug](data, _correct(cfg))
+    text = WATCH[bug](data, cfg.without_bugs())
     return f"{data['note']} {text}" if data.get("note") else text
 
 
@@ -291,7 +288,7 @@ BELIEFS = {b.key: b for b in (
 
 def belief_check(cfg: Config) -> dict:
     """Standard against flash from the closed forms: {"standard": {...}, "flash": {...}}."""
-    cfg = _correct(cfg)
+    cfg = cfg.without_bugs()
     return {name: {"GFLOPs": cost.flops / 1e9, "HBM MB": cost.hbm_bytes / MB}
             for name, cost in (("standard", costs.standard_cost(cfg)), ("flash", costs.flash_cost(cfg)))}
 

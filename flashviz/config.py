@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 from math import ceil
 
+from .memory import clamp_tiles
+
 # Element size of each storage type, in bytes. The traffic model multiplies
 # element counts by these; the arithmetic runs in `Config.compute`.
 DTYPE_BYTES = {"float64": 8, "float32": 4, "float16": 2, "bfloat16": 2}
@@ -109,6 +111,25 @@ class Config:
         """A copy with some knobs changed (validated again)."""
         return replace(self, **changes)
 
+    @classmethod
+    def clamped(cls, n: int, Br: int, Bc: int, **settings) -> "Config":
+        """A config whose Br x Bc tiles are cut to n (memory.clamp_tiles)."""
+        Br, Bc = clamp_tiles(n, Br, Bc)
+        return cls(n=n, Br=Br, Bc=Bc, **settings)
+
+    def at_n(self, n: int, Br: int | None = None, Bc: int | None = None) -> "Config":
+        """A copy at sequence length n with Br x Bc tiles (this config's unless given), cut to n."""
+        Br, Bc = clamp_tiles(n, self.Br if Br is None else Br, self.Bc if Bc is None else Bc)
+        return self.with_(n=n, Br=Br, Bc=Bc)
+
+    def with_tiles(self, Br: int, Bc: int) -> "Config":
+        """A copy with Br x Bc tiles, cut to n."""
+        return self.at_n(self.n, Br, Bc)
+
+    def without_bugs(self) -> "Config":
+        """The correct run of this config: every Break-it flag off (tile sizes are settings)."""
+        return self.with_(rescale=True, subtract_max=True, keep_full_S=False)
+
 
 def knobs() -> dict[str, tuple[Knob, object]]:
     """Config field name -> (its Knob, its default), for every field the app offers."""
@@ -118,26 +139,6 @@ def knobs() -> dict[str, tuple[Knob, object]]:
             key, offer = f.metadata["knob"]
             out[f.name] = (Knob(key or f.name, **offer), f.default)
     return out
-
-
-def working_set(rows: int, cols: int, d: int) -> int:
-    """Elements in SRAM for one tile step: Qi + Kj + Vj + Sij + m + l.
-
-    The seed's rule. The output accumulator Oi is not counted: real kernels
-    keep it in registers.
-    """
-    return rows * d + 2 * cols * d + rows * cols + 2 * rows
-
-
-def paper_block_sizes(sram_elements: int, d: int) -> tuple[int, int]:
-    """Algorithm 1 of the paper: Bc = ceil(M / 4d), Br = min(ceil(M / 4d), d).
-
-    M is on-chip memory in ELEMENTS, not bytes. Returns (Br, Bc).
-    """
-    if sram_elements < 1 or d < 1:
-        raise ValueError("M and d must be positive")
-    bc = ceil(sram_elements / (4 * d))
-    return min(bc, d), bc
 
 
 @dataclass(frozen=True)
@@ -165,6 +166,12 @@ class Hardware:
 WIDE_DTYPES = ("float32", "float64")
 # What attention really runs in on these GPUs: 16-bit storage, tensor-core matmuls.
 TENSOR_DTYPE = "bfloat16"
+
+
+def tensor_dtype(dtype: str) -> str:
+    """The storage type attention runs in on tensor cores: a 32- or 64-bit type becomes
+    TENSOR_DTYPE, a 16-bit one stays."""
+    return TENSOR_DTYPE if dtype in WIDE_DTYPES else dtype
 
 # Vendor figures (shared/FACTS.md). H200 bandwidth and FP32 rate are from a
 # secondary copy of NVIDIA's sheet; the H200's L2 is what PyTorch reports on the

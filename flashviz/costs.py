@@ -1,17 +1,18 @@
 """Closed forms that equal the counters of attention.py and backward.py.
 
-No loops over tiles: the causal sums are floor sums, evaluated in O(log n),
-so any n up to 2^22 costs microseconds. tests/test_costs.py checks every
-function here against a counted run.
+Each term sums one rule of memory.py, the rule the simulator's line calls, over the
+blocks or tiles it applies to. No loops over tiles: the causal sums are floor sums,
+evaluated in O(log n), so any n up to 2^22 costs microseconds. tests/test_costs.py
+checks every function here against a counted run.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
-from .attention import SPILL_TRIPS
-from .backward import backward_working_set
-from .config import Config, working_set
-from .counters import Cost
+from . import memory as mem
+from .config import Config
+from .memory import Cost
 
 
 def floor_sum(count: int, m: int, a: int, b: int) -> int:
@@ -46,6 +47,12 @@ class Census:
         return sum(k * f(r, c) for (r, c), k in self.counts.items() if k)
 
 
+def per_block(n: int, B: int, f: Callable[[int], int]) -> int:
+    """Sum of f(size) over the ceil(n / B) blocks of n rows: B each, the last one shorter."""
+    full, last = divmod(n, B)
+    return full * f(B) + (f(last) if last else 0)
+
+
 def census(n: int, Br: int, Bc: int, causal: bool) -> Census:
     full_rows, last_rows = divmod(n, Br)
     Tc = -(-n // Bc)
@@ -68,8 +75,11 @@ def census(n: int, Br: int, Bc: int, causal: bool) -> Census:
 
 
 def standard_cost(cfg: Config) -> Cost:
+    """Algorithm 0: S and P make a round trip each through HBM."""
     n, d = cfg.n, cfg.d
-    return Cost(moved=4 * n * d + 4 * n * n, spilled=0, flops=4 * n * n * d,
+    moved = (mem.read_Q_K(n, d) + mem.write_S(n) + mem.read_S(n) + mem.write_P(n)
+             + mem.read_P_V(n, d) + mem.write_O(n, d))
+    return Cost(moved=moved, spilled=0, flops=4 * n * n * d,
                 nonmatmul=5 * n * n, peak=n * n, working_set=0,
                 element_bytes=cfg.element_bytes)
 
@@ -84,24 +94,31 @@ def _update_ops(cfg: Config, r: int, c: int) -> int:
     return ops + (8 * r + 4 * r * d if correct else r + 3 * r * d)
 
 
+def _flash_moved(cfg: Config, tiles: Census) -> int:
+    n, d = cfg.n, cfg.d
+    if cfg.loop_order == "fa2":
+        # Each query block loads Qi and writes Oi; each computed tile loads its Kj, Vj.
+        moved = (per_block(n, cfg.Br, lambda r: mem.load_Qi(r, d) + mem.write_Oi(r, d))
+                 + tiles.total(lambda r, c: mem.load_Kj_Vj(c, d)))
+    else:
+        # O, m, l initialised; each key block loads Kj, Vj once; each computed tile reads
+        # Qi, Oi, mi, li and writes Oi, mi, li.
+        moved = (mem.init_O_m_l(n, d) + per_block(n, cfg.Bc, lambda c: mem.load_Kj_Vj(c, d))
+                 + tiles.total(lambda r, c: mem.read_Qi_Oi_mi_li(r, d) + mem.write_Oi_mi_li(r, d)))
+    if cfg.keep_full_S:
+        moved += tiles.total(mem.write_Sij)
+    return moved
+
+
 def flash_cost(cfg: Config) -> Cost:
     n, d = cfg.n, cfg.d
     tiles = census(n, cfg.Br, cfg.Bc, cfg.causal)
-    budget = cfg.sram_elements
-    if cfg.loop_order == "fa2":
-        # Q in, each computed tile's K and V in, O out.
-        moved = 2 * n * d + tiles.total(lambda r, c: 2 * c * d)
-        finals = n * d  # O / l, once per row
-    else:
-        # O, m, l initialised; K, V in once; every tile reads Qi, Oi, mi, li and writes Oi, mi, li.
-        moved = (n * d + 2 * n) + 2 * n * d + tiles.total(lambda r, c: 3 * r * d + 4 * r)
-        finals = 0
-    if cfg.keep_full_S:
-        moved += tiles.total(lambda r, c: r * c)
-    ws = working_set(cfg.Br, cfg.Bc, d)
+    M = cfg.sram_elements
+    ws = mem.working_set(cfg.Br, cfg.Bc, d)
+    finals = n * d if cfg.loop_order == "fa2" else 0  # O / l, once per row
     return Cost(
-        moved=moved,
-        spilled=tiles.total(lambda r, c: SPILL_TRIPS * max(0, working_set(r, c, d) - budget)),
+        moved=_flash_moved(cfg, tiles),
+        spilled=tiles.total(lambda r, c: mem.spill_elements(mem.working_set(r, c, d), M)),
         flops=tiles.total(lambda r, c: 4 * r * c * d),
         nonmatmul=tiles.total(lambda r, c: _update_ops(cfg, r, c)) + finals,
         peak=max(ws, n * n) if cfg.keep_full_S else ws,
@@ -110,17 +127,13 @@ def flash_cost(cfg: Config) -> Cost:
     )
 
 
-def forward_cost(cfg: Config, method: str) -> Cost:
-    if method == "standard":
-        return standard_cost(cfg)
-    if method == "flash":
-        return flash_cost(cfg)
-    raise ValueError(f"method must be 'standard' or 'flash', got {method!r}")
-
-
 def standard_backward_cost(cfg: Config) -> Cost:
+    """Algorithm 3: P, dP and dS each cross HBM."""
     n, d = cfg.n, cfg.d
-    return Cost(moved=7 * n * n + 8 * n * d, spilled=0, flops=8 * n * n * d,
+    moved = (mem.read_P_dO(n, d) + mem.write_dV(n, d) + mem.read_dO_V(n, d) + mem.write_dP(n)
+             + mem.read_P_dP(n) + mem.write_dS(n) + mem.read_dS_K(n, d) + mem.write_dQ(n, d)
+             + mem.read_dS_Q(n, d) + mem.write_dK(n, d))
+    return Cost(moved=moved, spilled=0, flops=8 * n * n * d,
                 nonmatmul=4 * n * n, peak=n * n, working_set=0,
                 element_bytes=cfg.element_bytes)
 
@@ -128,9 +141,13 @@ def standard_backward_cost(cfg: Config) -> Cost:
 def flash_backward_cost(cfg: Config) -> Cost:
     n, d = cfg.n, cfg.d
     tiles = census(n, cfg.Br, cfg.Bc, cfg.causal)
-    ws = backward_working_set(cfg.Br, cfg.Bc, d)
+    ws = mem.backward_working_set(cfg.Br, cfg.Bc, d)
+    moved = (mem.read_dO_O(n, d) + mem.write_D(n) + mem.init_dQ(n, d)
+             + per_block(n, cfg.Bc, lambda c: mem.load_Kj_Vj(c, d) + mem.write_dKj_dVj(c, d))
+             + tiles.total(lambda r, c: mem.read_Qi_dOi_mi_li_Di(r, d) + mem.read_dQi(r, d)
+                           + mem.write_dQi(r, d)))
     return Cost(
-        moved=7 * n * d + n + tiles.total(lambda r, c: (4 * d + 3) * r),
+        moved=moved,
         spilled=0,
         flops=tiles.total(lambda r, c: 10 * r * c * d),
         nonmatmul=2 * n * d + tiles.total(lambda r, c: 5 * r * c + 2 * c * d + r * d),

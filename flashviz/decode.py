@@ -28,7 +28,9 @@ from math import ceil
 
 import numpy as np
 
-from .config import DTYPE_BYTES, Hardware, working_set
+from . import memory as mem
+from .config import DTYPE_BYTES, Hardware
+from .costs import per_block
 
 
 @dataclass(frozen=True)
@@ -137,17 +139,26 @@ class Tally:
 
 
 def decode_cost(cfg: DecodeConfig) -> DecodeCost:
-    """The closed form of decode_attention's counters."""
+    """The closed form of decode_attention's counters: memory.py's rules summed over the
+    query blocks (Br rows of the group's stacked rows), the chunks and their K/V blocks."""
     per_head = cfg.batch * cfg.kv_heads
     rows, d, s = cfg.rows, cfg.d, cfg.chunks
-    partial = 2 * s * (rows * d + 2 * rows) if s > 1 else 0  # written by each chunk, read by the merge
+
+    def per_query_block(rule) -> int:
+        return per_block(rows, cfg.Br, lambda r: rule(r, d))
+
+    # each chunk of the cache streams past a query block in K/V blocks of Bc keys
+    cache = per_block(cfg.n_kv, cfg.chunk,
+                      lambda keys: per_block(keys, cfg.Bc, lambda c: mem.load_Kj_Vj(c, d)))
+    # each chunk's block writes its partial (O, m, l) and the merge reads it back
+    partial = s * 2 * per_query_block(mem.write_Oi_mi_li) if s > 1 else 0
     return DecodeCost(
-        q=per_head * s * rows * d,
-        kv=per_head * cfg.Tr * 2 * cfg.n_kv * d,
-        out=per_head * rows * d,
+        q=per_head * s * per_query_block(mem.load_Qi),
+        kv=per_head * cfg.Tr * cache,
+        out=per_head * per_query_block(mem.write_Oi),
         partial=per_head * partial,
         flops=per_head * 4 * rows * cfg.n_kv * d,
-        working_set=working_set(min(cfg.Br, rows), min(cfg.Bc, cfg.chunk), d),
+        working_set=mem.working_set(*mem.clamp_tiles(rows, cfg.Br, cfg.Bc, keys=cfg.chunk), d),
         element_bytes=cfg.element_bytes,
     )
 
@@ -171,22 +182,23 @@ def reference_attention(Q, K, V):
     return (P / P.sum(axis=-1, keepdims=True)) @ V
 
 
-def chunk_partial(Qi, Kc, Vc, Bc: int, t: Tally):
+def chunk_partial(Qi, Kc, Vc, Bc: int, tally: Tally):
     """One split's thread block: the online softmax over its chunk of the cache.
     Returns (m, l, O) with O unnormalised, each row on its own baseline m."""
     r, d = Qi.shape
     m, l, O = np.full((r, 1), -np.inf), np.zeros((r, 1)), np.zeros((r, d))
     for k0 in range(0, Kc.shape[0], Bc):
         Kj, Vj = Kc[k0:k0 + Bc], Vc[k0:k0 + Bc]
-        t.kv += Kj.size + Vj.size                            # load Kj, Vj to SRAM
-        t.working_set = max(t.working_set, working_set(r, Kj.shape[0], d))
-        S = Qi @ Kj.T                                        # (r, cols), in SRAM only
+        c = Kj.shape[0]
+        tally.kv += mem.load_Kj_Vj(c, d)                     # load Kj, Vj to SRAM
+        tally.working_set = max(tally.working_set, mem.working_set(r, c, d))
+        S = Qi @ Kj.T                                        # (r, c), in SRAM only
         m_new = np.maximum(m, S.max(axis=1, keepdims=True))
         P = np.exp(S - m_new)
         corr = np.exp(m - m_new)                             # e^(m_old - m_new)
         l = corr * l + P.sum(axis=1, keepdims=True)
         O = corr * O + P @ Vj
-        t.flops += 4 * r * Kj.shape[0] * d                   # Qi Kj^T and P Vj
+        tally.flops += 4 * r * c * d                         # Qi Kj^T and P Vj
         m = m_new
     return m, l, O
 
@@ -204,7 +216,7 @@ def merge(parts):
 def decode_attention(Q, K, V, cfg: DecodeConfig, tally: Tally | None = None):
     """Attention of Q (batch, heads, n_q, d) against the cache K, V (batch, kv_heads, n_kv, d),
     with every HBM crossing counted in `tally`. Returns O (batch, heads, n_q, d)."""
-    t = tally if tally is not None else Tally(cfg.element_bytes)
+    tally = tally if tally is not None else Tally(cfg.element_bytes)
     g, d = cfg.group, cfg.d
     cache = (cfg.batch, cfg.kv_heads, cfg.n_kv, d)
     if Q.shape != (cfg.batch, cfg.heads, cfg.n_q, d) or K.shape != cache or V.shape != cache:
@@ -216,19 +228,20 @@ def decode_attention(Q, K, V, cfg: DecodeConfig, tally: Tally | None = None):
             out = np.empty((cfg.rows, d))
             for r0 in range(0, cfg.rows, cfg.Br):
                 Qi = rows[r0:r0 + cfg.Br]
+                r = Qi.shape[0]
                 parts = []
                 for k0 in range(0, cfg.n_kv, cfg.chunk):
-                    t.q += Qi.size                             # each chunk's block loads Qi
+                    tally.q += mem.load_Qi(r, d)               # each chunk's block loads Qi
                     parts.append(chunk_partial(Qi, K[b, h, k0:k0 + cfg.chunk], V[b, h, k0:k0 + cfg.chunk],
-                                               cfg.Bc, t))
+                                               cfg.Bc, tally))
                 if len(parts) > 1:
-                    size = Qi.size + 2 * Qi.shape[0]
-                    t.partial += 2 * size * len(parts)         # write O_i, m_i, l_i; the merge reads them
+                    # each chunk writes its O_i, m_i, l_i; the merge reads them back
+                    tally.partial += len(parts) * 2 * mem.write_Oi_mi_li(r, d)
                     out[r0:r0 + cfg.Br] = merge(parts)[2]
                 else:
                     m, l, acc = parts[0]
                     out[r0:r0 + cfg.Br] = acc / l
-                t.out += Qi.size                               # write Oi to HBM
+                tally.out += mem.write_Oi(r, d)                # write Oi to HBM
             O[b, h * g:(h + 1) * g] = out.reshape(g, cfg.n_q, d)
     return O
 
@@ -286,13 +299,13 @@ def split_sweep(cfg: DecodeConfig, hw: Hardware, most: int = 256):
     base = decode_cost(cfg.with_(splits=1))
     rows, s = [], 1
     while s <= min(most, cfg.n_kv):
-        c = cfg.with_(splits=s)
-        cost = decode_cost(c)
-        rows.append({"splits": s, "chunk keys": c.chunk, "thread blocks": c.thread_blocks,
-                     "SMs busy %": 100 * min(1.0, c.thread_blocks / hw.sms),
+        split = cfg.with_(splits=s)
+        cost = decode_cost(split)
+        rows.append({"splits": s, "chunk keys": split.chunk, "thread blocks": split.thread_blocks,
+                     "SMs busy %": 100 * min(1.0, split.thread_blocks / hw.sms),
                      "extra KB": (cost.hbm_bytes - base.hbm_bytes) / 1024,
                      "extra %": 100 * (cost.hbm_bytes / base.hbm_bytes - 1),
-                     "time us (model)": modelled_time(c, hw) * 1e6})
+                     "time us (model)": modelled_time(split, hw) * 1e6})
         s *= 2
     return pd.DataFrame(rows)
 
@@ -313,8 +326,8 @@ def merge_walkthrough(n_kv: int = 16, d: int = 4, splits: int = 4, seed: int = 0
                        dtype="float64")
     Q, K, V = random_cache(cfg, seed)
     q, Kh, Vh = Q[0, 0], K[0, 0], V[0, 0]
-    t = Tally(cfg.element_bytes)
-    parts = [chunk_partial(q, Kh[k0:k0 + cfg.chunk], Vh[k0:k0 + cfg.chunk], cfg.chunk, t)
+    tally = Tally(cfg.element_bytes)
+    parts = [chunk_partial(q, Kh[k0:k0 + cfg.chunk], Vh[k0:k0 + cfg.chunk], cfg.chunk, tally)
              for k0 in range(0, n_kv, cfg.chunk)]
     m, l, O = merge(parts)
     steps = []
@@ -351,8 +364,7 @@ def sharing_table(cfg: DecodeConfig, hw: Hardware, layers: int):
     rows = []
     kv = cfg.heads
     while kv >= 1:
-        c = cfg.with_(kv_heads=kv, n_q=1, splits=1)
-        cost = decode_cost(c)
+        cost = decode_cost(cfg.with_(kv_heads=kv, n_q=1, splits=1))
         rows.append({"sharing": sharing_name(cfg.heads, kv), "K/V heads": kv,
                      "cache GB": cache_bytes(cfg.n_kv, cfg.batch, kv, cfg.d, layers, cfg.element_bytes) / 1e9,
                      "read per step MB": layers * cost.hbm_bytes / 2**20,

@@ -84,7 +84,7 @@ def demo2(length: int = 32, block: int = 8, seed: int = 1, spread: float = 3.0) 
 def demo3(ns=(128, 256, 512, 1024, 2048), d: int = 64, block: int = 64, seed: int = 0) -> Demo:
     rows = []
     for n in ns:
-        cfg = Config(n=n, d=d, Br=min(block, n), Bc=min(block, n))
+        cfg = Config.clamped(n, block, block, d=d)
         diff = np.nan
         if n <= SIMULATE_MAX_N:
             Q, K, V = random_qkv(n, d, seed)
@@ -117,7 +117,7 @@ def demo5(ns=(512, 2048, 8192), d: int = 64, block: int = 64, dtype: str = "floa
           causal: bool = False) -> Demo:
     rows, traffic = [], []
     for n in ns:
-        cfg = Config(n=n, d=d, Br=min(block, n), Bc=min(block, n), dtype=dtype, causal=causal)
+        cfg = Config.clamped(n, block, block, d=d, dtype=dtype, causal=causal)
         std_flops = costs.standard_cost(cfg).flops + costs.standard_backward_cost(cfg).flops
         fl_flops = costs.flash_cost(cfg).flops + costs.flash_backward_cost(cfg).flops
         eb = cfg.element_bytes
@@ -148,7 +148,7 @@ def demo5(ns=(512, 2048, 8192), d: int = 64, block: int = 64, dtype: str = "floa
 
 def demo6(n: int = 512, d: int = 64, window: int = 128, seed: int = 0) -> Demo:
     _check_simulable(n)
-    cfg = Config(n=n, d=d, Br=min(64, n), Bc=min(64, n))
+    cfg = Config.clamped(n, 64, 64, d=d)
     Q, K, V = random_qkv(n, d, seed)
     ref = standard_attention(Q, K, V, cfg)
     flash = flash_attention(Q, K, V, cfg)
@@ -167,7 +167,7 @@ def demo6(n: int = 512, d: int = 64, window: int = 128, seed: int = 0) -> Demo:
 def demo7(ns=(512, 1024, 2048, 4096), d: int = 64, block: int = 64, dtype: str = "float32") -> Demo:
     rows = []
     for n in ns:
-        cfg = Config(n=n, d=d, Br=min(block, n), Bc=min(block, n), dtype=dtype)
+        cfg = Config.clamped(n, block, block, d=d, dtype=dtype)
         std, flash = costs.standard_cost(cfg), costs.flash_cost(cfg)
         rows.append({"n": n, "std GFLOPs": std.flops / 1e9, "flash GFLOPs": flash.flops / 1e9,
                      "std HBM MB": _mb(std), "flash HBM MB": _mb(flash),
@@ -180,13 +180,13 @@ def demo8(n: int = 1024, d: int = 64, block: int = 64, seed: int = 0) -> Demo:
     cfg = Config(n=n, d=d, Br=block, Bc=block)
     rows = []
     for keep in (False, True):
-        c = cfg.with_(keep_full_S=keep)
-        cost = costs.flash_cost(c)
+        run = cfg.with_(keep_full_S=keep)
+        cost = costs.flash_cost(run)
         row = {"keep_full_S": keep, "peak extra KB": cost.peak_bytes / KB, "HBM MB": _mb(cost)}
         if n <= SIMULATE_MAX_N:
             Q, K, V = random_qkv(n, d, seed)
-            row["max abs diff"] = np.abs(flash_attention(Q, K, V, c)
-                                         - standard_attention(Q, K, V, c)).max()
+            row["max abs diff"] = np.abs(flash_attention(Q, K, V, run)
+                                         - standard_attention(Q, K, V, run)).max()
         rows.append(row)
     table = pd.DataFrame(rows)
     ratio = table["peak extra KB"].iloc[1] / table["peak extra KB"].iloc[0]

@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import ceil
 
+from . import memory as mem
 from .config import HARDWARE, KB, MB, Config, Hardware
 from .costs import census, flash_cost, floor_sum
 
@@ -52,9 +53,8 @@ class Kernel:
     regs_per_thread: int = 255  # read off the profiler (launch__registers_per_thread)
 
     def smem_bytes(self, d: int, element_bytes: int = 2) -> int:
-        """Shared memory per block from the tile sizes: Qi (Br x d) plus `stages` copies of
-        Kj and Vj (Bc x d each). Matches what Nsight Compute reported for every kernel measured."""
-        return (self.Br * d + 2 * self.stages * self.Bc * d) * element_bytes
+        """Shared memory per block from the tile sizes (memory.kernel_smem)."""
+        return mem.kernel_smem(self.Br, self.Bc, d, self.stages) * element_bytes
 
     def blocks_per_sm(self, d: int, hw: Hardware, element_bytes: int = 2) -> int:
         """Resident blocks per SM: the least of the shared-memory, register, warp and block limits."""
@@ -124,12 +124,12 @@ def whole_gpu(n: int, d: int, bh: int, kernel: Kernel, hw: Hardware, element_byt
     R = resident if resident is not None else hw.sms * kernel.blocks_per_sm(d, hw, e)
     R = max(1, min(R, G))
     share = l2_bytes if l2_bytes is not None else hw.l2_mb * MB / L2_PARTITIONS
-    q_head, kv_head = n * d * e, 2 * n * d * e
+    q_head, kv_head = mem.load_Qi(n, d) * e, mem.load_Kj_Vj(n, d) * e  # Q, and K + V, of one head
     # Heads a wave touches: a window of R consecutive blocks meets (R - 1) / Tr + 1 heads on average.
     heads = min(bh, (R - 1) / Tr + 1)
     # Between two waves of one head, L2 takes the wave's heads' K + V plus the wave's Q tiles read
     # and O tiles written (each Br x d): what must stay for the next wave to hit.
-    in_flight = heads * kv_head + 2 * R * kernel.Br * d * e
+    in_flight = heads * kv_head + R * (mem.load_Qi(kernel.Br, d) + mem.write_Oi(kernel.Br, d)) * e
     rereads = in_flight > share
     # LRU over a cyclic stream: if the cycle is longer than the cache, every tile misses (all or nothing).
     passes = wave_passes(bh, Tr, R) if rereads else bh
@@ -140,11 +140,16 @@ def whole_gpu(n: int, d: int, bh: int, kernel: Kernel, hw: Hardware, element_byt
                  two_level=two_level_reads(n, d, bh, kernel, e))
 
 
+def _tile_model(n: int, d: int, kernel: Kernel) -> Config:
+    """The two-level model at the kernel's tiles (cut to n), in fp16, with room for any tile."""
+    return Config.clamped(n, kernel.Br, kernel.Bc, d=d, sram_bytes=2**40, dtype="float16")
+
+
 def two_level_reads(n: int, d: int, bh: int, kernel: Kernel, element_bytes: int = 2) -> int:
     """The tile model's DRAM reads (costs.flash_cost, FA2 order, no spill): its moved elements
     less the one write of O, for every head."""
-    cfg = Config(n=n, d=d, Br=min(kernel.Br, n), Bc=min(kernel.Bc, n), sram_bytes=2**40, dtype="float16")
-    return bh * (flash_cost(cfg).moved - n * d) * element_bytes
+    cfg = _tile_model(n, d, kernel)
+    return bh * (flash_cost(cfg).moved - mem.write_Oi(n, d)) * element_bytes
 
 
 def crossover_n(d: int, bh: int, kernel: Kernel, hw: Hardware, element_bytes: int = 2) -> int | None:
@@ -174,7 +179,7 @@ def softmax_ops(n: int, d: int, bh: int, kernel: Kernel) -> tuple[int, int]:
     costs.flash_cost's counting rules: per (r x c) tile, r c + r exponentials (the scores and
     the rescale factors) and 3 r c + 4 r + 2 r d others (the row max, the subtraction, the row
     sum, the rescale of l and O); n d for the final division by l."""
-    cfg = Config(n=n, d=d, Br=min(kernel.Br, n), Bc=min(kernel.Bc, n), sram_bytes=2**40, dtype="float16")
+    cfg = _tile_model(n, d, kernel)
     exps = census(n, cfg.Br, cfg.Bc, False).total(lambda r, c: r * c + r)
     return bh * exps, bh * (flash_cost(cfg).nonmatmul - exps)
 
@@ -223,12 +228,14 @@ def plain_reads(n: int, d: int, bh: int, element_bytes: int = 2, passes: int = 3
     4 n^2 + 4 n d moved per head): read Q, K; read S; read P, V, so 2 n^2 + 3 n d read and
     2 n^2 + n d written. passes=4 adds the separate scale kernel PyTorch runs (S read, S' written):
     3 n^2 + 3 n d read."""
-    return bh * ((passes - 1) * n * n + 3 * n * d) * element_bytes
+    extra = (passes - 3) * mem.read_S(n)  # each extra n x n pass reads its input
+    return bh * (mem.read_Q_K(n, d) + mem.read_S(n) + mem.read_P_V(n, d) + extra) * element_bytes
 
 
 def plain_writes(n: int, d: int, bh: int, element_bytes: int = 2, passes: int = 3) -> int:
     """Plain attention's DRAM writes: every n x n pass but the last writes its result, plus O."""
-    return bh * ((passes - 1) * n * n + n * d) * element_bytes
+    extra = (passes - 3) * mem.write_S(n)
+    return bh * (mem.write_S(n) + mem.write_P(n) + mem.write_O(n, d) + extra) * element_bytes
 
 
 def roofline_ms(flops: float, dram_bytes: float, flops_per_s: float, bytes_per_s: float) -> float:

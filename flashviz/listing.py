@@ -5,8 +5,9 @@ Two listings in the paper's notation (N, d, Br, Bc, Tr, Tc, Qi, Kj, Vj, Sij, m, 
 FA2, the FlashAttention-2 order (a Q block stays, K/V blocks stream past it, O is divided by
 l once), and FA1, Algorithm 1 of the first paper (a K/V block stays, Q blocks stream past it,
 O, m, l go back to HBM at every step, O kept normalised). Every line that moves data between
-HBM and SRAM counts it on an `hbm` meter (HBM_SOURCE, NumPy only), so a run's counts can be
-held against costs.flash_cost. Each Break-it bug is an edit of a listing (`edit`, `diff`).
+HBM and SRAM counts it on an `hbm` meter (HBM_SOURCE, NumPy only; its working-set, fits and
+spill rules are memory.py's, taken as source text), so a run's counts can be held against
+costs.flash_cost. Each Break-it bug is an edit of a listing (`edit`, `diff`).
 
 `record` runs a listing under a line tracer (sys.settrace, on the listing's code only) and
 returns, per tile step, the lines that ran and the values the player shows beside them:
@@ -16,13 +17,24 @@ from __future__ import annotations
 
 import ast
 import difflib
+import inspect
 import sys
 
 import numpy as np
 
+from . import memory as mem
 from .config import Config
 
-HBM_SOURCE = '''\
+def _rules() -> str:
+    """memory.py's working-set, fits and spill rules as source text: the listing's meter counts
+    with the engine's own rules, and the standalone script carries them word for word."""
+    rules = [inspect.getsource(mem.working_set), inspect.getsource(mem.fits),
+             f"SPILL_TRIPS = {mem.SPILL_TRIPS}  # see spill_elements\n", inspect.getsource(mem.spill_elements)]
+    return "\n\n".join(rules)
+
+
+HBM_SOURCE = _rules() + '''
+
 class HBM:
     """Counts what crosses HBM <-> SRAM (elements), matmul flops and the SRAM working set."""
 
@@ -33,18 +45,17 @@ class HBM:
     def move(self, elements):        # one read or write between HBM and SRAM
         self.moved += int(elements)
 
-    def matmul(self, m, k, n):       # an (m, k) @ (k, n) product: 2mkn flops
-        self.flops += 2 * m * k * n
+    def matmul(self, rows, inner, cols):  # (rows, inner) @ (inner, cols): 2 rows inner cols flops
+        self.flops += 2 * rows * inner * cols
 
     def scratch(self, elements):     # a buffer that is live: keep the peak
         self.peak = max(self.peak, int(elements))
 
-    def sram(self, r, c, d):         # one tile step: Qi + Kj + Vj + Sij + m + l
-        ws = r * d + 2 * c * d + r * c + 2 * r
+    def sram(self, r, c, d):         # one tile step: its working set, and the spill over budget
+        ws = working_set(r, c, d)
         self.working_set = max(self.working_set, ws)
         self.scratch(ws)
-        # over budget, the excess makes the four trips S makes in standard attention
-        self.spilled += 4 * max(0, ws - self.budget)
+        self.spilled += spill_elements(ws, self.budget)
 '''
 
 FA2 = '''\
@@ -361,8 +372,8 @@ if __name__ == "__main__":
     for block in (16, 32, 64, 128, 256, 512, 1024):
         flash = HBM(SRAM)
         flash_forward(Q, K, V, block, block, False, flash)
-        fits = "yes" if flash.working_set <= SRAM else "NO -- spills"
-        print(f"{block:>6} {traffic(flash):>8.2f} {flash.working_set * ELEMENT_BYTES / KB:>20.1f}  {fits}")
+        fit = "yes" if fits(flash.working_set, SRAM) else "NO -- spills"
+        print(f"{block:>6} {traffic(flash):>8.2f} {flash.working_set * ELEMENT_BYTES / KB:>20.1f}  {fit}")
 '''
 
 

@@ -53,8 +53,8 @@ def ceiling(data: dict, name: str, dtype: str = "any") -> float:
 
 
 def model_config(impl: str, n: int, d: int, dtype: str) -> Config:
-    Br, Bc = TILES.get((impl, d), (64, 64)) if impl != "plain" else (min(64, n), min(64, n))
-    return Config(n=n, d=d, Br=min(Br, n), Bc=min(Bc, n), dtype=dtype, sram_bytes=SMEM_BYTES)
+    Br, Bc = TILES.get((impl, d), (64, 64)) if impl != "plain" else (64, 64)
+    return Config.clamped(n, Br, Bc, d=d, dtype=dtype, sram_bytes=SMEM_BYTES)
 
 
 def model(impl: str, pass_: str, n: int, d: int, dtype: str, batch_heads: int) -> dict:

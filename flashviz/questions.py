@@ -14,9 +14,10 @@ import pandas as pd
 from . import costs, sweeps
 from .attention import online_softmax, random_row
 from .claims import compare, regime
-from .config import KB, TENSOR_DTYPE, WIDE_DTYPES, Config, Hardware, paper_block_sizes
+from .config import KB, Config, Hardware, tensor_dtype
 from .decode import DecodeConfig, decode_cost
 from .format import bytes_text, times_text
+from .memory import paper_block_sizes
 
 # Guesses of a ratio that spans decades: a 1-2-5 ladder, the same for every setting
 # (the ladder must not give the answer away).
@@ -52,7 +53,7 @@ def verdict(q: Question, guess) -> str:
 
 
 def where_time_goes(cfg: Config, hw: Hardware) -> Question:
-    roof = cfg.with_(dtype=TENSOR_DTYPE) if cfg.dtype in WIDE_DTYPES else cfg
+    roof = cfg.with_(dtype=tensor_dtype(cfg.dtype))
     need = sweeps.roofline_points(roof, hw).iloc[0]["bytes per flop"]
     feed = hw.balance(roof.dtype)
     bound = "memory" if need > feed else "compute"
@@ -175,7 +176,7 @@ SMALL_CHOICES = ("more than standard attention", "about the same", "less than st
 
 
 def small_tiles(cfg: Config, block: int = 16) -> Question:
-    small = cfg.with_(Br=min(block, cfg.n), Bc=min(block, cfg.n))
+    small = cfg.with_tiles(block, block)
     std, flash = costs.standard_cost(small).hbm_bytes, costs.flash_cost(small).hbm_bytes
     ratio = flash / std
     pick = SMALL_CHOICES[1] if 0.95 <= ratio <= 1.05 else SMALL_CHOICES[0] if ratio > 1 else SMALL_CHOICES[2]
@@ -213,8 +214,7 @@ def paper_figure2_config(hw: Hardware) -> Config:
     outside) with its own tile rule for one block's shared memory on this GPU."""
     M = hw.smem_per_block_kb * KB
     Br, Bc = paper_block_sizes(M // 2, 64)
-    return Config(n=1024, d=64, Br=min(Br, 1024), Bc=min(Bc, 1024), dtype="float16", sram_bytes=M,
-                  loop_order="fa1")
+    return Config.clamped(1024, Br, Bc, d=64, dtype="float16", sram_bytes=M, loop_order="fa1")
 
 
 def paper_figure2(hw: Hardware) -> tuple[Question, pd.DataFrame]:

@@ -7,19 +7,16 @@ from __future__ import annotations
 import pandas as pd
 
 from . import costs
-from .config import KB, MB, Config, Hardware, paper_block_sizes
-
-
-def _clamped(cfg: Config, n: int) -> Config:
-    return cfg.with_(n=n, Br=min(cfg.Br, n), Bc=min(cfg.Bc, n))
+from .config import KB, MB, Config, Hardware
+from .memory import fits, paper_block_sizes
 
 
 def over_n(cfg: Config, ns) -> pd.DataFrame:
     """Standard beside flash at each n, with the config's other knobs."""
     rows = []
     for n in ns:
-        c = _clamped(cfg, n)
-        std, flash = costs.standard_cost(c), costs.flash_cost(c)
+        at = cfg.at_n(n)
+        std, flash = costs.standard_cost(at), costs.flash_cost(at)
         rows.append({
             "n": n, "std HBM MB": std.hbm_bytes / MB, "flash HBM MB": flash.hbm_bytes / MB,
             "std GFLOPs": std.flops / 1e9, "flash GFLOPs": flash.flops / 1e9,
@@ -47,7 +44,7 @@ def over_blocks(cfg: Config, blocks) -> pd.DataFrame:
         rows.append({"block": b, "HBM MB": cost.moved * eb / MB,
                      "spill MB": cost.spilled * eb / MB, "HBM MB with spill": cost.hbm_bytes / MB,
                      "tile working set KB": cost.working_set_bytes / KB,
-                     "fits SRAM": cost.working_set_bytes <= cfg.sram_bytes})
+                     "fits SRAM": fits(cost.working_set_bytes, cfg.sram_bytes)})
     return pd.DataFrame(rows)
 
 
@@ -58,12 +55,11 @@ def best_fitting_block(table: pd.DataFrame):
 
 def paper_rule(cfg: Config) -> dict:
     """The paper's block sizes for this budget and their cost."""
-    Br, Bc = paper_block_sizes(cfg.sram_elements, cfg.d)
-    Br, Bc = min(Br, cfg.n), min(Bc, cfg.n)
-    cost = costs.flash_cost(cfg.with_(Br=Br, Bc=Bc))
-    return {"Br": Br, "Bc": Bc, "HBM MB": cost.hbm_bytes / MB,
+    rule = cfg.with_tiles(*paper_block_sizes(cfg.sram_elements, cfg.d))
+    cost = costs.flash_cost(rule)
+    return {"Br": rule.Br, "Bc": rule.Bc, "HBM MB": cost.hbm_bytes / MB,
             "working set KB": cost.working_set_bytes / KB,
-            "fits SRAM": cost.working_set_bytes <= cfg.sram_bytes}
+            "fits SRAM": fits(cost.working_set_bytes, cfg.sram_bytes)}
 
 
 def io_curves(cfg: Config, ns) -> pd.DataFrame:
@@ -73,10 +69,10 @@ def io_curves(cfg: Config, ns) -> pd.DataFrame:
     Br, Bc = paper_block_sizes(cfg.sram_elements, cfg.d)
     rows = []
     for n in ns:
-        c = cfg.with_(n=n, Br=min(Br, n), Bc=min(Bc, n))
-        io = costs.io_theorem(n, cfg.d, c.sram_elements)
-        rows.append({"n": n, "std counted": costs.standard_cost(c).hbm_elements,
-                     "Nd + N^2": io["standard"], "flash counted": costs.flash_cost(c).hbm_elements,
+        at = cfg.at_n(n, Br, Bc)
+        io = costs.io_theorem(n, cfg.d, at.sram_elements)
+        rows.append({"n": n, "std counted": costs.standard_cost(at).hbm_elements,
+                     "Nd + N^2": io["standard"], "flash counted": costs.flash_cost(at).hbm_elements,
                      "N^2 d^2 / M": io["flash"]})
     return pd.DataFrame(rows)
 
@@ -99,11 +95,10 @@ def loop_orders(cfg: Config) -> pd.DataFrame:
     """FlashAttention-2's order beside the paper's Algorithm 1, same config."""
     rows = []
     for order, label in (("fa2", "FlashAttention-2 (Q outer)"), ("fa1", "FlashAttention-1 (K/V outer)")):
-        c = cfg.with_(loop_order=order)
-        cost = costs.flash_cost(c)
+        cost = costs.flash_cost(cfg.with_(loop_order=order))
         rows.append({"loop order": label, "HBM MB": cost.hbm_bytes / MB,
                      "GFLOPs": cost.flops / 1e9, "non-matmul Mops": cost.nonmatmul / 1e6,
-                     "tiles computed": costs.census(c.n, c.Br, c.Bc, c.causal).tiles})
+                     "tiles computed": costs.census(cfg.n, cfg.Br, cfg.Bc, cfg.causal).tiles})
     return pd.DataFrame(rows)
 
 
@@ -117,12 +112,11 @@ def loop_orders_over_n(cfg: Config, ns) -> pd.DataFrame:
 
 def causal_savings(cfg: Config) -> dict:
     """Tiles, flops and traffic with and without the causal mask."""
-    full, causal = cfg.with_(causal=False), cfg.with_(causal=True)
-    f, c = costs.flash_cost(full), costs.flash_cost(causal)
+    full, masked = costs.flash_cost(cfg.with_(causal=False)), costs.flash_cost(cfg.with_(causal=True))
     tiles = costs.census(cfg.n, cfg.Br, cfg.Bc, False).tiles
     kept = costs.census(cfg.n, cfg.Br, cfg.Bc, True).tiles
     return {"tiles": tiles, "tiles computed (causal)": kept, "tiles skipped": tiles - kept,
-            "flops ratio": c.flops / f.flops, "traffic ratio": c.hbm_bytes / f.hbm_bytes}
+            "flops ratio": masked.flops / full.flops, "traffic ratio": masked.hbm_bytes / full.hbm_bytes}
 
 
 def cut_by_block(n: int, ds, blocks, dtype: str = "float32") -> pd.DataFrame:
@@ -130,7 +124,7 @@ def cut_by_block(n: int, ds, blocks, dtype: str = "float32") -> pd.DataFrame:
     rows = []
     for d in ds:
         for b in blocks:
-            cfg = Config(n=n, d=d, Br=min(b, n), Bc=min(b, n), dtype=dtype)
+            cfg = Config.clamped(n, b, b, d=d, dtype=dtype)
             rows.append({"d": d, "block": b, "block / d": b / d,
                          "traffic cut": costs.standard_cost(cfg).moved / costs.flash_cost(cfg).moved})
     return pd.DataFrame(rows)

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import memory as mem
+
 MAX_TRACE_TILES = 32 * 32
 
 
@@ -40,7 +42,7 @@ class TileStep:
 
     @property
     def fits(self) -> bool:
-        return self.working_set_bytes <= self.sram_bytes
+        return mem.fits(self.working_set_bytes, self.sram_bytes)
 
 
 def check_traceable(tiles: int) -> None:

@@ -10,7 +10,7 @@ from flashviz.bugs import NOISE
 st.title("Exact means exact")
 st.markdown("#### FlashAttention computes the same function. A local window computes a different one.")
 cfg = ui.config()
-n = ui.simulable(cfg.with_(Br=min(64, cfg.n), Bc=min(64, cfg.n))).n
+n = ui.simulable(cfg.with_tiles(64, 64)).n
 asked = ui.bound(OWN["ex_window"])
 window = min(asked, n)
 ui.own_setting(f"This lesson runs its own 64 × 64 tiles (cut to n), no mask, in float64, at n = {n}"

@@ -4,7 +4,7 @@ import streamlit as st
 
 from explorer import cache, ui
 from explorer.gpu_player import gpu_player, gpu_player_html
-from explorer.whole_gpu import IMPL, PARAMS, kernel_named, measured, reads_chart
+from explorer.whole_gpu import IMPL, PARAMS, crossover, kernel_named, model_curves, reads_figure
 from flashviz import gpu_targets
 from flashviz.claims import compare
 from flashviz.config import HARDWARE
@@ -47,10 +47,15 @@ reads come to {bytes_text(w.reads)}: the two-level model (one block at a time, n
 gpu_player(gpu_player_html(n, d, bh, kname, gpu))
 
 st.subheader("Measured on the H200")
-df, rates, table, plain_df, plain_table = measured()
+df, rates, table, plain_df, plain_table = cache.gpu_measured()
 impl = IMPL[kname]
-pts = df[(df["impl"] == impl) & (df["d"] == d) & (df["batch_heads"] == bh)]
-ui.chart(cache.figure(reads_chart, d, bh, kname, gpu), "wg_reads")
+pts = df[(df["impl"] == impl) & (df["d"] == d) & (df["batch_heads"] == bh)].sort_values("n")
+plain_pts = plain_df[(plain_df["d"] == d) & (plain_df["batch_heads"] == bh)].sort_values("n")
+cross = crossover(d, bh, kname, hw)
+title = f"{kname}, d = {d}, batch × heads = {bh}, {gpu}"
+on_h200 = gpu == "H200 SXM"
+ui.chart(cache.figure(reads_figure, model_curves(d, bh, kname, gpu), pts if on_h200 else pts.iloc[0:0], cross, title,
+                      plain_pts if on_h200 else plain_pts.iloc[0:0]), "wg_reads")
 have = sorted(int(x) for x in df[(df["impl"] == impl) & (df["d"] == d)]["batch_heads"].unique())
 if gpu != "H200 SXM":
     st.caption(f"The measurements are the H200's; for the {gpu} the chart shows the models only.")

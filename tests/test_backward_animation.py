@@ -9,7 +9,7 @@ from flashviz.attention import standard_attention
 from flashviz.backward import flash_backward
 from flashviz.backward_animation import SHOW, backward_frames, traced_backward
 from flashviz.config import Config
-from flashviz.counters import Counters
+from flashviz.memory import Counters
 
 
 def engine_grads(cfg):

@@ -24,8 +24,8 @@ from hypothesis import strategies as hs
 from flashviz import costs, measured
 from flashviz.attention import online_softmax, random_row
 from flashviz.bugs import BELIEFS, BUGS, NOISE, OVERFLOW_ROW
-from flashviz.config import (DTYPE_BYTES, HARDWARE, KB, MB, SEQUENCE_LENGTHS, TILE_SIZES, Config, paper_block_sizes,
-                             working_set)
+from flashviz.config import DTYPE_BYTES, HARDWARE, KB, MB, SEQUENCE_LENGTHS, TILE_SIZES, Config, tensor_dtype
+from flashviz.memory import clamp_tiles, fits, paper_block_sizes, working_set
 from tests.test_app import PAGES, open_page
 
 EXAMPLES = int(os.environ.get("FLASHVIZ_CLAIMS_EXAMPLES", "6"))
@@ -89,7 +89,7 @@ def url(params: dict) -> dict:
 def engine_config(p: dict, n: int | None = None) -> Config:
     """The Config explorer/ui.config() builds from these settings: tiles cut to n, KB to bytes."""
     n = p["n"] if n is None else n
-    return Config(n=n, d=p["d"], Br=min(p["Br"], n), Bc=min(p["Bc"], n), sram_bytes=p["sram"] * KB,
+    return Config.clamped(n, p["Br"], p["Bc"], d=p["d"], sram_bytes=p["sram"] * KB,
                   dtype=p["dtype"], causal=p["causal"], loop_order=p["order"])
 
 
@@ -241,13 +241,13 @@ def check_generic(ck: Claims) -> None:
 # Lesson by lesson. Each returns nothing; Claims counts and asserts.
 
 def _balance(hw, dtype):
-    peak = hw.fp32_flops if dtype in ("float32", "float64") else hw.fp16_tensor_flops
+    peak = hw.peak_flops(dtype)
     return hw.hbm_bytes_per_s / peak, peak
 
 
 def check_where_time_goes(ck: Claims, p: dict) -> None:
     cfg, hw = engine_config(p), HARDWARE[p["hw"]]
-    roof = cfg.with_(dtype="bfloat16") if cfg.dtype in ("float32", "float64") else cfg
+    roof = cfg.with_(dtype=tensor_dtype(cfg.dtype))
     std, flash = costs.standard_cost(roof), costs.flash_cost(roof)
     need, flash_need = std.hbm_bytes / std.flops, flash.hbm_bytes / flash.flops
     feed, peak = _balance(hw, roof.dtype)
@@ -334,7 +334,7 @@ def check_tile_size(ck: Claims, p: dict) -> None:
     eb = cfg.element_bytes
     blocks = [b for b in (8, 16, 32, 64, 128, 256, 512, 1024) if b <= cfg.n]
     fitting = {b: costs.flash_cost(cfg.with_(Br=b, Bc=b)).moved for b in blocks
-               if working_set(b, b, cfg.d) * eb <= cfg.sram_bytes}
+               if fits(working_set(b, b, cfg.d) * eb, cfg.sram_bytes)}
     best = ck.metric("best tile that fits")
     if not fitting:
         ck.expect(best == "none", f"no square tile fits {cfg.sram_bytes} B, the page says {best}")
@@ -342,11 +342,11 @@ def check_tile_size(ck: Claims, p: dict) -> None:
         b = int(best.split(" × ")[0]) if best != "none" else None
         ck.expect(b in fitting and fitting[b] == min(fitting.values()),
                   f"best tile {best}; fitting tiles and traffic: {fitting}")
-    Br, Bc = (min(x, cfg.n) for x in paper_block_sizes(cfg.sram_elements, cfg.d))
+    Br, Bc = clamp_tiles(cfg.n, *paper_block_sizes(cfg.sram_elements, cfg.d))
     ck.expect(ck.metric("paper's Br × Bc") == f"{Br} × {Bc}", f"paper's rule gives {Br} × {Bc}")
     ws = working_set(Br, Bc, cfg.d) * eb
     m = ck.find(rf"that tile (fits|does not fit) this model's\s+working set \(({NUM}) KB against (\d+) KB\)")
-    ck.expect((m.group(1) == "fits") == (ws <= cfg.sram_bytes), f"{Br} × {Bc} needs {ws} B of {cfg.sram_bytes}")
+    ck.expect((m.group(1) == "fits") == fits(ws, cfg.sram_bytes), f"{Br} × {Bc} needs {ws} B of {cfg.sram_bytes}")
     ck.expect(agrees(m.group(2), ws / KB), f"working set {ws / KB:.2f} KB: {m.group(0)!r}")
     # The loop-order paragraph: which tile the traffic depends on.
     if cfg.loop_order == "fa2":
@@ -500,7 +500,7 @@ def lab_config(p: dict) -> Config:
     full = engine_config(p)
     b = min(full.Br, full.Bc, 16)
     n = min(full.n, 2048, int(64 * b))
-    return full if n == full.n else engine_config(p, n=n).with_(Br=min(full.Br, n), Bc=min(full.Bc, n))
+    return full if n == full.n else full.at_n(n)
 
 
 def _than(a, b):
@@ -524,27 +524,27 @@ def check_bug(ck: Claims, key: str, here: str, cfg: Config, table) -> None:
         broken = online_softmax(random_row(), 8, rescale=False).sum()
         ck.expect(agrees(m.group(1), broken) and agrees(m.group(2), 1.0), f"sums {m.group(0)!r} vs {broken:.6f}")
     elif key == "tiles_too_big":
-        b = min(512, cfg.n)
-        big = costs.flash_cost(cfg.with_(Br=b, Bc=b))
+        b = cfg.with_tiles(512, 512).Br
+        big = costs.flash_cost(cfg.with_tiles(b, b))
         ws = working_set(b, b, cfg.d) * cfg.element_bytes
-        fits = ck.find(rf"(\d+) x (\d+) tiles need ({NUM}) KB: they fit the ({NUM}) KB budget at these settings, "
+        fit = ck.find(rf"(\d+) x (\d+) tiles need ({NUM}) KB: they fit the ({NUM}) KB budget at these settings, "
                        rf"so nothing spills \(({NUM}) MB\)", here, required=False)
         spills = ck.find(rf"(\d+) x (\d+) tiles need ({NUM}) KB against a ({NUM}) KB budget; with the spill, "
                          rf"traffic is ({NUM}) MB, (above|below|equal to) standard attention's ({NUM}) MB", here,
                          required=False)
-        m = fits or spills
+        m = fit or spills
         ck.expect(m, f"no too-big sentence in {here!r}")
-        ck.expect(bool(fits) == (ws <= cfg.sram_bytes), f"{b} x {b} needs {ws} B of {cfg.sram_bytes}: {m.group(0)!r}")
+        ck.expect(bool(fit) == fits(ws, cfg.sram_bytes), f"{b} x {b} needs {ws} B of {cfg.sram_bytes}: {m.group(0)!r}")
         ck.expect(int(m.group(1)) == b and agrees(m.group(3), ws / KB) and agrees(m.group(5), big.hbm_bytes / MB),
                   f"{m.group(0)!r}: {b} x {b}, {ws / KB:.2f} KB, {big.hbm_bytes / MB:.3f} MB")
-        if fits:
+        if fit:
             ck.expect(big.spilled == 0, f"'nothing spills' but {big.spilled} elements spill")
         else:
             ck.expect(m.group(6) == _than(big.hbm_bytes, std.hbm_bytes) and agrees(m.group(7), std.hbm_bytes / MB),
                       f"{m.group(0)!r}: {big.hbm_bytes / MB:.3f} vs standard {std.hbm_bytes / MB:.3f} MB")
     elif key == "tiles_too_small":
-        b = min(16, cfg.n)
-        small, now = costs.flash_cost(cfg.with_(Br=b, Bc=b)), costs.flash_cost(cfg)
+        b = cfg.with_tiles(16, 16).Br
+        small, now = costs.flash_cost(cfg.with_tiles(b, b)), costs.flash_cost(cfg)
         m = ck.find(rf"With (\d+) x (\d+) tiles traffic is ({NUM}) MB \(({NUM}) MB with (\d+) x (\d+)\), "
                     rf"(above|below|equal to) standard attention's ({NUM}) MB", here)
         ck.expect(int(m.group(1)) == b and agrees(m.group(3), small.hbm_bytes / MB)

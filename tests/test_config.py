@@ -1,6 +1,6 @@
 import pytest
 
-from flashviz.config import DTYPE_BYTES, Config, paper_block_sizes
+from flashviz.config import DTYPE_BYTES, Config
 
 
 @pytest.mark.parametrize("changes, fragment", [
@@ -33,9 +33,3 @@ def test_element_sizes_follow_dtype():
 def test_tile_counts_round_up_for_partial_tiles():
     cfg = Config(n=100, Br=32, Bc=48)
     assert (cfg.Tr, cfg.Tc) == (4, 3)
-
-
-def test_paper_block_rule_uses_elements():
-    # M = 96 KB of float32 = 24576 elements; ceil(24576 / 256) = 96; Br capped at d.
-    assert paper_block_sizes(96 * 1024 // 4, 64) == (64, 96)
-    assert paper_block_sizes(1000, 128) == (2, 2)

@@ -7,7 +7,7 @@ from flashviz import costs
 from flashviz.attention import flash_attention, random_qkv, standard_attention
 from flashviz.backward import flash_backward, standard_backward
 from flashviz.config import DTYPE_BYTES, Config
-from flashviz.counters import Counters
+from flashviz.memory import Counters
 
 
 @st.composite

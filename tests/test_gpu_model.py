@@ -91,7 +91,7 @@ def test_kernel_smem_counts_stages():
 @given(st.sampled_from([2**k for k in range(7, 16)]), ds, st.integers(1, 8), kernels)
 def test_softmax_ops_are_the_tile_counters(n, d, bh, k):
     exps, other = softmax_ops(n, d, bh, k)
-    cfg = Config(n=n, d=d, Br=min(k.Br, n), Bc=min(k.Bc, n), sram_bytes=2**40, dtype="float16")
+    cfg = Config.clamped(n, k.Br, k.Bc, d=d, sram_bytes=2**40, dtype="float16")
     Tc = -(-n // cfg.Bc)
     assert exps == bh * (n * n + n * Tc)  # one per score, one per row and tile (the rescale)
     assert exps + other == bh * flash_cost(cfg).nonmatmul

@@ -14,10 +14,10 @@ from flashviz.config import HARDWARE, KB, Config
 def configs(draw):
     n = draw(st.sampled_from([16, 64, 256, 1024, 4096, 65536]))
     tiles = st.sampled_from([1, 16, 64, 256])
-    return Config(n=n, d=draw(st.sampled_from([16, 32, 64, 128, 256])),
-                  Br=min(n, draw(tiles)), Bc=min(n, draw(tiles)),
-                  sram_bytes=draw(st.integers(8, 512)) * KB, dtype=draw(st.sampled_from(["float32", "float16"])),
-                  causal=draw(st.booleans()), loop_order=draw(st.sampled_from(["fa2", "fa1"])))
+    return Config.clamped(n, draw(tiles), draw(tiles), d=draw(st.sampled_from([16, 32, 64, 128, 256])),
+                          sram_bytes=draw(st.integers(8, 512)) * KB,
+                          dtype=draw(st.sampled_from(["float32", "float16"])),
+                          causal=draw(st.booleans()), loop_order=draw(st.sampled_from(["fa2", "fa1"])))
 
 
 @given(configs())
