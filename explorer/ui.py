@@ -2,9 +2,12 @@
 notes, links and lesson navigation. Pages stay thin by calling these."""
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from urllib.parse import urlencode
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from flashviz.config import CUSTOM, HARDWARE, Config, Hardware, custom_hardware
 from flashviz.memory import clamp_tiles
@@ -17,6 +20,7 @@ SIMULATE_MAX = 2048  # largest n a page runs in NumPy on a slider move
 NOTES = "_link_notes"   # key -> (note, the value the note explains)
 SAVED = "_saved_values"  # key -> last value: a lesson's own controls survive a visit elsewhere
 LINK = "_link_values"   # key -> URL text of every control shown in this run that is off its default
+SHARE_OPEN = "_share_open"  # whether the "Share this view" box is open
 # An alert's icon, said outright: given none, Streamlit looks for a leading emoji in any text that
 # is not ASCII ("×", "≤"), and loading its emoji catalog took 0.2-0.5 s of a page's first run.
 NO_ICON = ""
@@ -67,9 +71,29 @@ def bound(p: Param, where=None, help: str | None = None, note_where=None):
             (note_where or where).warning(f"From the link: {note}", icon=":material/link_off:")
         else:  # the reader has moved the control since: the note is history
             del notes[p.key]
+    link = state.setdefault(LINK, {})
     if value != p.default:
-        state.setdefault(LINK, {})[p.key] = _url_text(p, value)
+        link[p.key] = _url_text(p, value)
+    else:  # back at its default: out of the URL (a section's own rerun does not start LINK afresh)
+        link.pop(p.key, None)
     return value
+
+
+def section(draw: Callable[[], None]) -> Callable[[], None]:
+    """A part of a lesson whose own controls feed nothing else on the page (not the lesson's
+    question, not another part), drawn as a fragment: moving one of its controls reruns this
+    part alone, not the whole lesson. Then the address bar is brought up to date here (app.py's
+    sync_url runs only on whole runs), and if the share box is open the whole page reruns so
+    that its link stays equal to the address bar."""
+    @functools.wraps(draw)
+    def part() -> None:
+        draw()
+        ctx = get_script_run_ctx()
+        if ctx is not None and ctx.fragment_ids_this_run:
+            if st.session_state.get(SHARE_OPEN):
+                st.rerun()  # scope "app"
+            sync_url()
+    return st.fragment(part)
 
 
 def peek(p: Param):
@@ -319,7 +343,9 @@ def share_link() -> None:
     params = dict(st.session_state.get(LINK, {}))  # the same dict sync_url puts in the address bar
     base = st.context.url or ""
     url = base + ("?" + urlencode(params) if params else "")
-    with st.expander("Share this view"):
+    # Opening the box reruns the page (on_change), so its link is never older than the address bar,
+    # even after a section's own rerun (see section).
+    with st.expander("Share this view", key=SHARE_OPEN, on_change="rerun"):
         st.caption("Copy this link: it reopens this lesson with every setting above.")
         st.code(url or "(the link appears when the app runs in a browser)", language=None)
 

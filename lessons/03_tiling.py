@@ -55,22 +55,29 @@ m &\leftarrow m^{\text{new}} \\
                "O stays unnormalised until the end "
                "(FlashAttention-2); Algorithm 1 of the first paper divides at every step instead (lesson 8).")
 
-st.subheader("Watch it stream")
-c1, c2, c3 = st.columns(3)
-an_n = ui.bound(Param("an_n", "animation n", 256, animation.TEACHING_N), c1)
-an_d = ui.bound(Param("an_d", "animation d", 16, animation.TEACHING_D), c2)
-show_standard = ui.bound(Param("an_std", "show standard", False, kind="bool"), c3,
-                         help="The same n, moving the n × n matrices through HBM.")
-acfg, note = animation.teaching_config(cfg, an_n, an_d)
-ui.own_setting(note or f"The player runs its own n = {acfg.n} and d = {acfg.d}, small enough to watch; "
-                       "tiles, budget, data type, mask and loop order come from the sidebar.")
-ui.explain("Each step is one tile: its scores exist only in SRAM. Rows whose running max moved are "
-           "highlighted with their rescale factor. ← → step, space plays; PageDown still moves on.")
-player(cache.player_html(acfg, "standard" if show_standard else "flash"))
-st.download_button("Download the listing", listing.script(cfg.loop_order), file_name="flash_listing.py",
-                   mime="text/x-python", key="download_listing",
-                   help="The code beside the player as one script that needs only NumPy: it prints "
-                        "the tiling and tile-size tables from counted runs.")
+
+@ui.section
+def _player() -> None:
+    """The player and its own n, d and standard toggle: they rerun this part alone."""
+    st.subheader("Watch it stream")
+    c1, c2, c3 = st.columns(3)
+    an_n = ui.bound(Param("an_n", "animation n", 256, animation.TEACHING_N), c1)
+    an_d = ui.bound(Param("an_d", "animation d", 16, animation.TEACHING_D), c2)
+    show_standard = ui.bound(Param("an_std", "show standard", False, kind="bool"), c3,
+                             help="The same n, moving the n × n matrices through HBM.")
+    acfg, note = animation.teaching_config(cfg, an_n, an_d)
+    ui.own_setting(note or f"The player runs its own n = {acfg.n} and d = {acfg.d}, small enough to watch; "
+                           "tiles, budget, data type, mask and loop order come from the sidebar.")
+    ui.explain("Each step is one tile: its scores exist only in SRAM. Rows whose running max moved are "
+               "highlighted with their rescale factor. ← → step, space plays; PageDown still moves on.")
+    player(cache.player_html(acfg, "standard" if show_standard else "flash"))
+    st.download_button("Download the listing", listing.script(cfg.loop_order), file_name="flash_listing.py",
+                       mime="text/x-python", key="download_listing",
+                       help="The code beside the player as one script that needs only NumPy: it prints "
+                            "the tiling and tile-size tables from counted runs.")
+
+
+_player()
 
 ui.side_by_side((cache.figure(charts.memory_over_n, table), "tiling_memory"),
                 (cache.figure(charts.traffic_over_n, table), "tiling_traffic"))

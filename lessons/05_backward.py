@@ -63,14 +63,21 @@ ui.table(traffic, "backward_traffic", "HBM traffic of forward + backward")
 st.caption(f"Stored: the seed's rule, {cfg.dtype}. GFLOPs: forward + backward as counted"
            + (", causal." if cfg.causal else "."))
 
-st.subheader("Watch the backward")
-c1, c2 = st.columns(2)
-bw_n = ui.bound(Param("bw_n", "animation n", 256, animation.TEACHING_N), c1)
-bw_d = ui.bound(Param("bw_d", "animation d", 16, animation.TEACHING_D), c2)
-bcfg, note = animation.teaching_config(cfg, bw_n, bw_d)
-ui.own_setting(note or f"The player runs its own n = {bcfg.n} and d = {bcfg.d}, small enough to watch; "
-                       "tiles, data type and mask come from the sidebar.")
-ui.explain("Outer loop over key blocks, inner over query blocks. Each tile rebuilds S and P from Q, K and "
-           "the m and l the forward kept; dK and dV of the key block add up in SRAM, dQ of the query rows "
-           "goes back to HBM. ← → step, space plays; PageDown still moves on.")
-backward_player(backward_player_html(bcfg))
+
+@ui.section
+def _player() -> None:
+    """The backward player and its own n and d: they rerun this part alone."""
+    st.subheader("Watch the backward")
+    c1, c2 = st.columns(2)
+    bw_n = ui.bound(Param("bw_n", "animation n", 256, animation.TEACHING_N), c1)
+    bw_d = ui.bound(Param("bw_d", "animation d", 16, animation.TEACHING_D), c2)
+    bcfg, note = animation.teaching_config(cfg, bw_n, bw_d)
+    ui.own_setting(note or f"The player runs its own n = {bcfg.n} and d = {bcfg.d}, small enough to watch; "
+                           "tiles, data type and mask come from the sidebar.")
+    ui.explain("Outer loop over key blocks, inner over query blocks. Each tile rebuilds S and P from Q, K and "
+               "the m and l the forward kept; dK and dV of the key block add up in SRAM, dQ of the query rows "
+               "goes back to HBM. ← → step, space plays; PageDown still moves on.")
+    backward_player(backward_player_html(bcfg))
+
+
+_player()

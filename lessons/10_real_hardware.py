@@ -95,24 +95,32 @@ ui.explain("What the model leaves out: L2 (above), register pressure, occupancy,
 ui.chart(cache.figure(charts.measured_roofline, hw.points, hw.copy_tbs, hw.float16_tflops, "float16"), "hw_roofline")
 ui.table(view.drop(columns=["dtype", "pass", "d"]), "hw_measured", f"d = {d}, {dtype}, {pass_}")
 
-st.subheader("Block size on hardware")
-block_n = ui.bound(Param("hw_block_n", "sequence length for the tile sweep", 1024, cache.measured_blocks()))
-sweep = cache.measured_blocks(block_n)
-bt, best, slowest, spread = sweep.table, sweep.best, sweep.slowest, sweep.spread
-ui.explain(f"""
-Lesson 4's table, on the chip: a Triton flash forward written for this app (`bench/gpu/triton_blocks.py`,
-checked against PyTorch's attention) run with each tile shape, d = 64, float16. The model says bigger
-tiles re-read K and V less: {bt["model MB"].max():,.0f} MB at {sweep.most_model["Br x Bc"]}
-down to {bt["model MB"].min():,.0f} MB. DRAM disagrees: every shape reads about the same
-{bt["measured DRAM MB"].median():,.0f} MB (a spread of {spread:.3f}×) — Q, K and V once — because the
-50-60 MB L2 serves the re-reads. What the tile changes on this chip is time: from
-{slowest["measured ms"]:.2f} ms at {slowest["Br x Bc"]} to {best["measured ms"]:.2f} ms at
-{best["Br x Bc"]} ({best["TFLOP/s"]:.0f} TFLOP/s), through how well the tensor cores are fed and how many
-warps fit, not through HBM traffic.
-""")
-ui.side_by_side((cache.figure(charts.block_times, bt), "hw_block_times"),
-                (cache.figure(charts.block_bytes, bt), "hw_block_bytes"))
-ui.table(bt.drop(columns=["Br", "Bc"]), "hw_blocks", f"Triton flash forward, n = {block_n}, d = 64, float16")
+
+@ui.section
+def _tile_sweep() -> None:
+    """The Triton tile sweep at the sequence length chosen here: it reruns this part alone."""
+    st.subheader("Block size on hardware")
+    block_n = ui.bound(Param("hw_block_n", "sequence length for the tile sweep", 1024, cache.measured_blocks()))
+    sweep = cache.measured_blocks(block_n)
+    bt, best, slowest, spread = sweep.table, sweep.best, sweep.slowest, sweep.spread
+    ui.explain(f"""
+    Lesson 4's table, on the chip: a Triton flash forward written for this app (`bench/gpu/triton_blocks.py`,
+    checked against PyTorch's attention) run with each tile shape, d = 64, float16. The model says bigger
+    tiles re-read K and V less: {bt["model MB"].max():,.0f} MB at {sweep.most_model["Br x Bc"]}
+    down to {bt["model MB"].min():,.0f} MB. DRAM disagrees: every shape reads about the same
+    {bt["measured DRAM MB"].median():,.0f} MB (a spread of {spread:.3f}×) — Q, K and V once — because the
+    50-60 MB L2 serves the re-reads. What the tile changes on this chip is time: from
+    {slowest["measured ms"]:.2f} ms at {slowest["Br x Bc"]} to {best["measured ms"]:.2f} ms at
+    {best["Br x Bc"]} ({best["TFLOP/s"]:.0f} TFLOP/s), through how well the tensor cores are fed and how many
+    warps fit, not through HBM traffic.
+    """)
+    ui.side_by_side((cache.figure(charts.block_times, bt), "hw_block_times"),
+                    (cache.figure(charts.block_bytes, bt), "hw_block_bytes"))
+    ui.table(bt.drop(columns=["Br", "Bc"]), "hw_blocks", f"Triton flash forward, n = {block_n}, d = 64, float16")
+
+
+_tile_sweep()
+
 ui.table(hw.speedups, "hw_speedups", "Speed-up over plain attention, measured and predicted")
 st.caption(f"Measured on {prov['gpu']}, driver {prov['driver']}, CUDA {prov['cuda']}, PyTorch {prov['torch']}, "
            f"{prov['date']}, by bench/gpu/measure.py (CUDA events, median of 20 runs; DRAM bytes by Nsight "

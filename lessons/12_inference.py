@@ -124,18 +124,27 @@ with right:
     ui.table(sweep, "split_kv", "Split-KV for this batch and model, one layer")
 
 # --- the merge, step by step --------------------------------------------------------------
-st.subheader("The merge, step by step")
-chunks = ui.bound(OWN["inf_split"], st.columns(3)[0])
-steps, (m, l, O), unsplit = cache.decode_merge_walkthrough(n_kv=16, d=4, splits=chunks)
-st.markdown(f"One query row against 16 cached keys (d = 4, random values), cut into {len(steps)} chunks. Each "
-            "chunk returns its own max m_i, sum l_i and unnormalised output O_i; the merge puts them on one "
-            f"baseline, m = max m_i = **{m:.6f}**, scaling each by e^(m_i − m):")
-ui.table(pd.DataFrame([{k: v for k, v in s.items() if k != "O_i"} | {f"O_i[{j}]": s["O_i"][j] for j in range(4)}
-                       for s in steps]), "merge_steps")
-err = float(np.abs(O - unsplit).max())
-st.markdown(f"l = Σ e^(m_i − m) l_i = **{l:.6f}**; O = Σ e^(m_i − m) O_i / l = "
-            f"[{', '.join(f'{x:.6f}' for x in O)}]. Unsplit attention gives "
-            f"[{', '.join(f'{x:.6f}' for x in unsplit)}]: the largest difference is **{err:.1e}**, float noise.")
+
+
+@ui.section
+def _merge() -> None:
+    """The worked merge and its number of chunks: it reruns this part alone."""
+    st.subheader("The merge, step by step")
+    chunks = ui.bound(OWN["inf_split"], st.columns(3)[0])
+    steps, (m, l, O), unsplit = cache.decode_merge_walkthrough(n_kv=16, d=4, splits=chunks)
+    st.markdown(f"One query row against 16 cached keys (d = 4, random values), cut into {len(steps)} chunks. Each "
+                "chunk returns its own max m_i, sum l_i and unnormalised output O_i; the merge puts them on one "
+                f"baseline, m = max m_i = **{m:.6f}**, scaling each by e^(m_i − m):")
+    ui.table(pd.DataFrame([{k: v for k, v in s.items() if k != "O_i"} | {f"O_i[{j}]": s["O_i"][j] for j in range(4)}
+                           for s in steps]), "merge_steps")
+    err = float(np.abs(O - unsplit).max())
+    st.markdown(f"l = Σ e^(m_i − m) l_i = **{l:.6f}**; O = Σ e^(m_i − m) O_i / l = "
+                f"[{', '.join(f'{x:.6f}' for x in O)}]. Unsplit attention gives "
+                f"[{', '.join(f'{x:.6f}' for x in unsplit)}]: the largest difference is **{err:.1e}**, float noise.")
+
+
+_merge()
+
 ui.explain(f"""
 **What this model leaves out.** Real decode kernels overlap the merge, keep partials in L2, and a
 {hw.l2_mb} MB L2 can hold a short cache outright; this counts HBM bytes and a roofline, as the other lessons

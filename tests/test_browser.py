@@ -199,6 +199,27 @@ def test_the_share_link_equals_the_address_bar(server, page):
     expect(metric(page, "SRAM budget, KB")).to_have_text("128")
 
 
+def test_a_part_that_reruns_alone_keeps_the_url_and_the_share_link_exact(server, page):
+    """The tile player is a section of its own (ui.section): its toggle reruns that part alone,
+    and the address bar and the share box still say every setting, open or closed."""
+    page.goto(lesson_url(server, 2, "?n=2048"))
+    opened(page, 2)
+    toggle = page.locator("[data-testid='stCheckbox']").filter(has_text="show standard").locator("label")
+    link = page.locator("[data-testid='stCode']").last
+    page.get_by_text("Share this view").click()
+    expect(link).to_have_text(page.url, timeout=WAIT)
+    toggle.click()  # the box open: its link follows
+    page.wait_for_url(re.compile(r"n=2048&an_std=true$"), timeout=WAIT)
+    expect(link).to_have_text(page.url, timeout=WAIT)
+    page.get_by_text("Share this view").click()  # closed, back to the default: out of the URL
+    toggle.click()
+    page.wait_for_url(re.compile(r"\?n=2048$"), timeout=WAIT)
+    toggle.click()
+    page.wait_for_url(re.compile(r"n=2048&an_std=true$"), timeout=WAIT)
+    page.get_by_text("Share this view").click()  # opened again: the link is the address bar's
+    expect(link).to_have_text(page.url, timeout=WAIT)
+
+
 def test_deep_link_opens_with_its_settings(server, page):
     page.goto(lesson_url(server, 2, "?n=256&Br=32&Bc=32&d=32"))
     opened(page, 2)
