@@ -4,8 +4,9 @@ What makes it a browser, for the server: it keeps the front end's message cache 
 `cacheable` ForwardMsg by hash, dropped after `maxCachedMessageAge` runs unseen, exactly as
 streamlit/static's ForwardMessageCache does) and sends the cached hashes with each rerun, so
 the server answers an element the client already holds with a short `ref_hash` message, as
-it does for a real reader. A control inside an `st.fragment` reruns that fragment alone, as
-a click in the browser does. Only what the bench needs: no rendering, no file uploads.
+it does for a real reader. It sends the address bar's query string as the server last set
+it, and a control inside an `st.fragment` reruns that fragment alone, as a click in the
+browser does. Only what the bench needs: no rendering, no file uploads.
 
 Each rerun reports the bytes of every websocket frame the server sent for it, split by
 element type, and how many elements came back as references.
@@ -70,6 +71,7 @@ class Client:
         self.cache: dict[str, tuple[int, str]] = {}  # message hash -> (run count when last used, fragment)
         self.runs = 0
         self.max_age = 2
+        self.query_string = ""  # the address bar's, as the server last set it
         self.ws = None
 
     async def connect(self) -> Run:
@@ -117,6 +119,7 @@ class Client:
         msg = BackMsg()
         state = msg.rerun_script
         state.page_name = self.page
+        state.query_string = self.query_string
         fragments = {self.widgets[k].fragment_id for k in values}
         if len(fragments) == 1:
             state.fragment_id = fragments.pop()
@@ -134,6 +137,8 @@ class Client:
             run.bytes += len(raw)
             run.frames += 1
             kind = fwd.WhichOneof("type")
+            if kind == "page_info_changed":
+                self.query_string = fwd.page_info_changed.query_string
             if kind == "new_session":
                 self.max_age = fwd.new_session.config.max_cached_message_age or self.max_age
             self._touch(fwd)
