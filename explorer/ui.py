@@ -303,7 +303,8 @@ def table(df, key: str, caption: str | None = None) -> None:
     if caption:
         st.caption(caption)
     st.dataframe(df, hide_index=True, column_config=_column_config(df), key=f"{key}_table")
-    st.download_button("Download CSV", df.to_csv(index=False).encode(), file_name=f"{key}.csv",
+    # The CSV is written when the button is clicked, not on every rerun of every table.
+    st.download_button("Download CSV", lambda: df.to_csv(index=False).encode(), file_name=f"{key}.csv",
                        mime="text/csv", key=f"{key}_csv")
 
 

@@ -7,6 +7,7 @@ Set FLASHVIZ_REQUIRE_BROWSER=1 (CI does) to fail instead of skip without Chromiu
 """
 import os
 import re
+from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
@@ -218,6 +219,17 @@ def test_a_part_that_reruns_alone_keeps_the_url_and_the_share_link_exact(server,
     page.wait_for_url(re.compile(r"n=2048&an_std=true$"), timeout=WAIT)
     page.get_by_text("Share this view").click()  # opened again: the link is the address bar's
     expect(link).to_have_text(page.url, timeout=WAIT)
+
+
+def test_download_csv_gives_the_table_shown(server, page):
+    """The CSV is written when the button is clicked (deferred), and it is the table's."""
+    page.goto(lesson_url(server, 0, "?n=2048"))
+    opened(page, 0)
+    with page.expect_download(timeout=WAIT) as download:
+        page.locator(".st-key-where_time_goes_csv button").click()
+    assert download.value.suggested_filename == "where_time_goes.csv"
+    lines = Path(download.value.path()).read_text().splitlines()
+    assert lines[0].startswith("n,") and any(line.startswith("2048,") for line in lines[1:]), lines[:3]
 
 
 def test_deep_link_opens_with_its_settings(server, page):
