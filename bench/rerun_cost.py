@@ -23,6 +23,7 @@ import argparse
 import asyncio
 import statistics
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -152,6 +153,15 @@ def browser(checkouts: list[tuple[str, Path]], port: int, figures: dict) -> None
         chromium.close()
 
 
+# Streamlit's own floor on this machine, measured in the same run: a slider, a metric and one chart.
+FLOOR_APP = """import plotly.graph_objects as go
+import streamlit as st
+n = st.sidebar.select_slider("sequence length n", options=[512, 1024, 1536, 2048], value=1024)
+st.metric("n", n)
+st.plotly_chart(go.Figure(go.Scatter(x=[1, 2], y=[1, n])))
+"""
+
+
 def summary(checkouts: list[tuple[str, Path]], figures: dict) -> None:
     print(row(["figure (target)"] + [name for name, _ in checkouts]))
     print(row(["---"] + ["---:"] * len(checkouts)))
@@ -168,9 +178,14 @@ def summary(checkouts: list[tuple[str, Path]], figures: dict) -> None:
              ("slider key to new figure p50 (≤ 120 ms)", lambda f: statistics.median(f["key"]), "{:.0f} ms", 1e3),
              ("slider key to new figure p95", lambda f: p95(f["key"]), "{:.0f} ms", 1e3)]
     for label, get, fmt, scale in lines:
-        print(row([label] + [fmt.format(get(figures[name]) * scale) for name, _ in checkouts]))
+        print(row([label] + [fmt.format(get(figures[name]) * scale) if figures[name][label_kind(label)] else "—"
+                             for name, _ in checkouts]))
     for name, _ in checkouts:
         print(f"{name}: cold starts {', '.join(f'{c:.2f}' for c in figures[name]['cold'])} s")
+
+
+def label_kind(label: str) -> str:
+    return "load" if "sessions" in label else "cold" if "cold" in label else "key"
 
 
 async def main(a, checkouts: list[tuple[str, Path]], figures: dict) -> None:
@@ -181,14 +196,15 @@ async def main(a, checkouts: list[tuple[str, Path]], figures: dict) -> None:
         servers.append(Server(ROOT, a.port + len(servers), tuple(a.flag)))
     print(f"rerun cost per lesson, {a.reruns} reruns per control after {WARM} to warm; "
           f"first visit KB: {' / '.join(names)}")
-    for s in servers:
-        s.__enter__()
-    try:
-        await per_lesson(servers, names, a.reruns)
-    finally:
+    if not a.whole_only:
         for s in servers:
-            s.__exit__()
-    if a.whole:
+            s.__enter__()
+        try:
+            await per_lesson(servers, names, a.reruns)
+        finally:
+            for s in servers:
+                s.__exit__()
+    if a.whole or a.whole_only:
         await loads(checkouts, a.port, a.loads, figures)
 
 
@@ -198,6 +214,9 @@ if __name__ == "__main__":
     p.add_argument("--reruns", type=int, default=20)
     p.add_argument("--port", type=int, default=8720, help="first of the loopback ports to use (two or three)")
     p.add_argument("--whole", action="store_true", help="also the app-wide figures (about 8 minutes more)")
+    p.add_argument("--floor", action="store_true",
+                   help="with --whole: also a one-slider, one-chart Streamlit app in the browser (the machine's floor)")
+    p.add_argument("--whole-only", action="store_true", help="the app-wide figures alone")
     p.add_argument("--loads", type=int, default=1, help="30-session runs per checkout with --whole")
     p.add_argument("--flag", action="append", default=[],
                    help="also measure this checkout with a Streamlit option, "
@@ -206,6 +225,12 @@ if __name__ == "__main__":
     checkouts = ([("before", a.before.resolve())] if a.before else []) + [("after", ROOT)]
     figures: dict[str, dict] = {name: {"load": [], "cold": [], "key": []} for name, _ in checkouts}
     asyncio.run(main(a, checkouts, figures))
-    if a.whole:
-        browser(checkouts, a.port, figures)
-        summary(checkouts, figures)
+    if a.whole or a.whole_only:
+        with tempfile.TemporaryDirectory() as floor:
+            measured = checkouts
+            if a.floor:
+                (Path(floor) / "app.py").write_text(FLOOR_APP)
+                measured = checkouts + [("Streamlit floor", Path(floor))]
+                figures["Streamlit floor"] = {"load": [], "cold": [], "key": []}
+            browser(measured, a.port, figures)
+            summary(measured, figures)
