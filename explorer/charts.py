@@ -261,8 +261,8 @@ def roofline(points, hardware: dict, dtype: str, selected: str) -> go.Figure:
         colour, dash = next(styles)
         mine = name == selected
         roof = np.minimum(hw.peak_flops(dtype), hw.hbm_bytes_per_s * ai) / 1e12
-        fig.add_trace(go.Scatter(  # float32: half the JSON; the hover prints 3 digits of 7
-            x=ai.astype(np.float32), y=roof.astype(np.float32), mode="lines",
+        fig.add_trace(go.Scatter(  # y in float32: half its JSON, the hover prints 3 digits of 7 (x stays
+            x=ai, y=roof.astype(np.float32), mode="lines",  # float64: the x axis autoranges on it)
             name=name, legendrank=1 if mine else 2,  # the chosen machine first, and thick
             line={"color": colour, "width": 5 if mine else 2.5, "dash": None if mine else dash},
             hovertemplate="%{x:.3g} flops/byte: %{y:.3g} TFLOP/s<extra>" + name + "</extra>"))
