@@ -20,7 +20,10 @@ current = next(lesson.file for lesson, p in zip(LESSONS, pages) if p.url_path ==
 question = predict.question_for(current)
 if predict.ask(current, question):  # on a projector, the question alone until its answer is out
     page.run()
-hidden = ui.presenting() and question is not None and not predict.revealed(current, question)
-ui.lesson_nav(current, reveal_first=(lambda: predict.reveal(current, question.key())) if hidden else None)
+reveal_first = None
+if question is not None and ui.presenting() and not predict.revealed(current, question):
+    key = question.key()
+    reveal_first = lambda: predict.reveal(current, key)  # noqa: E731
+ui.lesson_nav(current, reveal_first=reveal_first)
 ui.share_link()
 ui.sync_url()

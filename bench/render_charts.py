@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -52,24 +53,24 @@ def _simulable(cfg: Config, block: int | None = None) -> Config:
 
 def _config_cases(tag: str, cfg: Config) -> list:
     hw = HARDWARE["H100 SXM"] if "H100 SXM" in HARDWARE else next(iter(HARDWARE.values()))
-    out = [("bytes_vs_flops", (sweeps.over_n(cfg, sweeps.ns_around(cfg.n, 128, 8192, 4)),)),
-           ("roofline", (sweeps.roofline_points(cfg, hw), HARDWARE, cfg.dtype, hw.name))]
+    out = [(charts.bytes_vs_flops, (sweeps.over_n(cfg, sweeps.ns_around(cfg.n, 128, 8192, 4)),)),
+           (charts.roofline, (sweeps.roofline_points(cfg, hw), HARDWARE, cfg.dtype, hw.name))]
     table = sweeps.over_n(cfg, sweeps.ns_around(cfg.n, 128, 2048, 2))
-    out += [("memory_over_n", (table,)), ("traffic_over_n", (table,))]
+    out += [(charts.memory_over_n, (table,)), (charts.traffic_over_n, (table,))]
     blocks = sweeps.over_blocks(cfg, tuple(b for b in (8, 16, 32, 64, 128, 256, 512, 1024) if b <= cfg.n))
-    out += [("block_sweep", (blocks, costs.standard_cost(cfg).hbm_bytes / MB, sweeps.best_fitting_block(blocks))),
-            ("working_set_sweep", (blocks, cfg.sram_bytes / 1024)),
-            ("io_theorem", (sweeps.io_curves(cfg, sweeps.ns_around(cfg.n, 256, 65536, 2)),))]
+    out += [(charts.block_sweep, (blocks, costs.standard_cost(cfg).hbm_bytes / MB, sweeps.best_fitting_block(blocks))),
+            (charts.working_set_sweep, (blocks, cfg.sram_bytes / 1024)),
+            (charts.io_theorem, (sweeps.io_curves(cfg, sweeps.ns_around(cfg.n, 256, 65536, 2)),))]
     mem = demos.DEMOS[5](ns=tuple(sorted({512, 2048, 8192, cfg.n})), d=cfg.d, block=min(cfg.Br, 512),
                          dtype=cfg.dtype, causal=cfg.causal).tables["memory and flops"]
-    out += [("backward_bars", (mem,)), ("flops_bars", (mem,))]
+    out += [(charts.backward_bars, (mem,)), (charts.flops_bars, (mem,))]
     six = demos.DEMOS[6](n=_simulable(cfg.with_(Br=min(64, cfg.n), Bc=min(64, cfg.n))).n, d=cfg.d, window=128)
-    out += [("diff_heatmap", (six.arrays["flash - standard"], "|flash − standard|")),
-            ("diff_heatmap", (six.arrays["local - standard"], "|local window 128 − standard|"))]
-    out += [("cut_vs_block", (sweeps.cut_by_block(max(cfg.n, 512), (32, 64, 128),
+    out += [(charts.diff_heatmap, (six.arrays["flash - standard"], "|flash − standard|")),
+            (charts.diff_heatmap, (six.arrays["local - standard"], "|local window 128 − standard|"))]
+    out += [(charts.cut_vs_block, (sweeps.cut_by_block(max(cfg.n, 512), (32, 64, 128),
                                                   (16, 32, 64, 128, 256, 512), cfg.dtype),)),
-            ("loop_order_bars", (sweeps.loop_orders(cfg),)),
-            ("loop_orders_over_n", (sweeps.loop_orders_over_n(cfg, sweeps.ns_around(cfg.n, 256, 4096, 2)),))]
+            (charts.loop_order_bars, (sweeps.loop_orders(cfg),)),
+            (charts.loop_orders_over_n, (sweeps.loop_orders_over_n(cfg, sweeps.ns_around(cfg.n, 256, 4096, 2)),))]
     lab_cfg = _simulable(cfg, block=16)
     for key, bug in bugs.BUGS.items():
         lab = bugs.break_it(lab_cfg, key)
@@ -77,9 +78,9 @@ def _config_cases(tag: str, cfg: Config) -> list:
         reference = {"HBM MB (with spill)": (f"standard {std['HBM MB']:.2f} MB", std["HBM MB"]),
                      "working set KB": (f"budget {lab_cfg.sram_bytes / 1024:g} KB", lab_cfg.sram_bytes / 1024),
                      "demo 2 weights sum": ("1.0", 1.0)}.get(bug.watch)
-        out.append(("comparison_bars", ([bug.watch], [lab["correct"][bug.watch]], [lab["broken"][bug.watch]],
+        out.append((charts.comparison_bars, ([bug.watch], [lab["correct"][bug.watch]], [lab["broken"][bug.watch]],
                                         bug.watch, bug.label, reference)))
-    return [(f"{builder}__{tag}", builder, args) for builder, args in out]
+    return [(f"{builder.__name__}__{tag}", builder, args) for builder, args in out]
 
 
 def _fixed_cases() -> list:
@@ -90,8 +91,8 @@ def _fixed_cases() -> list:
         online = attention.online_softmax(row, block, steps=steps)
         weights = pd.DataFrame({"score": row, "softmax": attention.softmax(row), "online": online,
                                 "no rescale": attention.online_softmax(row, block, rescale=False)})
-        out += [(f"weights_bars__{tag}", "weights_bars", (weights,)),
-                (f"running_stats__{tag}", "running_stats", (steps,))]
+        out += [(f"weights_bars__{tag}", charts.weights_bars, (weights,)),
+                (f"running_stats__{tag}", charts.running_stats, (steps,))]
     data = measured.load()
     table = measured.compare(data)
     points = measured.roofline_points(table)
@@ -99,19 +100,19 @@ def _fixed_cases() -> list:
     blocks = measured.blocks(data)
     for d in (64, 128):
         view = table[(table["d"] == d) & (table["dtype"] == "float16") & (table["pass"] == "fwd+bwd")]
-        out += [(f"measured_times__d{d}", "measured_times", (view,)),
-                (f"measured_bytes__d{d}", "measured_bytes", (fp16[fp16["d"] == d],)),
-                (f"measured_roofline__d{d}", "measured_roofline",
+        out += [(f"measured_times__d{d}", charts.measured_times, (view,)),
+                (f"measured_bytes__d{d}", charts.measured_bytes, (fp16[fp16["d"] == d],)),
+                (f"measured_roofline__d{d}", charts.measured_roofline,
                  (points[points["d"] == d], measured.ceiling(data, "copy bandwidth (read + write)"),
                   measured.ceiling(data, "dense matmul", "float16"), "float16"))]
     for n in sorted(blocks["n"].unique()):
         bt = blocks[blocks["n"] == n].reset_index(drop=True)
-        out += [(f"block_times__n{n}", "block_times", (bt,)), (f"block_bytes__n{n}", "block_bytes", (bt,))]
+        out += [(f"block_times__n{n}", charts.block_times, (bt,)), (f"block_bytes__n{n}", charts.block_bytes, (bt,))]
     return out
 
 
-def cases() -> list[tuple[str, str, tuple]]:
-    """(slug, builder name, args) for every chart, over the default and the worst cases."""
+def cases() -> list[tuple[str, Callable, tuple]]:
+    """(slug, builder, args) for every chart, over the default and the worst cases."""
     out = _fixed_cases()
     for tag, cfg in CONFIGS.items():
         out += _config_cases(tag, cfg)
@@ -123,8 +124,8 @@ def cases() -> list[tuple[str, str, tuple]]:
     return unique
 
 
-def build(builder: str, args: tuple):
-    return getattr(charts, builder)(*args)
+def build(builder, args: tuple):
+    return builder(*args)
 
 
 # What the browser is asked, for every chart: each text element's box, size and colour,

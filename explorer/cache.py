@@ -4,11 +4,18 @@ Every cache is bounded (max_entries), so a busy server cannot grow without limit
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING, ParamSpec
+
 import streamlit as st
 
 from flashviz import attention, bugs, demos, sweeps
 from flashviz.config import Config
 
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
+P = ParamSpec("P")
 cache = st.cache_data(max_entries=64, show_spinner=False)
 
 
@@ -33,12 +40,24 @@ def io_curves(cfg: Config, ns: tuple):
 
 
 @cache
-def measured_tables():
-    """The H200's committed measurements and the analyses lesson 10 and its question read."""
+def measured_view(d: int, dtype: str, pass_: str):
+    """Lesson 10's reading of the H200's committed runs (flashviz.measured.view)."""
+    from flashviz import measured
+    return measured.view(measured.load(), d, dtype, pass_)
+
+
+@cache
+def measured_blocks(n: int | None = None):
+    """The Triton tile sweep at n (flashviz.measured.block_view), or with n=None the sizes it ran at."""
     from flashviz import measured
     data = measured.load()
-    table = measured.compare(data)
-    return data, table, measured.speedups(table), measured.roofline_points(table), measured.blocks(data)
+    return measured.block_sizes(data) if n is None else measured.block_view(data, n)
+
+
+@cache
+def measured_provenance() -> dict:
+    from flashviz import measured
+    return measured.provenance(measured.load())
 
 
 @cache
@@ -69,10 +88,16 @@ def player_html(cfg: Config, kind: str = "flash", bug: str | None = None) -> str
     return render_html(animation.flash_frames(cfg))
 
 
+def figure(builder: Callable[P, go.Figure], *args: P.args, **kwargs: P.kwargs) -> go.Figure:
+    """`builder(*args, **kwargs)`, a chart from explorer/charts.py, built once per distinct input
+    and shared, not copied: building a Plotly figure validates every property (tens of ms), and
+    so does unpickling one. Safe to share because st.plotly_chart only reads it (plotly.io.to_json).
+    Typed: mypy checks the arguments against the builder's own signature."""
+    return _shared_figure(f"{builder.__module__}.{builder.__qualname__}", builder, *args, **kwargs)
+
+
 @st.cache_resource(max_entries=256, show_spinner=False)
-def figure(builder: str, *args, **kwargs):
-    """A chart from explorer/charts.py, built once per distinct input and shared, not copied:
-    building a Plotly figure validates every property (tens of ms), and so does unpickling
-    one. Safe to share because st.plotly_chart only reads it (plotly.io.to_json)."""
-    from . import charts
-    return getattr(charts, builder)(*args, **kwargs)
+def _shared_figure(name: str, _builder: Callable[..., go.Figure], *args, **kwargs) -> go.Figure:
+    # Keyed by the builder's name and the hashed inputs; a leading underscore keeps Streamlit from
+    # hashing the function object itself.
+    return _builder(*args, **kwargs)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from flashviz.config import CUSTOM, HARDWARE
+from flashviz.config import CUSTOM, HARDWARE, Knob, knobs
 
 TRUE = {"true", "1", "yes", "on"}
 FALSE = {"false", "0", "no", "off"}
@@ -59,20 +59,19 @@ class Param:
             if nearest == number:
                 return nearest, None
             return nearest, f"{quoted} is not offered; using the nearest, {nearest}."
-        value = min(max(number, self.lo), self.hi)
+        lo, hi = self.lo, self.hi
+        if lo is None or hi is None:
+            raise ValueError(f"{self.key}: a number control needs lo and hi")
+        value = min(max(number, lo), hi)
         if self.step:
-            value = self.lo + round((value - self.lo) / self.step) * self.step
+            value = lo + round((value - lo) / self.step) * self.step
         value = int(round(value)) if self.kind == "int" else round(value, 6)
         if value == number:
             return value, None
-        if number < self.lo or number > self.hi:
-            return value, f"{quoted} is outside {self.lo:g} to {self.hi:g}; using {value}."
+        if number < lo or number > hi:
+            return value, f"{quoted} is outside {lo:g} to {hi:g}; using {value}."
         return value, f"{quoted} is between steps; using {value}."
 
-
-N_OPTIONS = (16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096,
-             6144, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576)
-BLOCK_OPTIONS = (1, 2, 4, 8, 16, 32, 48, 64, 96, 128, 192, 256, 512, 1024)
 
 # The reader's own GPU (hw=custom), in the units a vendor's sheet prints. Shared by every lesson
 # (ui.shared_link carries them) but drawn only while "custom" is chosen; they start at the default
@@ -88,19 +87,35 @@ CUSTOM_GPU = (
     Param("gpu_mem", "HBM capacity (GB)", 40, lo=1, hi=65536, step=1, kind="int", widget="number"),
 )
 
+# The label of each engine knob (flashviz.config.Config's fields declared with `knob`): the knob's
+# URL key, default, and offered values or range come from the engine, so adding a knob is its
+# field in Config plus one line here.
+LABELS = {
+    "n": "sequence length n", "d": "head dim d", "Br": "tile Br", "Bc": "tile Bc",
+    "sram_bytes": "SRAM budget M (KB)", "dtype": "data type", "causal": "causal mask", "loop_order": "loop order",
+}
+
+
+def from_knob(name: str, knob: Knob, default) -> Param:
+    """The control of one Config field, in the knob's units."""
+    if isinstance(default, bool):
+        return Param(knob.key, LABELS[name], default, kind="bool")
+    if knob.options:
+        return Param(knob.key, LABELS[name], default, knob.options)
+    return Param(knob.key, LABELS[name], default // knob.unit, lo=knob.lo, hi=knob.hi, step=knob.step,
+                 kind="int" if isinstance(default, int) else "float")
+
+
+ENGINE = {name: from_knob(name, knob, default) for name, (knob, default) in knobs().items()}
+UNITS = {ENGINE[name].key: knob.unit for name, (knob, _) in knobs().items()}  # URL key -> field units per unit
+FIELDS = {ENGINE[name].key: name for name in ENGINE}  # URL key -> Config field
+
+# Every control in the sidebar: the engine's knobs, then the app's own (the GPU, presentation mode).
 SHARED = {p.key: p for p in (
-    Param("n", "sequence length n", 1024, N_OPTIONS),
-    Param("d", "head dim d", 64, (16, 32, 64, 128, 256)),
-    Param("Br", "tile Br", 64, BLOCK_OPTIONS),
-    Param("Bc", "tile Bc", 64, BLOCK_OPTIONS),
-    Param("sram", "SRAM budget M (KB)", 96, lo=8, hi=512, step=1, kind="int"),
-    Param("dtype", "data type", "float32", ("float32", "float16", "bfloat16", "float64")),
+    *ENGINE.values(),
     Param("hw", "GPU", "A100 40GB", tuple(HARDWARE) + (CUSTOM,)),
-    Param("causal", "causal mask", False, kind="bool"),
-    Param("order", "loop order", "fa2", ("fa2", "fa1")),
     Param("present", "presentation mode", False, kind="bool"),
 )}
-
 # A lesson's own controls that other parts of the app read too (its question).
 OWN = {p.key: p for p in (
     Param("os_len", "row length", 32, lo=4, hi=128, step=4, kind="int"),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import Literal
 
 import streamlit as st
 
@@ -71,7 +72,7 @@ def render_html(data: dict) -> str:
     return with_data(TEMPLATE, data)
 
 
-def player(html: str, height: int | str = "content") -> None:
+def player(html: str, height: int | Literal["content", "stretch"] = "content") -> None:
     """Show a page made by render_html. Only engine numbers go in, never a value from
     the URL: st.iframe runs the HTML as it is.
 
@@ -82,7 +83,7 @@ def player(html: str, height: int | str = "content") -> None:
     embed(html, height)
 
 
-def embed(html: str, height: int | str = "content") -> None:
+def embed(html: str, height: int | Literal["content", "stretch"] = "content") -> None:
     """st.iframe in a container keyed by the page itself. A content-sized iframe can grow but
     never shrink (a document is never shorter than its window), so a shorter page (standard
     attention after flash) would sit in the old, taller frame above a blank band; a new key

@@ -25,11 +25,7 @@ def _own(key: str):
 
 
 def _measured_flash_share(d: int) -> Question:
-    _, table, *_ = cache.measured_tables()
-    rows = table[(table["impl"] == "flash") & (table["dtype"] == "float16") & (table["pass"] == "fwd")
-                 & (table["d"] == d) & table["DRAM / model"].notna()]
-    row = rows.loc[rows["n"].idxmax()]
-    return q.measured_share(d, int(row["n"]), float(row["DRAM / model"]))
+    return q.measured_share(d, *cache.measured_view(d, "float16", "fwd").flash_share_at_largest_n())
 
 
 def _window() -> Question:

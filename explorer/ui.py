@@ -6,11 +6,11 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from flashviz.config import CUSTOM, HARDWARE, KB, Config, Hardware, custom_hardware
+from flashviz.config import CUSTOM, HARDWARE, Config, Hardware, custom_hardware
 from flashviz.format import column_format
 
 from .lessons import LESSONS
-from .params import CUSTOM_GPU, SHARED, Param
+from .params import CUSTOM_GPU, FIELDS, SHARED, UNITS, Param
 
 SIMULATE_MAX = 2048  # largest n a page runs in NumPy on a slider move
 NOTES = "_link_notes"   # key -> (note, the value the note explains)
@@ -93,12 +93,12 @@ def shared_controls() -> None:
         if bound(SHARED[name], col, f"Rows of a {what} tile.", note_where=side) > n:
             col.caption(f"above n: lessons use {n}")
     custom = peek(SHARED["hw"]) == CUSTOM  # a third, narrow column for the button that holds its figures
-    c1, c2, *c3 = side.columns([3.6, 3.6, 1.6] if custom else 2, vertical_alignment="bottom")
-    chosen = bound(SHARED["hw"], c1, "Sets the bandwidth, the arithmetic rates and the shared memory one "
+    hw_col, dtype_col, *button_col = side.columns([3.6, 3.6, 1.6] if custom else 2, vertical_alignment="bottom")
+    chosen = bound(SHARED["hw"], hw_col, "Sets the bandwidth, the arithmetic rates and the shared memory one "
                                      "block may use. \"custom\": type your own GPU's figures.", note_where=side)
-    bound(SHARED["dtype"], c2, "Sets the bytes per element moved; NumPy computes in float64.", note_where=side)
+    bound(SHARED["dtype"], dtype_col, "Sets the bytes per element moved; NumPy computes in float64.", note_where=side)
     if chosen == CUSTOM:
-        _custom_gpu_controls(c3[0] if c3 else side, side)
+        _custom_gpu_controls(button_col[0] if button_col else side, side)
     gpu = hardware()
     sram = bound(SHARED["sram"], side, "M: the shared memory one thread block may use: "
                                        f"{gpu.smem_per_block_kb} KB on the {gpu.name}.")
@@ -203,12 +203,12 @@ def presenting() -> bool:
 
 
 def config(**overrides) -> Config:
-    """The shared settings as an engine Config; tiles larger than n are cut to n."""
-    n = overrides.pop("n", value("n"))
-    Br, Bc = value("Br"), value("Bc")
-    fields = dict(n=n, d=value("d"), Br=min(Br, n), Bc=min(Bc, n), sram_bytes=value("sram") * KB,
-                  dtype=value("dtype"), causal=value("causal"), loop_order=value("order"))
+    """The shared settings as an engine Config (each knob's control value times its unit);
+    tiles larger than n are cut to n."""
+    fields = {name: value(key) * UNITS[key] if UNITS[key] != 1 else value(key) for key, name in FIELDS.items()}
     fields.update(overrides)
+    n = fields["n"]
+    fields["Br"], fields["Bc"] = min(fields["Br"], n), min(fields["Bc"], n)
     return Config(**fields)
 
 

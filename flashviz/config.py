@@ -4,7 +4,7 @@ Frozen means hashable, so the app can use a Config as a cache key.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, fields, replace
 from math import ceil
 
 # Element size of each storage type, in bytes. The traffic model multiplies
@@ -17,17 +17,48 @@ KB = 1024  # the seed's KB and MB are binary: 1 KB = 1024 B, 1 MB = 2**20 B
 MB = 2**20
 
 
+# What the app offers for each knob. The engine accepts more (any n up to MAX_N, any tile up to n);
+# these are the values a reader picks from, and a deep link's value is snapped to them.
+SEQUENCE_LENGTHS = (16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096,
+                    6144, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576)
+HEAD_DIMS = (16, 32, 64, 128, 256)
+TILE_SIZES = (1, 2, 4, 8, 16, 32, 48, 64, 96, 128, 192, 256, 512, 1024)
+STORAGE_DTYPES = ("float32", "float16", "bfloat16", "float64")
+
+
+@dataclass(frozen=True)
+class Knob:
+    """How a Config field appears as a control: its URL key, and either the values offered
+    (`options`) or a range (`lo`..`hi` by `step`), in units of `unit` field units (the SRAM
+    budget is set in KB and stored in bytes)."""
+
+    key: str
+    options: tuple = ()
+    lo: float | None = None
+    hi: float | None = None
+    step: float | None = None
+    unit: int = 1
+
+
+def knob(default, key: str = "", **offer):
+    """A Config field with its control: the one place a knob is declared. `key` defaults to the
+    field's own name; `offer` is Knob's options or lo/hi/step (and unit)."""
+    return field(default=default, metadata={"knob": (key, offer)})
+
+
 @dataclass(frozen=True)
 class Config:
-    n: int = 1024             # N, sequence length (rows of Q, K, V)
-    d: int = 64               # head dimension
-    Br: int = 64              # query rows per tile
-    Bc: int = 64              # key/value rows per tile
-    sram_bytes: int = 96 * KB  # M: what one kernel may use of shared memory on an A100
-    dtype: str = "float32"    # storage type: sets the bytes per element moved
+    n: int = knob(1024, options=SEQUENCE_LENGTHS)             # N, sequence length (rows of Q, K, V)
+    d: int = knob(64, options=HEAD_DIMS)                      # head dimension
+    Br: int = knob(64, options=TILE_SIZES)                    # query rows per tile
+    Bc: int = knob(64, options=TILE_SIZES)                    # key/value rows per tile
+    # M: what one kernel may use of shared memory on an A100
+    sram_bytes: int = knob(96 * KB, key="sram", lo=8, hi=512, step=1, unit=KB)
+    dtype: str = knob("float32", options=STORAGE_DTYPES)      # storage type: sets the bytes per element moved
     compute: str = "float64"  # arithmetic precision of the NumPy run
-    causal: bool = False      # mask keys after the query; skip fully masked tiles
-    loop_order: str = "fa2"   # fa2: outer over Q blocks; fa1: outer over K/V blocks
+    causal: bool = knob(False)  # mask keys after the query; skip fully masked tiles
+    # fa2: outer over Q blocks; fa1: outer over K/V blocks
+    loop_order: str = knob("fa2", key="order", options=LOOP_ORDERS)
     # The seed's "Break it" bugs. The defaults are the correct algorithm.
     rescale: bool = True       # False: drop the e^(m_old - m_new) correction
     subtract_max: bool = True  # False: exp(S) instead of exp(S - m); overflows
@@ -77,6 +108,16 @@ class Config:
     def with_(self, **changes) -> "Config":
         """A copy with some knobs changed (validated again)."""
         return replace(self, **changes)
+
+
+def knobs() -> dict[str, tuple[Knob, object]]:
+    """Config field name -> (its Knob, its default), for every field the app offers."""
+    out = {}
+    for f in fields(Config):
+        if "knob" in f.metadata:
+            key, offer = f.metadata["knob"]
+            out[f.name] = (Knob(key or f.name, **offer), f.default)
+    return out
 
 
 def working_set(rows: int, cols: int, d: int) -> int:

@@ -6,6 +6,7 @@ matmul rate). Everything here reads the committed CSVs; no GPU is needed.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -134,3 +135,94 @@ def blocks(data: dict) -> pd.DataFrame:
                      "model working set KB": cost.working_set_bytes / 1024,
                      "max abs diff": r.max_abs_diff})
     return pd.DataFrame(rows)
+
+
+COPY = "copy bandwidth (read + write)"
+MATMUL = "dense matmul"
+
+
+@dataclass(frozen=True)
+class View:
+    """Lesson 10's reading of the H200's runs for one head dim, data type and pass: the rows it
+    shows and every ratio its sentences state, computed here so the page only words them."""
+
+    d: int                     # head dim
+    table: pd.DataFrame        # compare() rows of this d, dtype and pass
+    speedups: pd.DataFrame     # speedups() rows of this d, dtype and pass, both fused kernels
+    dram: pd.DataFrame         # float16 forward rows with Nsight Compute bytes, every d
+    points: pd.DataFrame       # roofline_points() of this d (float16 forward)
+    copy_tbs: float            # measured copy bandwidth, TB/s
+    matmul_tflops: float       # measured dense matmul rate at this dtype, TFLOP/s
+    float16_tflops: float      # measured dense matmul rate in float16, TFLOP/s
+    ridge: float               # flops per byte where the float16 matmul roof meets the copy roof
+
+    def kernel(self, impl: str) -> pd.DataFrame:
+        return self.speedups[self.speedups["impl"] == impl]
+
+    def wins(self, impl: str, column: str = "measured speed-up") -> int:
+        """Sizes at which the kernel beats plain attention (measured, or as the roofline predicts)."""
+        return int((self.kernel(impl)[column] > 1).sum())
+
+    def dram_over_model(self, impl: str) -> pd.Series:
+        """Nsight Compute's DRAM bytes over the model's bytes, float16 forward, every d."""
+        return self.dram[self.dram["impl"] == impl]["DRAM / model"]
+
+    def flash_share_at_largest_n(self) -> tuple[int, float]:
+        """(n, DRAM over model bytes) of flash's float16 forward at this d, at the largest n measured."""
+        rows = self.dram[(self.dram["impl"] == "flash") & (self.dram["d"] == self.d)]
+        row = rows.loc[rows["n"].idxmax()]
+        return int(row["n"]), float(row["DRAM / model"])
+
+    def least_flash_ratio_n(self) -> int:
+        """The n at which flash's DRAM bytes fall furthest below the tile model's."""
+        return int(self.dram.loc[self.dram_over_model("flash").idxmin(), "n"])
+
+    def flash_bound(self) -> tuple[str, str]:
+        """Flash's regime at this d: by the model's bytes, and by the measured DRAM bytes."""
+        model = self.dram[(self.dram["impl"] == "flash") & (self.dram["d"] == self.d)]
+        by_model = "/".join(sorted(set(model["bound"]))) or "n/a"
+        intensity = self.points[self.points["impl"] == "flash"]["flops per DRAM byte"]
+        by_dram = ("compute" if (intensity > self.ridge).all() else
+                   "memory" if (intensity <= self.ridge).all() else "partly memory")
+        return by_model, by_dram
+
+    @property
+    def flash_points(self) -> pd.DataFrame:
+        return self.points[self.points["impl"] == "flash"]
+
+
+def view(data: dict, d: int, dtype: str, pass_: str) -> View:
+    table = compare(data)
+    speed = speedups(table)
+    points = roofline_points(table)
+    mine = (table["d"] == d) & (table["dtype"] == dtype) & (table["pass"] == pass_)
+    dram = table[(table["dtype"] == "float16") & (table["pass"] == "fwd") & table["measured DRAM MB"].notna()]
+    copy, matmul16 = ceiling(data, COPY), ceiling(data, MATMUL, "float16")
+    return View(d=d, table=table[mine], dram=dram, points=points[points["d"] == d],
+                speedups=speed[(speed["d"] == d) & (speed["dtype"] == dtype) & (speed["pass"] == pass_)],
+                copy_tbs=copy, matmul_tflops=ceiling(data, MATMUL, dtype), float16_tflops=matmul16,
+                ridge=matmul16 / copy)
+
+
+@dataclass(frozen=True)
+class BlockView:
+    """The Triton tile sweep at one n, with what lesson 10 says of it."""
+
+    table: pd.DataFrame   # blocks() rows at this n
+    best: pd.Series       # the fastest tile shape's row
+    slowest: pd.Series    # the slowest tile shape's row
+    most_model: pd.Series  # the row the model gives the most bytes
+    spread: float         # largest over smallest measured DRAM bytes
+
+
+def block_view(data: dict, n: int) -> BlockView:
+    all_blocks = blocks(data)
+    bt = all_blocks[all_blocks["n"] == n].reset_index(drop=True)
+    return BlockView(table=bt, best=bt.loc[bt["measured ms"].idxmin()], slowest=bt.loc[bt["measured ms"].idxmax()],
+                     most_model=bt.loc[bt["model MB"].idxmax()],
+                     spread=float(bt["measured DRAM MB"].max() / bt["measured DRAM MB"].min()))
+
+
+def block_sizes(data: dict) -> tuple[int, ...]:
+    """The sequence lengths the tile sweep ran at."""
+    return tuple(int(n) for n in sorted(data["blocks"][data["blocks"]["status"] == "ok"]["n"].unique()))

@@ -1,7 +1,7 @@
 """Lesson 1: attention is short of bytes, not of arithmetic."""
 import streamlit as st
 
-from explorer import cache, ui
+from explorer import cache, charts, ui
 from flashviz import sweeps
 from flashviz.claims import compare, regime
 from flashviz.config import HARDWARE, TENSOR_DTYPE, WIDE_DTYPES
@@ -59,8 +59,8 @@ delivers **{feed:.3g}** at its {roof.dtype} tensor-core rate.
 """)
 
 sweep = ui.sweep_config(ns).with_(dtype=roof.dtype)
-ui.side_by_side((cache.figure("bytes_vs_flops", cache.over_n(sweep, ns)), "bytes_vs_flops"),
-                (cache.figure("roofline", points, gpus, roof.dtype, hw.name), "roofline"))
+ui.side_by_side((cache.figure(charts.bytes_vs_flops, cache.over_n(sweep, ns)), "bytes_vs_flops"),
+                (cache.figure(charts.roofline, points, gpus, roof.dtype, hw.name), "roofline"))
 
 st.markdown(f"**On the roofline** ({hw.name}, {roof.dtype}): standard attention is "
             f"**{std_pt['bound']}-bound** at {std_pt['attainable TFLOP/s']:.1f} TFLOP/s; flash moves "

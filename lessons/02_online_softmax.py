@@ -3,7 +3,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import cache, ui
+from explorer import cache, charts, ui
 from explorer.params import OWN, Param
 from flashviz.attention import online_softmax, random_row, softmax
 
@@ -38,8 +38,8 @@ Gimelshein's, 2018; FlashAttention carries O through it as well.)
 """)
 
 weights = pd.DataFrame({"score": row, "softmax": exact, "online": online, "no rescale": broken})
-ui.side_by_side((cache.figure("weights_bars", weights), "weights"),
-                (cache.figure("running_stats", steps), "running_stats"), widths=[3, 2])
+ui.side_by_side((cache.figure(charts.weights_bars, weights), "weights"),
+                (cache.figure(charts.running_stats, steps), "running_stats"), widths=[3, 2])
 blocks = pd.DataFrame({"block": range(1, len(steps) + 1), "m": [m for m, _ in steps],
                        "l (rescaled)": [l for _, l in steps], "l (no rescale)": [l for _, l in broken_steps]})
 ui.table(blocks, "online_softmax_blocks", "Running statistics after each block")

@@ -1,7 +1,7 @@
 """Lesson 3: tiling gives the same answer in flat memory."""
 import streamlit as st
 
-from explorer import cache, ui
+from explorer import cache, charts, ui
 from explorer.params import Param
 from explorer.player import player
 from flashviz import animation, listing, sweeps
@@ -72,7 +72,7 @@ st.download_button("Download the listing", listing.script(cfg.loop_order), file_
                    help="The code beside the player as one script that needs only NumPy: it prints "
                         "the tiling and tile-size tables from counted runs.")
 
-ui.side_by_side((cache.figure("memory_over_n", table), "tiling_memory"),
-                (cache.figure("traffic_over_n", table), "tiling_traffic"))
+ui.side_by_side((cache.figure(charts.memory_over_n, table), "tiling_memory"),
+                (cache.figure(charts.traffic_over_n, table), "tiling_traffic"))
 ui.table(table, "tiling", f"d = {cfg.d}, Br = {cfg.Br}, Bc = {cfg.Bc} (cut to n where n is smaller), {cfg.dtype}"
          + (", causal" if cfg.causal else ""))

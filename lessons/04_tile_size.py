@@ -1,7 +1,7 @@
 """Lesson 4: the biggest tile that fits in SRAM wins."""
 import streamlit as st
 
-from explorer import cache, ui
+from explorer import cache, charts, ui
 from flashviz import costs, sweeps
 from flashviz.format import bytes_text
 
@@ -37,8 +37,8 @@ attention (write S, read S, write P, read P) at every tile step. The paper picks
 {rule['Br']} × {rule['Bc']}; that tile {'fits' if rule['fits SRAM'] else 'does not fit'} this model's
 working set ({rule['working set KB']:.1f} KB against {cfg.sram_bytes // 1024} KB).
 """)
-ui.side_by_side((cache.figure("block_sweep", table, std_bytes / 2**20, best), "block_sweep"),
-                (cache.figure("working_set_sweep", table, cfg.sram_bytes / 1024), "working_set"))
+ui.side_by_side((cache.figure(charts.block_sweep, table, std_bytes / 2**20, best), "block_sweep"),
+                (cache.figure(charts.working_set_sweep, table, cfg.sram_bytes / 1024), "working_set"))
 ui.table(table, "tile_size", f"Square tiles, n = {cfg.n}, d = {cfg.d}, {cfg.dtype}, {cfg.loop_order} order, "
          f"budget {cfg.sram_bytes // 1024} KB")
 
@@ -52,5 +52,5 @@ where n is smaller), spill included. Move the SRAM budget and both flash curves 
 the constants are the tiling's details.
 """)
 io = cache.io_curves(cfg, sweeps.ns_around(cfg.n, 256, 65536, 2))
-ui.chart(cache.figure("io_theorem", io), "io_theorem")
+ui.chart(cache.figure(charts.io_theorem, io), "io_theorem")
 ui.table(io, "io_theorem", f"HBM accesses in elements, M = {cfg.sram_elements:,} elements")

@@ -1,7 +1,7 @@
 """Lesson 5: the backward pass trades flops for bytes."""
 import streamlit as st
 
-from explorer import cache, ui
+from explorer import cache, charts, ui
 from explorer.backward_player import backward_player, backward_player_html
 from explorer.params import Param
 from flashviz import animation, costs
@@ -56,8 +56,8 @@ also reads O to form D = rowsum(dO ∘ O) (the "+ O" column). It is the trade `g
 makes, for one operator: pay {change_percent(fwd + stored_bwd, fwd + bwd)} flops for the recompute, keep
 {compare(here["std stored MB"], here["flash stored MB"])}.
 """)
-ui.side_by_side((cache.figure("backward_bars", mem), "backward_memory"),
-                (cache.figure("flops_bars", mem), "backward_flops"))
+ui.side_by_side((cache.figure(charts.backward_bars, mem), "backward_memory"),
+                (cache.figure(charts.flops_bars, mem), "backward_flops"))
 ui.table(mem, "backward_memory", f"d = {cfg.d}, {cfg.dtype}")
 ui.table(traffic, "backward_traffic", "HBM traffic of forward + backward")
 st.caption(f"Stored: the seed's rule, {cfg.dtype}. GFLOPs: forward + backward as counted"

@@ -3,7 +3,7 @@ import math
 
 import streamlit as st
 
-from explorer import cache, ui
+from explorer import cache, charts, ui
 from explorer.params import OWN
 from flashviz.bugs import NOISE
 
@@ -38,6 +38,7 @@ float64. The window's is the keys it never looked at. Each picture below is |dif
 entry, on a log scale: dark is float noise, bright is a wrong answer.
 """)
 local_title = f"|local window {window} − standard|"
-ui.side_by_side((cache.figure("diff_heatmap", demo.arrays["flash - standard"], "|flash − standard|"), "diff_flash"),
-                (cache.figure("diff_heatmap", demo.arrays["local - standard"], local_title), "diff_local"))
+flash_title = "|flash − standard|"
+ui.side_by_side((cache.figure(charts.diff_heatmap, demo.arrays["flash - standard"], flash_title), "diff_flash"),
+                (cache.figure(charts.diff_heatmap, demo.arrays["local - standard"], local_title), "diff_local"))
 ui.table(res, "exact", f"n = {n}, d = {cfg.d}, float64 arithmetic")

@@ -1,7 +1,7 @@
 """Lesson 7: the flops are identical; only the traffic moves."""
 import streamlit as st
 
-from explorer import cache, predict, ui
+from explorer import cache, charts, predict, ui
 from flashviz import questions, sweeps
 from flashviz.claims import change_percent, compare
 from flashviz.config import HARDWARE
@@ -41,8 +41,8 @@ standard attention.
 """)
 cut_n = max(cfg.n, 512)
 cut = sweeps.cut_by_block(cut_n, (32, 64, 128), (16, 32, 64, 128, 256, 512), cfg.dtype)
-ui.side_by_side((cache.figure("bytes_vs_flops", full), "same_flops_chart"),
-                (cache.figure("cut_vs_block", cut), "cut_vs_block"))
+ui.side_by_side((cache.figure(charts.bytes_vs_flops, full), "same_flops_chart"),
+                (cache.figure(charts.cut_vs_block, cut), "cut_vs_block"))
 ui.table(table, "same_flops", f"d = {cfg.d}, Br = {cfg.Br}, Bc = {cfg.Bc}, {cfg.dtype}")
 ui.table(cut, "cut_vs_block", f"Traffic cut at n = {cut_n}, spill not counted")
 

@@ -1,7 +1,7 @@
 """Lesson 8: FlashAttention-2's loop order, causal tiles, delayed normalisation."""
 import streamlit as st
 
-from explorer import cache, ui
+from explorer import cache, charts, ui
 from flashviz import costs, sweeps
 from flashviz.claims import compare
 from flashviz.format import bytes_text
@@ -58,8 +58,8 @@ ui.explain(f"""
 """)
 ns = sweeps.ns_around(cfg.n, 256, 4096, 2)
 by_n = sweeps.loop_orders_over_n(ui.sweep_config(ns), ns)
-ui.side_by_side((cache.figure("loop_order_bars", orders), "loop_order"),
-                (cache.figure("loop_orders_over_n", by_n), "loop_order_over_n"))
+ui.side_by_side((cache.figure(charts.loop_order_bars, orders), "loop_order"),
+                (cache.figure(charts.loop_orders_over_n, by_n), "loop_order_over_n"))
 ui.table(orders, "loop_orders", f"n = {cfg.n}, d = {cfg.d}, Br = {cfg.Br}, Bc = {cfg.Bc}, {cfg.dtype}"
          + (", causal" if cfg.causal else ""))
 st.subheader("Causal masking")

@@ -2,7 +2,7 @@
 import pandas as pd
 import streamlit as st
 
-from explorer import cache, ui
+from explorer import cache, charts, ui
 from explorer.params import Param
 from explorer.player import player
 from flashviz import animation, bugs, listing
@@ -54,7 +54,7 @@ for key in chosen:
         reference = {"HBM MB (with spill)": (f"standard {std['HBM MB']:.2f} MB", std["HBM MB"]),
                      "working set KB": (f"budget {cfg.sram_bytes / 1024:g} KB", cfg.sram_bytes / 1024),
                      "demo 2 weights sum": ("1.0", 1.0)}.get(bug.watch)
-        ui.chart(cache.figure("comparison_bars", [bug.watch], [lab["correct"][bug.watch]],
+        ui.chart(cache.figure(charts.comparison_bars, [bug.watch], [lab["correct"][bug.watch]],
                                         [lab["broken"][bug.watch]], bug.watch, bug.label, reference),
                  f"lab_chart_{key}")
     st.caption("Highlighted rows changed beyond float noise (errors and sums by more than "

@@ -1,24 +1,23 @@
 """Lesson 10: the model beside an H200's measurements (committed CSVs; no GPU needed)."""
 import streamlit as st
 
-from explorer import cache, ui
+from explorer import cache, charts, ui
 from explorer.params import OWN, Param
-from flashviz import measured
+from flashviz.measured import TILES
 
 st.title("On real hardware")
 st.markdown("#### An H200 ran plain attention and PyTorch's fused kernels. Does the byte model hold?")
 
 
-data, table, speed, points, block_table = cache.measured_tables()
-prov = measured.provenance(data)
+prov = cache.measured_provenance()
 c1, c2, c3 = st.columns(3)
 d = ui.bound(OWN["hw_d"], c1)
 dtype = ui.bound(Param("hw_dtype", "data type", "float16", ("float16", "bfloat16", "float32")), c2)
 pass_ = ui.bound(Param("hw_pass", "pass", "fwd", ("fwd", "fwd+bwd")), c3)
 ui.own_setting("This lesson has its own head dim and data type: those the H200 was measured at. "
                "The sidebar's settings do not apply here.")
-view = table[(table["d"] == d) & (table["dtype"] == dtype) & (table["pass"] == pass_)]
-sp = speed[(speed["d"] == d) & (speed["dtype"] == dtype) & (speed["pass"] == pass_) & (speed["impl"] == "flash")]
+hw = cache.measured_view(d, dtype, pass_)
+view, sp, mem = hw.table, hw.kernel("flash"), hw.kernel("mem_efficient")
 
 m = st.columns(4)
 if len(sp):
@@ -27,31 +26,28 @@ if len(sp):
     m[1].metric("model's speed-up", f"{sp['predicted speed-up'].min():.1f}–{sp['predicted speed-up'].max():.1f}×")
 else:
     m[0].metric("flash speed-up", "n/a", help="PyTorch's flash kernel takes float16 and bfloat16 only")
-fp16 = table[(table["dtype"] == "float16") & (table["pass"] == "fwd") & table["measured DRAM MB"].notna()]
-plain_ratio = fp16[fp16["impl"] == "plain"]["DRAM / model"]
+plain_ratio = hw.dram_over_model("plain")
 m[2].metric("plain: DRAM ÷ model", f"{plain_ratio.mean():.2f}", help="Nsight Compute bytes over 4n² + 4nd per head")
-flash_ratio = fp16[fp16["impl"] == "flash"]["DRAM / model"]
+flash_ratio = hw.dram_over_model("flash")
 m[3].metric("flash: DRAM ÷ model", f"{flash_ratio.min():.2f}–{flash_ratio.max():.2f}",
             help="Nsight Compute bytes over the tile model's bytes, n = 1024 to 16384")
 
 ui.explain(f"""
 Each call runs B·H heads with B·H·n² fixed at 2³⁰, so every point does the same arithmetic
 (4·2³⁰·d flops forward). The model's time is a roofline with this machine's own ceilings, measured
-in the same run: {measured.ceiling(data, "copy bandwidth (read + write)"):.2f} TB/s copy bandwidth and
-{measured.ceiling(data, "dense matmul", dtype):.0f} TFLOP/s for a dense {dtype} matmul. Model bytes are
-the closed forms of this app at the kernels' own tiles (flash: 128 × {measured.TILES[("flash", d)][1]} at
+in the same run: {hw.copy_tbs:.2f} TB/s copy bandwidth and
+{hw.matmul_tflops:.0f} TFLOP/s for a dense {dtype} matmul. Model bytes are
+the closed forms of this app at the kernels' own tiles (flash: 128 × {TILES[("flash", d)][1]} at
 d = {d}; memory-efficient: 64 × 64).
 """)
 if view.empty:
     st.warning("No measurements for this choice.")
 else:
-    ui.side_by_side((cache.figure("measured_times", view), "hw_times"),
-                    (cache.figure("measured_bytes", fp16[fp16["d"] == d]), "hw_bytes"))
+    ui.side_by_side((cache.figure(charts.measured_times, view), "hw_times"),
+                    (cache.figure(charts.measured_bytes, hw.dram[hw.dram["d"] == d]), "hw_bytes"))
 
-flash_pts = points[(points["impl"] == "flash") & (points["d"] == d)]
-all_sp = speed[(speed["d"] == d) & (speed["dtype"] == dtype) & (speed["pass"] == pass_)]
-mem = all_sp[all_sp["impl"] == "mem_efficient"]
-wins, mem_wins = int((sp["measured speed-up"] > 1).sum()), int((mem["measured speed-up"] > 1).sum())
+flash_pts = hw.flash_points
+wins, mem_wins = hw.wins("flash"), hw.wins("mem_efficient")
 if len(sp) == 0:
     ranking = ("**No flash kernel for this data type**", "so only the memory-efficient kernel is compared.")
 elif wins == len(sp):
@@ -60,7 +56,7 @@ elif wins == len(sp):
 else:
     ranking = (f"**Flash beats plain attention at {wins} of {len(sp)} sizes**",
                "although the byte count says it always should.")
-model_wins = int((mem["predicted speed-up"] > 1).sum())
+model_wins = hw.wins("mem_efficient", "predicted speed-up")
 if mem_wins == model_wins:
     mem_why = f"and the model predicts a gain at {model_wins}: they agree."
 elif mem_wins < model_wins:
@@ -70,12 +66,7 @@ else:
     mem_why = (f"where the model predicts a gain at only {model_wins}: the roofline counts bytes and flops, "
                "not how well each kernel uses the chip.")
 mem_line = (f"**The memory-efficient kernel is faster than plain at {mem_wins} of {len(mem)} sizes** here,", mem_why)
-# TFLOP/s over TB/s: the flops per byte where the two roofs meet
-ridge = measured.ceiling(data, "dense matmul", "float16") / measured.ceiling(data, "copy bandwidth (read + write)")
-flash_model = fp16[(fp16["impl"] == "flash") & (fp16["d"] == d)]
-model_bound = "/".join(sorted(set(flash_model["bound"]))) or "n/a"
-measured_bound = ("compute" if (flash_pts["flops per DRAM byte"] > ridge).all() else
-                  "memory" if (flash_pts["flops per DRAM byte"] <= ridge).all() else "partly memory")
+model_bound, measured_bound = hw.flash_bound()
 plain_bytes = plain_ratio.mean()
 findings = [
     ranking, mem_line,
@@ -84,15 +75,15 @@ findings = [
      "P·V. The extra pass reads and writes the n × n matrix once more: 6n² instead of the model's 4n²."),
     ("**Flash moves far fewer bytes than the model says**" if flash_ratio.max() < 1 else
      "**Flash moves more bytes than the model says at some sizes, fewer at others**",
-     f"— down to {flash_ratio.min():.1%} of it at n = {int(fp16.loc[flash_ratio.idxmin(), 'n'])}. The model "
+     f"— down to {flash_ratio.min():.1%} of it at n = {hw.least_flash_ratio_n()}. The model "
      "re-reads K and V from HBM once per query block; on an H200 the 60 MB L2 cache holds them, so DRAM sees "
      "Q, K and V about once. The tile model counts HBM ↔ SRAM traffic as if there were no cache in between."),
     ("**Writes can hide in L2, too**", "when the output fits in L2, part of it is still there when the kernel "
      "ends, and Nsight Compute's DRAM write count comes out below the size of O."),
     (f"**By the model's bytes flash is {model_bound}-bound; by the measured bytes it is {measured_bound}-bound.**",
      f"With DRAM bytes from Nsight Compute it sits at {flash_pts['flops per DRAM byte'].min():,.0f} flops per "
-     f"byte or more against a ridge at {ridge:,.0f}, at {flash_pts['achieved TFLOP/s'].max():.0f} TFLOP/s: "
-     f"about {flash_pts['achieved TFLOP/s'].max() / measured.ceiling(data, 'dense matmul', 'float16'):.0%} of "
+     f"byte or more against a ridge at {hw.ridge:,.0f}, at {flash_pts['achieved TFLOP/s'].max():.0f} TFLOP/s: "
+     f"about {flash_pts['achieved TFLOP/s'].max() / hw.float16_tflops:.0%} of "
      "the dense-matmul ceiling. What holds it there is the softmax's non-matmul work (the exp units) and the "
      "kernel's own scheduling: the FlashAttention-2 and -3 papers' subject."),
     ("**Element size**", "fp16/bf16 move 2 bytes an element, fp32 4; PyTorch's flash kernel takes no fp32 at all."),
@@ -101,33 +92,28 @@ st.subheader("Where the model and the hardware part")
 # On a projector, the findings' headlines only; the reasons are for a reader.
 st.markdown("\n".join(f"- {head}" if ui.presenting() else f"- {head} {why}" for head, why in findings))
 ui.explain("What the model leaves out: L2 (above), register pressure, occupancy, the exp units, launch cost.")
-ui.chart(cache.figure("measured_roofline", points[points["d"] == d],
-                                  measured.ceiling(data, "copy bandwidth (read + write)"),
-                                  measured.ceiling(data, "dense matmul", "float16"), "float16"), "hw_roofline")
+ui.chart(cache.figure(charts.measured_roofline, hw.points, hw.copy_tbs, hw.float16_tflops, "float16"), "hw_roofline")
 ui.table(view.drop(columns=["dtype", "pass", "d"]), "hw_measured", f"d = {d}, {dtype}, {pass_}")
 
 st.subheader("Block size on hardware")
-block_n = ui.bound(Param("hw_block_n", "sequence length for the tile sweep", 1024,
-                         tuple(int(n) for n in sorted(block_table["n"].unique()))))
-bt = block_table[block_table["n"] == block_n].reset_index(drop=True)
-best = bt.loc[bt["measured ms"].idxmin()]
-spread = bt["measured DRAM MB"].max() / bt["measured DRAM MB"].min()
+block_n = ui.bound(Param("hw_block_n", "sequence length for the tile sweep", 1024, cache.measured_blocks()))
+sweep = cache.measured_blocks(block_n)
+bt, best, slowest, spread = sweep.table, sweep.best, sweep.slowest, sweep.spread
 ui.explain(f"""
 Lesson 4's table, on the chip: a Triton flash forward written for this app (`bench/gpu/triton_blocks.py`,
 checked against PyTorch's attention) run with each tile shape, d = 64, float16. The model says bigger
-tiles re-read K and V less: {bt["model MB"].max():,.0f} MB at {bt.loc[bt["model MB"].idxmax(), "Br x Bc"]}
+tiles re-read K and V less: {bt["model MB"].max():,.0f} MB at {sweep.most_model["Br x Bc"]}
 down to {bt["model MB"].min():,.0f} MB. DRAM disagrees: every shape reads about the same
 {bt["measured DRAM MB"].median():,.0f} MB (a spread of {spread:.3f}×) — Q, K and V once — because the
 50-60 MB L2 serves the re-reads. What the tile changes on this chip is time: from
-{bt["measured ms"].max():.2f} ms at {bt.loc[bt["measured ms"].idxmax(), "Br x Bc"]} to {best["measured ms"]:.2f} ms at
+{slowest["measured ms"]:.2f} ms at {slowest["Br x Bc"]} to {best["measured ms"]:.2f} ms at
 {best["Br x Bc"]} ({best["TFLOP/s"]:.0f} TFLOP/s), through how well the tensor cores are fed and how many
 warps fit, not through HBM traffic.
 """)
-ui.side_by_side((cache.figure("block_times", bt), "hw_block_times"),
-                (cache.figure("block_bytes", bt), "hw_block_bytes"))
+ui.side_by_side((cache.figure(charts.block_times, bt), "hw_block_times"),
+                (cache.figure(charts.block_bytes, bt), "hw_block_bytes"))
 ui.table(bt.drop(columns=["Br", "Bc"]), "hw_blocks", f"Triton flash forward, n = {block_n}, d = 64, float16")
-ui.table(speed[(speed["d"] == d) & (speed["dtype"] == dtype) & (speed["pass"] == pass_)],
-         "hw_speedups", "Speed-up over plain attention, measured and predicted")
+ui.table(hw.speedups, "hw_speedups", "Speed-up over plain attention, measured and predicted")
 st.caption(f"Measured on {prov['gpu']}, driver {prov['driver']}, CUDA {prov['cuda']}, PyTorch {prov['torch']}, "
            f"{prov['date']}, by bench/gpu/measure.py (CUDA events, median of 20 runs; DRAM bytes by Nsight "
            "Compute, one forward call per config, float16).")

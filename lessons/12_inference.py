@@ -3,7 +3,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import cache, predict, ui
+from explorer import cache, charts, predict, ui
 from explorer.params import OWN
 from flashviz import decode
 from flashviz.claims import compare, regime
@@ -62,7 +62,7 @@ table = pd.DataFrame([{"GPU": g.name, "balance, bytes/flop": g.balance(cfg.dtype
                           .set_index("method").iterrows()}} for g in gpus.values()])
 left, right = st.columns([3, 2])
 with left:
-    ui.chart(cache.figure("roofline", points, gpus, cfg.dtype, hw.name), "inference_roofline")
+    ui.chart(cache.figure(charts.roofline, points, gpus, cfg.dtype, hw.name), "inference_roofline")
 with right:
     ui.table(table, "decode_prefill_by_gpu", f"{cfg.dtype}, n = {cfg.n_kv:,}, {name}: where each GPU's roof "
              "puts the two")
@@ -78,7 +78,7 @@ st.markdown(f"At batch {cfg.batch} with {name} the cache takes **{bytes_text(mod
             f"{hw.name}'s {hw.hbm_gb} GB: it " + ("fits" if fits else "**does not fit**")
             + f". The longest context that fits is about **{longest:,} tokens** per sequence, before any "
             "weights. It grows with n, with the batch and with the K/V heads, each in proportion.")
-ui.chart(cache.figure("cache_over_n", decode.cache_over_n(ns, cfg, layers), hw.hbm_gb, hw.name),
+ui.chart(cache.figure(charts.cache_over_n, decode.cache_over_n(ns, cfg, layers), hw.hbm_gb, hw.name),
          "inference_cache")
 
 # --- MHA, GQA, MQA ------------------------------------------------------------------------
@@ -119,7 +119,7 @@ else:
                 "(the partials and the query read again), so the best is not to split.")
 left, right = st.columns(2)
 with left:
-    ui.chart(cache.figure("split_times", sweep, best), "inference_splits")
+    ui.chart(cache.figure(charts.split_times, sweep, best), "inference_splits")
 with right:
     ui.table(sweep, "split_kv", "Split-KV for this batch and model, one layer")
 

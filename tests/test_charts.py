@@ -18,7 +18,7 @@ MIN_PX = 16
 
 
 def figure(builder, args):
-    return getattr(charts, builder)(*args).to_dict()
+    return builder(*args).to_dict()
 
 
 @pytest.fixture(scope="module", params=CASES, ids=[slug for slug, _, _ in CASES])

@@ -21,11 +21,11 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as hs
 
-from explorer.params import BLOCK_OPTIONS, N_OPTIONS
 from flashviz import costs, measured
 from flashviz.attention import online_softmax, random_row
 from flashviz.bugs import BELIEFS, BUGS, NOISE, OVERFLOW_ROW
-from flashviz.config import DTYPE_BYTES, HARDWARE, KB, MB, Config, paper_block_sizes, working_set
+from flashviz.config import (DTYPE_BYTES, HARDWARE, KB, MB, SEQUENCE_LENGTHS, TILE_SIZES, Config, paper_block_sizes,
+                             working_set)
 from tests.test_app import PAGES, open_page
 
 EXAMPLES = int(os.environ.get("FLASHVIZ_CLAIMS_EXAMPLES", "6"))
@@ -37,10 +37,10 @@ MAX_N = 2048  # every lesson runs NumPy at this n at most: keeps a render near a
 
 def shared_params():
     return hs.fixed_dictionaries({
-        "n": hs.sampled_from([n for n in N_OPTIONS if n <= MAX_N]),
+        "n": hs.sampled_from([n for n in SEQUENCE_LENGTHS if n <= MAX_N]),
         "d": hs.sampled_from((16, 32, 64, 128, 256)),
-        "Br": hs.sampled_from(BLOCK_OPTIONS),
-        "Bc": hs.sampled_from(BLOCK_OPTIONS),
+        "Br": hs.sampled_from(TILE_SIZES),
+        "Bc": hs.sampled_from(TILE_SIZES),
         "sram": hs.integers(8, 512),
         "dtype": hs.sampled_from(tuple(DTYPE_BYTES)),
         "hw": hs.sampled_from(tuple(HARDWARE)),
