@@ -18,8 +18,8 @@ import numpy as np
 from . import costs, listing
 from .attention import flash_attention, random_qkv, standard_attention
 from .config import Config
-from .player_schema import (BackwardRun, BugRun, CodePanel, FlashFrame, FlashRun, StandardFrame, StandardPhase,
-                            StandardRun, WaveRun)
+from .player_schema import (BugRun, CodePanel, FlashFrame, FlashRun, Payload, StandardFrame, StandardPhase,
+                            StandardRun)
 
 MAX_FRAMES = 300        # frames sent to the browser at most (keeps the worst case well under 1 MB)
 FIRST_ROWS = 4          # rows of a block always shown, so a row can be followed from step to step
@@ -227,7 +227,7 @@ def standard_frames(cfg: Config) -> StandardRun:
             "standard_bytes": costs.standard_cost(cfg).hbm_bytes}
 
 
-def payload(data: FlashRun | StandardRun | BackwardRun | WaveRun) -> str:
+def payload(data: Payload) -> str:
     """The JSON the browser receives."""
     return json.dumps(data, separators=(",", ":"), allow_nan=False)
 

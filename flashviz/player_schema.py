@@ -268,3 +268,7 @@ class WaveRun(TypedDict):
     reads: int                                  # DRAM bytes this model reads in all
     rereads: bool                               # K + V in flight outgrow the share: heads are read again
     frames: list[WaveFrame]                     # one per wave (every k-th past gpu_animation.MAX_FRAMES)
+
+
+# What a player page's data block holds (a BugRun is a FlashRun).
+Payload = FlashRun | StandardRun | BackwardRun | WaveRun
