@@ -13,7 +13,8 @@ key here and no other (a key marked NamesRun excepted: the player must not read 
 Units: bytes are bytes; "so far" means summed from the run's first step through this one.
 Shapes: Len(k) on a list is its length, a number or the name of the sibling list it matches.
 """
-
+# No `from __future__ import annotations` here: under it Python 3.11 cannot tell a NotRequired
+# key from a required one (TypedDict.__required_keys__), and the tests read those sets.
 from dataclasses import dataclass
 from typing import Annotated, Literal, NotRequired, TypedDict
 
