@@ -1,4 +1,10 @@
-"""Cached engine calls. Configs are frozen dataclasses, so they are cache keys.
+"""Cached engine calls: the one cache policy of every lesson.
+
+- A page calls the engine through this module for anything that builds a table, runs NumPy or
+  reads the committed measurements: `cache` (st.cache_data) keys each call by its inputs
+  (Configs are frozen dataclasses, so they are keys) and hands each rerun its own copy.
+- Figures go through `figure`: built once per input and shared (st.cache_resource), never copied.
+- A closed form that returns one Cost (microseconds) is called directly; caching it costs more.
 
 Every cache is bounded (max_entries), so a busy server cannot grow without limit.
 """
@@ -9,7 +15,7 @@ from typing import TYPE_CHECKING, ParamSpec
 
 import streamlit as st
 
-from flashviz import attention, bugs, demos, sweeps
+from flashviz import attention, bugs, decode, demos, sweeps
 from flashviz.config import Config
 
 if TYPE_CHECKING:
@@ -27,6 +33,31 @@ def demo(number: int, **params):
 @cache
 def over_n(cfg: Config, ns: tuple):
     return sweeps.over_n(cfg, ns)
+
+watch_note = cache(bugs.watch)
+
+
+@cache
+def gpu_measured():
+    """Lesson 11's H200 runs: the kernel sweep, its rates and targets, plain attention and its targets."""
+    from flashviz import gpu_targets
+    df, rates = gpu_targets.load()
+    plain = gpu_targets.load_plain()
+    return df, rates, gpu_targets.targets(df, rates), plain, gpu_targets.plain_targets(plain)
+
+
+# Tables of closed forms, rebuilt by every rerun otherwise.
+roofline_points = cache(sweeps.roofline_points)
+hardware_table = cache(sweeps.hardware_table)
+cut_by_block = cache(sweeps.cut_by_block)
+loop_orders = cache(sweeps.loop_orders)
+causal_savings = cache(sweeps.causal_savings)
+loop_orders_over_n = cache(sweeps.loop_orders_over_n)
+decode_roofline_points = cache(decode.roofline_points)
+decode_sharing_table = cache(decode.sharing_table)
+decode_split_sweep = cache(decode.split_sweep)
+decode_cache_over_n = cache(decode.cache_over_n)
+decode_merge_walkthrough = cache(decode.merge_walkthrough)
 
 
 @cache

@@ -10,9 +10,10 @@ import math
 
 import pandas as pd
 import plotly.graph_objects as go
-import streamlit as st
 
 from flashviz.config import HARDWARE, Hardware
+
+from .cache import cache
 from flashviz.format import bytes_text
 from flashviz.gpu_model import Kernel, crossover_n, plain_reads, sdpa_flash, triton, whole_gpu
 
@@ -41,7 +42,7 @@ def kernel_named(name: str, d: int) -> Kernel:
     return triton(bm, bn, d)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@cache
 def model_curves(d: int, bh: int, kernel_name: str, gpu: str) -> pd.DataFrame:
     k, hw = kernel_named(kernel_name, d), HARDWARE[gpu]
     rows = []

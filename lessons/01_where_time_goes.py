@@ -14,7 +14,7 @@ gpus = HARDWARE if hw.name in HARDWARE else {**HARDWARE, hw.name: hw}  # the rea
 # The roofline's headline is the precision attention runs in: 16-bit on tensor cores.
 # A float32/float64 sidebar keeps the seed's tables; its comparison becomes the side note.
 roof = cfg.with_(dtype=TENSOR_DTYPE) if cfg.dtype in WIDE_DTYPES else cfg
-points = sweeps.roofline_points(roof, hw)
+points = cache.roofline_points(roof, hw)
 std_pt, flash_pt = points.iloc[0], points.iloc[1]
 need, feed = std_pt["bytes per flop"], hw.balance(roof.dtype)
 bound_here = regime(need, feed)
@@ -68,7 +68,7 @@ st.markdown(f"**On the roofline** ({hw.name}, {roof.dtype}): standard attention 
             f"**{flash_pt['bound']}-bound** at {flash_pt['attainable TFLOP/s']:.1f} TFLOP/s.")
 
 wide = cfg.with_(dtype="float32")
-wide_need = sweeps.roofline_points(wide, hw).iloc[0]["bytes per flop"]
+wide_need = cache.roofline_points(wide, hw).iloc[0]["bytes per flop"]
 wide_feed = hw.balance("float32")
 ui.explain(f"""
 **The seed's comparison, in float32.** On CUDA cores in float32 the {hw.name} feeds {wide_feed:.3g}
@@ -92,7 +92,7 @@ faster, and the only place the arithmetic units read from quickly. A kernel copi
 SRAM, works on it, and writes results back. One thread block may use at most the "per block" column;
 that is the budget M of lesson 4 (the sidebar's is {cfg.sram_bytes // 1024} KB).
 """)
-ui.table(sweeps.hardware_table(gpus), "hardware", "Vendor figures; the papers' \"192 KB per SM\" is "
+ui.table(cache.hardware_table(gpus), "hardware", "Vendor figures; the papers' \"192 KB per SM\" is "
          "L1 and shared memory together")
 ui.explain("""
 **What this model leaves out.** It counts bytes between HBM and on-chip SRAM and nothing else: no L2

@@ -40,7 +40,7 @@ which is what the SRAM budget limits (lesson 4); with tiles much smaller than d,
 standard attention.
 """)
 cut_n = max(cfg.n, 512)
-cut = sweeps.cut_by_block(cut_n, (32, 64, 128), (16, 32, 64, 128, 256, 512), cfg.dtype)
+cut = cache.cut_by_block(cut_n, (32, 64, 128), (16, 32, 64, 128, 256, 512), cfg.dtype)
 ui.side_by_side((cache.figure(charts.bytes_vs_flops, full), "same_flops_chart"),
                 (cache.figure(charts.cut_vs_block, cut), "cut_vs_block"))
 ui.table(table, "same_flops", f"d = {cfg.d}, Br = {cfg.Br}, Bc = {cfg.Bc}, {cfg.dtype}")

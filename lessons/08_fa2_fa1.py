@@ -10,9 +10,9 @@ st.title("FlashAttention-2 and -1")
 st.markdown("#### Same tiles, same exact answer. FlashAttention-2 changed which loop is outside, "
             "what each step redoes, and how the work spreads over the GPU.")
 cfg = ui.config()
-orders = sweeps.loop_orders(cfg)
+orders = cache.loop_orders(cfg)
 fa2, fa1 = orders.iloc[0], orders.iloc[1]
-causal = sweeps.causal_savings(cfg)
+causal = cache.causal_savings(cfg)
 other_Bc = cfg.Bc // 2 if cfg.Bc > 1 else min(2, cfg.n)
 other_Br = cfg.Br // 2 if cfg.Br > 1 else min(2, cfg.n)
 # Tile traffic without spill: does halving the inner tile change it? Without a mask it never
@@ -57,7 +57,7 @@ ui.explain(f"""
 - **Causal masking**: tiles whose keys all come after their queries are skipped, with no loads and no flops.
 """)
 ns = sweeps.ns_around(cfg.n, 256, 4096, 2)
-by_n = sweeps.loop_orders_over_n(ui.sweep_config(ns), ns)
+by_n = cache.loop_orders_over_n(ui.sweep_config(ns), ns)
 ui.side_by_side((cache.figure(charts.loop_order_bars, orders), "loop_order"),
                 (cache.figure(charts.loop_orders_over_n, by_n), "loop_order_over_n"))
 ui.table(orders, "loop_orders", f"n = {cfg.n}, d = {cfg.d}, Br = {cfg.Br}, Bc = {cfg.Bc}, {cfg.dtype}"

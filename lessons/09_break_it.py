@@ -29,11 +29,6 @@ if not chosen and not tested:
                     f"{belief.seed}")
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def watch_note(acfg, key: str) -> str:
-    return bugs.watch(key, acfg)
-
-
 def highlight(row):
     return ["background-color: #F6D8CC; font-weight: bold" if row["changed"] else ""] * len(row)
 
@@ -66,7 +61,7 @@ for key in chosen:
         acfg, note = animation.teaching_config(cfg, min(cfg.n, 256), min(cfg.d, 16))
         if note:
             st.info(note)
-        st.caption(watch_note(acfg, key))
+        st.caption(cache.watch_note(key, acfg))
         player(cache.player_html(acfg, bug=key))
 
 for key in tested:

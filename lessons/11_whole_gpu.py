@@ -2,7 +2,7 @@
 import pandas as pd
 import streamlit as st
 
-from explorer import ui
+from explorer import cache, ui
 from explorer.gpu_player import gpu_player, gpu_player_html
 from explorer.whole_gpu import IMPL, PARAMS, crossover, kernel_named, model_curves, reads_figure
 from flashviz import gpu_targets
@@ -10,13 +10,6 @@ from flashviz.claims import compare
 from flashviz.config import HARDWARE
 from flashviz.format import bytes_text
 from flashviz.gpu_model import forward_time, whole_gpu
-
-
-@st.cache_data(max_entries=2, show_spinner=False)
-def _measured():
-    df, rates = gpu_targets.load()
-    plain = gpu_targets.load_plain()
-    return df, rates, gpu_targets.targets(df, rates), plain, gpu_targets.plain_targets(plain)
 
 
 st.title("The whole GPU")
@@ -54,14 +47,14 @@ reads come to {bytes_text(w.reads)}: the two-level model (one block at a time, n
 gpu_player(gpu_player_html(n, d, bh, kname, gpu))
 
 st.subheader("Measured on the H200")
-df, rates, table, plain_df, plain_table = _measured()
+df, rates, table, plain_df, plain_table = cache.gpu_measured()
 impl = IMPL[kname]
 pts = df[(df["impl"] == impl) & (df["d"] == d) & (df["batch_heads"] == bh)].sort_values("n")
 plain_pts = plain_df[(plain_df["d"] == d) & (plain_df["batch_heads"] == bh)].sort_values("n")
 cross = crossover(d, bh, kname, hw)
 title = f"{kname}, d = {d}, batch × heads = {bh}, {gpu}"
 on_h200 = gpu == "H200 SXM"
-ui.chart(reads_figure(model_curves(d, bh, kname, gpu), pts if on_h200 else pts.iloc[0:0], cross, title,
+ui.chart(cache.figure(reads_figure, model_curves(d, bh, kname, gpu), pts if on_h200 else pts.iloc[0:0], cross, title,
                       plain_pts if on_h200 else plain_pts.iloc[0:0]), "wg_reads")
 have = sorted(int(x) for x in df[(df["impl"] == impl) & (df["d"] == d)]["batch_heads"].unique())
 if gpu != "H200 SXM":

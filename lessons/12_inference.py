@@ -48,7 +48,7 @@ cols[3].metric("GPU feeds, bytes/flop", f"{feed:.3g}", help=f"{hw.name}: HBM ban
 
 # --- decode against prefill -------------------------------------------------------------
 st.subheader("Decode against prefill")
-points = decode.roofline_points(cfg, hw)
+points = cache.decode_roofline_points(cfg, hw)
 dec, pre = points.iloc[0], points.iloc[1]
 ui.explain(f"""
 Prefill runs all n = {cfg.n_kv:,} prompt tokens at once: each K/V block that reaches SRAM meets a block of
@@ -58,7 +58,7 @@ gets. Same cache, same kernel: prefill does **{pre['flops per byte']:.3g}** flop
 **{dec['flops per byte']:.3g}**.
 """)
 table = pd.DataFrame([{"GPU": g.name, "balance, bytes/flop": g.balance(cfg.dtype),
-                       **{f"{m} bound": r["bound"] for m, r in decode.roofline_points(cfg, g)
+                       **{f"{m} bound": r["bound"] for m, r in cache.decode_roofline_points(cfg, g)
                           .set_index("method").iterrows()}} for g in gpus.values()])
 left, right = st.columns([3, 2])
 with left:
@@ -78,12 +78,12 @@ st.markdown(f"At batch {cfg.batch} with {name} the cache takes **{bytes_text(mod
             f"{hw.name}'s {hw.hbm_gb} GB: it " + ("fits" if fits else "**does not fit**")
             + f". The longest context that fits is about **{longest:,} tokens** per sequence, before any "
             "weights. It grows with n, with the batch and with the K/V heads, each in proportion.")
-ui.chart(cache.figure(charts.cache_over_n, decode.cache_over_n(ns, cfg, layers), hw.hbm_gb, hw.name),
+ui.chart(cache.figure(charts.cache_over_n, cache.decode_cache_over_n(ns, cfg, layers), hw.hbm_gb, hw.name),
          "inference_cache")
 
 # --- MHA, GQA, MQA ------------------------------------------------------------------------
 st.subheader("MHA → GQA → MQA")
-sharing = decode.sharing_table(cfg, hw, layers)
+sharing = cache.decode_sharing_table(cfg, hw, layers)
 mha, here, mqa = sharing.iloc[0], sharing[sharing["K/V heads"] == cfg.kv_heads].iloc[0], sharing.iloc[-1]
 st.markdown(f"Grouping the {cfg.heads} query heads onto {cfg.kv_heads} K/V head{'s' if cfg.kv_heads > 1 else ''} "
             f"reads {compare(mha['read per step MB'], here['read per step MB'])} per token than MHA; MQA reads "
@@ -99,7 +99,7 @@ ui.table(sharing, "kv_sharing", f"One decoding step, {layers} layers, batch {cfg
 
 # --- split-KV -----------------------------------------------------------------------------
 st.subheader("Split-KV: when one query is too little work")
-sweep = decode.split_sweep(cfg, hw)
+sweep = cache.decode_split_sweep(cfg, hw)
 best = decode.best_splits(sweep)
 one, chosen = sweep.iloc[0], sweep[sweep["splits"] == best].iloc[0]
 blocks = cfg.thread_blocks
@@ -126,7 +126,7 @@ with right:
 # --- the merge, step by step --------------------------------------------------------------
 st.subheader("The merge, step by step")
 chunks = ui.bound(OWN["inf_split"], st.columns(3)[0])
-steps, (m, l, O), unsplit = decode.merge_walkthrough(n_kv=16, d=4, splits=chunks)
+steps, (m, l, O), unsplit = cache.decode_merge_walkthrough(n_kv=16, d=4, splits=chunks)
 st.markdown(f"One query row against 16 cached keys (d = 4, random values), cut into {len(steps)} chunks. Each "
             "chunk returns its own max m_i, sum l_i and unnormalised output O_i; the merge puts them on one "
             f"baseline, m = max m_i = **{m:.6f}**, scaling each by e^(m_i − m):")
