@@ -8,13 +8,14 @@ from __future__ import annotations
 import streamlit as st
 
 from flashviz.config import Config
+from flashviz.player_schema import BackwardRun
 
 from .player import embed, page, with_data
 
 TEMPLATE = page("backward_player.html")
 
 
-def render_html(data: dict) -> str:
+def render_html(data: BackwardRun) -> str:
     """The player page for frames from flashviz.backward_animation."""
     return with_data(TEMPLATE, data)
 

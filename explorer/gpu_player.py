@@ -8,13 +8,14 @@ from __future__ import annotations
 import streamlit as st
 
 from flashviz.config import HARDWARE
+from flashviz.player_schema import WaveRun
 
 from .player import page, with_data
 
 TEMPLATE = page("gpu_player.html")
 
 
-def render_html(data: dict) -> str:
+def render_html(data: WaveRun) -> str:
     """The player page for frames from flashviz.gpu_animation."""
     return with_data(TEMPLATE, data)
 

@@ -14,6 +14,7 @@ from typing import Literal
 import streamlit as st
 
 from flashviz.animation import payload
+from flashviz.player_schema import FlashRun, Payload, StandardRun
 
 HERE = Path(__file__).parent
 HEIGHT = 640  # px: enough for every frame when the iframe is 1180 px wide or more
@@ -58,7 +59,7 @@ def page(template: str) -> str:
             .replace("<!--__CONTROLS__-->", CONTROLS))
 
 
-def with_data(template: str, data: dict) -> str:
+def with_data(template: str, data: Payload) -> str:
     """A page made by `page` with the frames in its data block. The data is numbers and
     fixed labels from the engine; '</' is escaped anyway so nothing can close the script tag."""
     return template.replace("__DATA__", payload(data).replace("</", "<\\/"))
@@ -67,7 +68,7 @@ def with_data(template: str, data: dict) -> str:
 TEMPLATE = page("player.html")
 
 
-def render_html(data: dict) -> str:
+def render_html(data: FlashRun | StandardRun) -> str:
     """The player page for frames from flashviz.animation."""
     return with_data(TEMPLATE, data)
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 
@@ -17,6 +19,8 @@ from . import costs, listing
 from .attention import flash_attention, random_qkv, standard_attention
 from .config import Config
 from .memory import fits
+from .player_schema import (BugRun, CodePanel, FlashFrame, FlashRun, Payload, StandardFrame, StandardPhase,
+                            StandardRun)
 
 MAX_FRAMES = 300        # frames sent to the browser at most (keeps the worst case well under 1 MB)
 FIRST_ROWS = 4          # rows of a block always shown, so a row can be followed from step to step
@@ -77,9 +81,17 @@ def _num(v) -> float:
     return float(v) if isinstance(v, str) else v
 
 
-def _frame(trace: list, k: int, rescales: bool) -> dict:
+class _Panel(NamedTuple):
+    """The code panel's listing: its source, the bug it carries, the lines values stand beside."""
+    src: str
+    bug: str | None
+    marks: dict
+
+
+def _frame(trace: list, k: int, rescales: bool, listed: dict, panel: _Panel) -> FlashFrame:
     """One step as numbers. O is shown unnormalised (O·l, what the rescale multiplies):
-    its first column, before and after the step."""
+    its first column, before and after the step. `listed` is the listing's record of the
+    same step (listing.record), for the code panel."""
     step = trace[k]
     l0, o0 = _before(trace, k)
     with np.errstate(invalid="ignore", over="ignore"):
@@ -91,16 +103,19 @@ def _frame(trace: list, k: int, rescales: bool) -> dict:
     finite0 = [isinstance(v, float) for v in m0]
     rose = [q for q in range(len(m1)) if finite0[q] and _num(m1[q]) > m0[q]]
     rescaled = [q for q in rose if scale[q] < 1]
+    first = not any(finite0)
     pick = lambda a: [a[q] for q in show]  # noqa: E731
-    frame = {
+    at = _code_line(panel, rescale=bool(rose) and not first)
+    frame: FlashFrame = {
         "i": step.i, "j": step.j, "rows": list(step.rows), "cols": list(step.cols), "show": show,
         "m0": pick(m0), "m1": pick(m1), "scale": pick(scale),
         "l0": pick(rounded(l0)), "l": pick(rounded(step.l)), "add": pick(rounded(added)),
         "o0": pick(rounded(o0)), "o1": pick(rounded(o1)),
-        "first": not any(finite0), "rose": len(rose), "rescaled": len(rescaled),
+        "first": first, "rose": len(rose), "rescaled": len(rescaled),
         "smin": min((scale[q] for q in rescaled), default=1.0),
-        "hbm": step.hbm_bytes, "flops": step.flops, "ws": step.working_set_bytes,
+        "hbm": step.hbm_bytes, "ws": step.working_set_bytes,
         "bad": bool(not np.isfinite(step.l).all() or not np.isfinite(step.O).all()),
+        "code": _code_panel(listed, show, pick(m0), pick(m1), step.rows[0], at),
     }
     if not rescales:  # a bug: what a correct run would have multiplied by, and how big s got
         should = rounded(np.where(np.isfinite(step.m_before), should, 1.0))
@@ -110,39 +125,37 @@ def _frame(trace: list, k: int, rescales: bool) -> dict:
     return frame
 
 
-def _code_line(src: str, frame: dict, bug: str | None, marks: dict) -> int:
+def _code_line(panel: _Panel, rescale: bool) -> int:
     """The listing's line a step is about: where the bug bites, else the rescale when a
     row's max rose, else the running sum."""
-    lines = src.splitlines()
+    lines = panel.src.splitlines()
 
     def at(start):
         return next(n for n, line in enumerate(lines, 1) if line.lstrip().startswith(start))
-    if bug == "no_max":
+    if panel.bug == "no_max":
         return at("P = np.exp")
-    if bug == "keep_full_S":
+    if panel.bug == "keep_full_S":
         return at("S_full[rows, cols]")
-    if bug in ("tiles_too_big", "tiles_too_small"):
+    if panel.bug in ("tiles_too_big", "tiles_too_small"):
         return at("hbm.sram")
-    return marks["alpha"] if frame["rose"] and not frame["first"] else marks["l"]
+    return panel.marks["alpha"] if rescale else panel.marks["l"]
 
 
-def _code_frame(step: dict, frame: dict, src: str, bug: str | None, marks: dict) -> dict:
+def _code_panel(listed: dict, show: list[int], m0: list, m1: list, row0: int, at: int) -> CodePanel:
     """What the code panel shows at one step: the lines that ran since the previous step,
     the line the step is about, and m_tile, alpha, l of up to CODE_ROWS of the shown rows
     (those whose max rose first), as the listing itself computed them."""
-    show = frame["show"]
-    rose = [q for q in range(len(show)) if isinstance(frame["m0"][q], float) and _num(frame["m1"][q]) > frame["m0"][q]]
+    rose = [q for q in range(len(show)) if isinstance(m0[q], float) and _num(m1[q]) > m0[q]]
     picked = sorted((rose + [q for q in range(len(show)) if q not in rose])[:CODE_ROWS])
     offsets = [show[q] for q in picked]
-    values = {name: [rounded(step[name][o]) for o in offsets]
-              for name in ("m_tile", "alpha", "l")}
-    return {"at": _code_line(src, frame, bug, marks), "ran": sorted(set(step["ran"])),
-            "rows": [frame["rows"][0] + o for o in offsets], **values}
+    value = lambda name: [rounded(listed[name][o]) for o in offsets]  # noqa: E731
+    return {"at": at, "ran": sorted(set(listed["ran"])), "rows": [row0 + o for o in offsets],
+            "m_tile": value("m_tile"), "alpha": value("alpha"), "l": value("l")}
 
 
 def flash_frames(cfg: Config, seed: int = 0, score_scale: float = 1.0,
                  reference: Config | None = None, max_frames: int = MAX_FRAMES,
-                 bug: str | None = None) -> dict:
+                 bug: str | None = None) -> FlashRun:
     """One frame per computed tile (causal skips excluded), capped at max_frames.
 
     Each frame shows SHOW_ROWS rows of the block (see shown_rows) and counts over all of
@@ -157,7 +170,7 @@ def flash_frames(cfg: Config, seed: int = 0, score_scale: float = 1.0,
     O = flash_attention(Q, K, V, cfg, trace=trace)
     bug = bug or listing.bug_of(cfg)
     src = listing.source(cfg.loop_order, bug)
-    marks = listing.marks(src, cfg.loop_order)
+    panel = _Panel(src, bug, listing.marks(src, cfg.loop_order))
     _, _, steps = listing.record(cfg, Q, K, V, bug)
     true_trace: list = []
     if reference is not None:
@@ -165,15 +178,15 @@ def flash_frames(cfg: Config, seed: int = 0, score_scale: float = 1.0,
             raise ValueError("a reference run must use the same tiles and loop order, step for step")
         flash_attention(Q, K, V, reference, trace=true_trace)
     rescales = cfg.rescale and cfg.subtract_max
-    frames, kept = [], 0
+    frames: list[FlashFrame] = []
+    kept = 0
     for k in range(min(len(trace), max_frames)):
-        frame = _frame(trace, k, rescales)
+        frame = _frame(trace, k, rescales, steps[k], panel)
         if true_trace:
             frame["l_true"] = [rounded(true_trace[k].l[q]) for q in frame["show"]]
         if cfg.keep_full_S:  # bytes of score tiles copied to the n x n buffer so far
             kept += (trace[k].rows[1] - trace[k].rows[0]) * (trace[k].cols[1] - trace[k].cols[0])
             frame["kept"] = kept * cfg.element_bytes
-        frame["code"] = _code_frame(steps[k], frame, src, bug, marks)
         frames.append(frame)
     with np.errstate(invalid="ignore"):
         diff = float(np.abs(O - standard_attention(Q, K, V, cfg)).max())
@@ -188,22 +201,23 @@ def flash_frames(cfg: Config, seed: int = 0, score_scale: float = 1.0,
         "capped": len(trace) > max_frames, "keep_full_S": cfg.keep_full_S,
         "rescales": rescales, "subtract_max": cfg.subtract_max,
         "final_diff": rounded(diff), "first_bad": first_bad, "frames": frames,
-        "code": {"src": src, "marks": marks, "bug": bug,
+        "code": {"src": src, "marks": panel.marks, "bug": bug,
                  "edited": listing.changed_lines(bug, cfg.loop_order) if bug else []},
     }
 
 
-def standard_frames(cfg: Config) -> dict:
+def standard_frames(cfg: Config) -> StandardRun:
     """Standard attention as passes over row blocks of the n x n matrices.
 
     Frame 0 reads Q and K; then for each row block: S written; S read and P
     written; P read with V and O written. Cumulative bytes end at 4nd + 4n^2.
     """
     n, d, eb = cfg.n, cfg.d, cfg.element_bytes
-    frames, moved = [], 2 * n * d
-    frames.append({"phase": "read Q, K", "block": -1, "hbm": moved * eb, "peak": 0})
-    phases = (("write S", lambda r: r * n), ("read S, write P", lambda r: 2 * r * n),
-              ("read P, V; write O", lambda r: r * n + r * d))
+    moved = 2 * n * d
+    frames: list[StandardFrame] = [{"phase": "read Q, K", "block": -1, "hbm": moved * eb, "peak": 0}]
+    phases: tuple[tuple[StandardPhase, Callable[[int], int]], ...] = (  # elements moved for r rows
+        ("write S", lambda r: r * n), ("read S, write P", lambda r: 2 * r * n),
+        ("read P, V; write O", lambda r: r * n + r * d))
     for k, (label, elements) in enumerate(phases):
         for i, r0 in enumerate(range(0, n, cfg.Br)):
             r = min(r0 + cfg.Br, n) - r0
@@ -214,7 +228,7 @@ def standard_frames(cfg: Config) -> dict:
             "standard_bytes": costs.standard_cost(cfg).hbm_bytes}
 
 
-def payload(data: dict) -> str:
+def payload(data: Payload) -> str:
     """The JSON the browser receives."""
     return json.dumps(data, separators=(",", ":"), allow_nan=False)
 
@@ -247,7 +261,7 @@ def teaching_config(cfg: Config, n: int, d: int) -> tuple[Config, str | None]:
 OVERFLOW_SCALE = 30.0
 
 
-def bug_frames(cfg: Config, bug: str) -> dict:
+def bug_frames(cfg: Config, bug: str) -> BugRun:
     """Frames of the broken run, with the correct run's l beside each step where the two
     take the same steps, and the correct tiles' total traffic for the HBM meter.
 
@@ -271,10 +285,8 @@ def bug_frames(cfg: Config, bug: str) -> dict:
     # the rescale (other tiles take other steps; without the max l sums e^s, not e^(s - m)).
     data = flash_frames(broken, score_scale=scale, reference=correct if bug == "no_rescale" else None,
                         bug=bug)
-    data.update(bug=bug, label=BUGS[bug].label, headline=headline(bug, broken, scale), score_scale=scale, note=note,
-                correct_bytes=costs.flash_cost(correct).hbm_bytes,
-                correct_ws=costs.flash_cost(correct).working_set_bytes)
-    return data
+    return {**data, "bug": bug, "headline": headline(bug, broken, scale), "score_scale": scale, "note": note,
+            "correct_bytes": costs.flash_cost(correct).hbm_bytes}
 
 
 def headline(bug: str, broken: Config, score_scale: float = 1.0) -> str:

@@ -16,6 +16,7 @@ from .animation import MAX_FRAMES, rounded, teaching_inputs
 from .attention import flash_attention, standard_attention
 from .backward import flash_backward, standard_backward
 from .config import Config
+from .player_schema import BackwardDFrame, BackwardRun, BackwardTileFrame, BackwardWriteFrame, Worked
 
 SHOW = 4  # query rows and keys shown per step: the first of each block, the same ones every time
 
@@ -35,7 +36,7 @@ def traced_backward(cfg: Config, seed: int = 0):
     return (Q, K, V, O, m, l, dO), grads, trace
 
 
-def _worked(step, m, l, D) -> dict:
+def _worked(step, m, l, D) -> Worked:
     """The entry of the shown rows with the largest |dS| (the one that moves the gradients
     most), worked through: P = e^(S - m) / l, dS = P (dP - D)."""
     shown = step.dS[:SHOW]
@@ -54,12 +55,12 @@ class _Running:
         self.dq, self.dk, self.dv, self.psum = (np.zeros(n) for _ in range(4))
 
 
-def _tile_frame(step, run: _Running, m, l, D, stored_flops: int) -> dict:
+def _tile_frame(step, run: _Running, m, l, D, stored_flops: int) -> BackwardTileFrame:
     (r0, r1), (k0, k1) = step.rows, step.cols
     rows, keys = slice(r0, r0 + min(SHOW, r1 - r0)), slice(k0, k0 + min(SHOW, k1 - k0))
     qs, ks = rows.stop - r0, keys.stop - k0
     psum1 = run.psum[rows] + step.P[:qs].sum(axis=1)
-    frame = {
+    frame: BackwardTileFrame = {
         "kind": "tile", "i": step.i, "j": step.j, "rows": [r0, r1], "cols": [k0, k1],
         "m": rounded(m[rows]), "l": rounded(l[rows]), "D": rounded(D[rows]),
         "ps0": rounded(run.psum[rows]), "ps1": rounded(psum1),
@@ -67,7 +68,7 @@ def _tile_frame(step, run: _Running, m, l, D, stored_flops: int) -> dict:
         "dv0": rounded(run.dv[keys]), "dv1": rounded(step.dVj[:ks, 0]),
         "dk0": rounded(run.dk[keys]), "dk1": rounded(step.dKj[:ks, 0]),
         "w": _worked(step, m, l, D), "hbm": step.hbm_bytes, "flops": step.flops,
-        "stored_flops": stored_flops, "ws": step.working_set_bytes,
+        "stored_flops": stored_flops,
     }
     run.psum[r0:r1] += step.P.sum(axis=1)
     run.dq[r0:r1] = step.dQi[:, 0]
@@ -75,7 +76,7 @@ def _tile_frame(step, run: _Running, m, l, D, stored_flops: int) -> dict:
     return frame
 
 
-def backward_frames(cfg: Config, seed: int = 0, max_frames: int = MAX_FRAMES) -> dict:
+def backward_frames(cfg: Config, seed: int = 0, max_frames: int = MAX_FRAMES) -> BackwardRun:
     """Every step of the recomputing backward as numbers, capped at max_frames.
 
     Bug flags of the config are dropped: the backward reads a correct forward's m and l.
@@ -83,7 +84,8 @@ def backward_frames(cfg: Config, seed: int = 0, max_frames: int = MAX_FRAMES) ->
     cfg = cfg.without_bugs()
     (Q, K, V, O, m, l, dO), grads, trace = traced_backward(cfg, seed)
     D = trace[0].D
-    eb, run, stored_flops, frames = cfg.element_bytes, _Running(cfg.n), 0, []
+    run, stored_flops = _Running(cfg.n), 0
+    frames: list[BackwardDFrame | BackwardTileFrame | BackwardWriteFrame] = []
     for step in trace[:max_frames]:
         if step.kind == "D":
             show = slice(0, min(SHOW, cfg.Br))  # the first query block (Br <= n, as Config holds)
@@ -106,11 +108,11 @@ def backward_frames(cfg: Config, seed: int = 0, max_frames: int = MAX_FRAMES) ->
     diff = max(float(np.abs(a - b).max()) for a, b in zip(grads, stored))
     cost = costs.flash_backward_cost(cfg)
     return {
-        "kind": "backward", "n": cfg.n, "d": cfg.d, "Br": cfg.Br, "Bc": cfg.Bc, "Tr": cfg.Tr, "Tc": cfg.Tc,
+        "n": cfg.n, "d": cfg.d, "Br": cfg.Br, "Bc": cfg.Bc, "Tr": cfg.Tr, "Tc": cfg.Tc,
         "causal": cfg.causal, "dtype": cfg.dtype, "show": SHOW,
         "total_bytes": cost.hbm_bytes, "total_flops": cost.flops,
         "standard_bytes": costs.standard_backward_cost(cfg).hbm_bytes,
-        "stored_total_flops": costs.storing_backward_flops(cfg), "P_bytes": cfg.n * cfg.n * eb,
+        "stored_total_flops": costs.storing_backward_flops(cfg),
         "tiles": costs.census(cfg.n, cfg.Br, cfg.Bc, cfg.causal).tiles,
         "capped": len(trace) > max_frames, "final_diff": rounded(diff), "frames": frames,
     }

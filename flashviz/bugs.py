@@ -18,6 +18,7 @@ from .attention import (flash_attention, online_softmax, random_qkv, random_row,
                         standard_attention)
 from .config import KB, MB, SEED, Config
 from .memory import fits
+from .player_schema import BugRun, FlashFrame
 
 LAB_MAX_N = 2048  # the lab really runs both versions; keep it interactive
 OVERFLOW_ROW = (800.0, 801.5, 799.2, 802.3)  # demo 9's scores near 800
@@ -193,13 +194,13 @@ def _kb(nbytes: float) -> str:
     return f"{nbytes / KB:.1f} KB"
 
 
-def _rose(frame: dict) -> bool:
+def _rose(frame: FlashFrame) -> bool:
     """A shown row's max moved on this step, from a finite max (the player's highlight)."""
     return any(isinstance(a, float) and isinstance(b, float) and b > a
                for a, b in zip(frame["m0"], frame["m1"]))
 
 
-def _watch_no_rescale(data: dict, cfg: Config) -> str:
+def _watch_no_rescale(data: BugRun, cfg: Config) -> str:
     frames = data["frames"]
     rose = [k for k, f in enumerate(frames) if _rose(f)]
     ticks = "Black ticks mark the correct running sum l. " if frames and "l_true" in frames[0] else ""
@@ -210,7 +211,7 @@ def _watch_no_rescale(data: dict, cfg: Config) -> str:
                     f"{rose[0] + 1}); nothing rescales, so from there that row's l is too large.")
 
 
-def _watch_too_big(data: dict, cfg: Config) -> str:
+def _watch_too_big(data: BugRun, cfg: Config) -> str:
     ws, budget = max(f["ws"] for f in data["frames"]), data["budget"]
     tile = f"a {data['Br']} × {data['Bc']} tile needs {_kb(ws)}"
     if not fits(ws, budget):
@@ -218,7 +219,7 @@ def _watch_too_big(data: dict, cfg: Config) -> str:
     return f"The gauge stays green: at n = {data['n']}, d = {data['d']}, {tile}, within the {_kb(budget)} budget."
 
 
-def _watch_too_small(data: dict, cfg: Config) -> str:
+def _watch_too_small(data: BugRun, cfg: Config) -> str:
     frames, std = data["frames"], data["standard_bytes"]
     before = costs.census(cfg.n, cfg.Br, cfg.Bc, cfg.causal).tiles
     if data["tiles"] == before:
@@ -230,7 +231,7 @@ def _watch_too_small(data: dict, cfg: Config) -> str:
     return text + f" The HBM meter ends at {_kb(end)}, {_than(end, std)} standard attention's {_kb(std)}."
 
 
-def _watch_keep_S(data: dict, cfg: Config) -> str:
+def _watch_keep_S(data: BugRun, cfg: Config) -> str:
     frames = data["frames"]
     kept = sum((f["rows"][1] - f["rows"][0]) * (f["cols"][1] - f["cols"][0]) for f in frames)
     whole = ", the whole n × n matrix" if kept == data["n"] ** 2 else ""
@@ -239,7 +240,7 @@ def _watch_keep_S(data: dict, cfg: Config) -> str:
             f"{_kb(max(f['ws'] for f in frames))} tile working set.")
 
 
-def _watch_no_max(data: dict, cfg: Config) -> str:
+def _watch_no_max(data: BugRun, cfg: Config) -> str:
     scale, top = data["score_scale"], float(np.log(np.finfo(np.float32).max))
     Q, K, _ = random_qkv(data["n"], data["d"], 0)  # the player's inputs (teaching_inputs)
     largest = float(((Q * scale).astype(np.float32) @ K.astype(np.float32).T).max())

@@ -8,19 +8,21 @@ from __future__ import annotations
 
 from .config import Hardware
 from .gpu_model import Kernel, whole_gpu
+from .player_schema import HeadSpan, WaveFrame, WaveRun
 
 MAX_FRAMES = 64  # past this many waves, frames show every k-th wave (the last one always)
 
 
-def wave_frames(n: int, d: int, bh: int, kernel: Kernel, hw: Hardware, element_bytes: int = 2) -> dict:
+def wave_frames(n: int, d: int, bh: int, kernel: Kernel, hw: Hardware, element_bytes: int = 2) -> WaveRun:
     w = whole_gpu(n, d, bh, kernel, hw, element_bytes)
     R, Tr, G = w.resident, w.Tr, w.blocks
     q_block = kernel.Br * d * element_bytes  # one block's Qi
     seen: set[int] = set()
-    frames, reads = [], 0
+    frames: list[WaveFrame] = []
+    reads = 0
     for k in range(w.waves):
         b0, b1 = k * R, min(G, (k + 1) * R)
-        heads = []
+        heads: list[HeadSpan] = []
         for h in range(b0 // Tr, (b1 - 1) // Tr + 1):
             lo, hi = max(b0, h * Tr) - h * Tr, min(b1, (h + 1) * Tr) - h * Tr  # query blocks [lo, hi)
             fresh = h not in seen
@@ -33,8 +35,7 @@ def wave_frames(n: int, d: int, bh: int, kernel: Kernel, hw: Hardware, element_b
     if len(frames) > MAX_FRAMES:
         every = -(-len(frames) // MAX_FRAMES)
         frames = [f for i, f in enumerate(frames) if i % every == 0 or i == len(frames) - 1]
-    return {"n": n, "d": d, "bh": bh, "Tr": Tr, "G": G, "R": R, "sms": hw.sms, "per_sm": R // hw.sms if R >= hw.sms
-            else 1, "waves": w.waves, "kernel": kernel.name, "gpu": hw.name, "Br": kernel.Br,
-            "l2_share": w.l2_share, "l2_total": hw.l2_mb * 2**20, "kv_head": w.kv_head_bytes,
+    return {"bh": bh, "Tr": Tr, "Br": kernel.Br, "G": G, "sms": hw.sms, "per_sm": R // hw.sms if R >= hw.sms else 1,
+            "waves": w.waves, "kernel": kernel.name, "l2_share": w.l2_share, "l2_total": hw.l2_mb * 2**20,
             "compulsory": w.compulsory, "two_level": w.two_level, "reads": w.reads, "rereads": w.rereads,
-            "in_flight": w.in_flight, "frames": frames}
+            "frames": frames}

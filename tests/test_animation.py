@@ -43,8 +43,7 @@ def test_frames_carry_the_trace_values(order):
         l0 = prev[-1].l[show] if prev else np.zeros(len(show))
         assert frame["l0"] == rounded(l0), "l before the step is the block's previous l"
         np.testing.assert_allclose(np.array(frame["scale"]) * l0 + frame["add"], frame["l"], rtol=2e-3)
-        assert (frame["hbm"], frame["flops"], frame["ws"]) == (step.hbm_bytes, step.flops,
-                                                                step.working_set_bytes)
+        assert (frame["hbm"], frame["ws"]) == (step.hbm_bytes, step.working_set_bytes)
 
 
 def test_counts_of_risen_and_rescaled_rows_come_from_the_whole_block():

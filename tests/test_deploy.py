@@ -47,6 +47,7 @@ def fresh_venv(tmp_path_factory):
     return py
 
 
+@pytest.mark.timeout(1200)  # a fresh venv's pip install: minutes on a busy machine
 def test_fresh_venv_serves_the_first_lesson(fresh_venv):
     if not os.path.exists(CHROMIUM):
         if os.environ.get("FLASHVIZ_REQUIRE_BROWSER"):
