@@ -57,6 +57,15 @@ loop_orders = cache(sweeps.loop_orders)
 causal_savings = cache(sweeps.causal_savings)
 loop_orders_over_n = cache(sweeps.loop_orders_over_n)
 decode_roofline_points = cache(decode.roofline_points)
+
+
+@cache
+def decode_bounds(cfg, gpus: dict) -> pd.DataFrame:
+    """Lesson 12's table: each GPU's balance and where its roof puts decode and prefill. One
+    cached table, where the page had unpickled and reindexed one roofline per GPU each rerun."""
+    return pd.DataFrame([{"GPU": g.name, "balance, bytes/flop": g.balance(cfg.dtype),
+                          **{f"{m} bound": r["bound"] for m, r in decode.roofline_points(cfg, g)
+                             .set_index("method").iterrows()}} for g in gpus.values()])
 decode_sharing_table = cache(decode.sharing_table)
 decode_split_sweep = cache(decode.split_sweep)
 decode_cache_over_n = cache(decode.cache_over_n)

@@ -58,9 +58,7 @@ Prefill runs all n = {cfg.n_kv:,} prompt tokens at once: each K/V block that rea
 gets. Same cache, same kernel: prefill does **{pre['flops per byte']:.3g}** flops per byte, decode
 **{dec['flops per byte']:.3g}**.
 """)
-table = pd.DataFrame([{"GPU": g.name, "balance, bytes/flop": g.balance(cfg.dtype),
-                       **{f"{m} bound": r["bound"] for m, r in cache.decode_roofline_points(cfg, g)
-                          .set_index("method").iterrows()}} for g in gpus.values()])
+table = cache.decode_bounds(cfg, gpus)
 left, right = st.columns([3, 2])
 with left:
     ui.chart(cache.figure(charts.roofline, points, gpus, cfg.dtype, hw.name), "inference_roofline")
