@@ -81,15 +81,22 @@ def cold_start(browser, app: Path, port: int):
     the server (stop it with server.__exit__())."""
     server = Server(app, port).__enter__()
     page = browser.new_page(viewport={"width": 1280, "height": 720})
+    frames = FRAMES.setdefault(id(page), [])
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda _: frames.append(time.perf_counter())))
     page.goto(server.url)
     page.wait_for_selector("[data-testid='stPlotlyChart']", timeout=60_000)
     page.wait_for_selector(IDLE, timeout=60_000)
+    server.first_paint_cpu = server.cpu()  # the server's CPU seconds from its start to the first paint
     return time.perf_counter() - server.started, page, server
 
 
-def key_to_figure(page, key: str) -> float:
+FRAMES: dict[int, list[float]] = {}  # id(page) -> when each websocket frame from the server arrived
+
+
+def key_to_figure(page, key: str) -> tuple[float, float]:
     """One arrow key ("ArrowRight", "ArrowLeft") on the sidebar's n slider until lesson 1's
-    first metric shows the new figure: round trip, rerun and repaint."""
+    first metric shows the new figure (round trip, rerun and repaint), and until the last
+    websocket frame of the rerun arrived (the server's whole answer, before the browser's work)."""
     slider = page.locator("[data-testid='stSidebar'] input[type='range']").first
     value = page.locator("[data-testid='stMetricValue']").first
     before = value.inner_text()
@@ -100,7 +107,8 @@ def key_to_figure(page, key: str) -> float:
                            timeout=30_000)
     took = time.perf_counter() - t
     page.wait_for_selector(IDLE)
-    return took
+    answered = max((f for f in FRAMES.get(id(page), []) if f > t), default=t + took) - t
+    return took, answered
 
 
 def browser_figures(repeats: int) -> None:
@@ -113,7 +121,7 @@ def browser_figures(repeats: int) -> None:
             cold, page, server = cold_start(browser, ROOT, free_port())
             colds.append(cold)
             if run == 0:
-                inputs = [key_to_figure(page, ("ArrowRight", "ArrowLeft")[k % 2]) for k in range(repeats)]
+                inputs = [key_to_figure(page, ("ArrowRight", "ArrowLeft")[k % 2])[0] for k in range(repeats)]
             page.close()
             server.__exit__()
         browser.close()
