@@ -7,7 +7,7 @@ would send a browser. Reports errors, rerun round-trip times under load (p50/p95
 server's CPU time and bytes sent per rerun, its memory with one session and with all of
 them, and what each extra session costs. Bounded in count and time; talks to 127.0.0.1 only.
 
-    python bench/load.py --sessions 30 --seconds 60 [--think 3] [--app CHECKOUT] [--port P]
+    python bench/load.py --sessions 30 --seconds 60 [--think 3] [--app CHECKOUT] [--port P | --url URL]
 """
 from __future__ import annotations
 
@@ -93,7 +93,24 @@ def report(r: dict, seconds: float, think: float) -> None:
           f"after {end:.0f} MB; per extra session {(loaded - base) / max(1, r['sessions'] - 1):.1f} MB")
 
 
-async def main(sessions: int, seconds: float, think: float, app: Path, port: int) -> None:
+class Running:
+    """A server this script did not start (e.g. replicas behind nginx): its CPU and memory are
+    not this script's to read, so they come out as nan."""
+
+    def __init__(self, url: str):
+        self.ws_url = url.replace("http", "ws", 1).rstrip("/") + "/_stcore/stream"
+
+    def cpu(self) -> float:
+        return float("nan")
+
+    def rss_mb(self) -> float:
+        return float("nan")
+
+
+async def main(sessions: int, seconds: float, think: float, app: Path, port: int, url: str | None) -> None:
+    if url:
+        report(await load(Running(url), sessions, seconds, think), seconds, think)
+        return
     with Server(app, port) as server:
         report(await load(server, sessions, seconds, think), seconds, think)
 
@@ -105,6 +122,7 @@ if __name__ == "__main__":
     p.add_argument("--think", type=float, default=0.0, help="seconds each session waits between moves")
     p.add_argument("--app", type=Path, default=ROOT, help="the checkout to serve (default: this one)")
     p.add_argument("--port", type=int, default=0, help="loopback port (default: a free one)")
+    p.add_argument("--url", help="load a server already running there (e.g. deploy/serve_replicas.py's)")
     a = p.parse_args()
     asyncio.run(main(min(a.sessions, 200), min(a.seconds, 600), min(max(a.think, 0.0), 60.0), a.app,
-                     a.port or free_port()))
+                     a.port or free_port(), a.url))
