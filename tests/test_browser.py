@@ -421,7 +421,7 @@ def test_the_clicker_works_with_a_slider_or_toggle_in_focus(server, page):
         has_text="presentation mode").locator("label").click()
     page.wait_for_url(re.compile(r"present=true"), timeout=WAIT)
     # the rerun that hides the lesson behind its question has drawn the reveal button
-    expect(page.locator(".st-key-reveal_then_next button")).to_be_visible(timeout=WAIT)
+    expect(page.locator(".st-key-reveal_then_next button").first).to_be_visible(timeout=WAIT)
     page.wait_for_selector(IDLE, timeout=WAIT)
     page.keyboard.press("PageDown")  # focus is still on the toggle: the first press reveals
     expect(question(page)).to_contain_text(re.compile("engine says", re.I), timeout=WAIT)
