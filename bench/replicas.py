@@ -3,7 +3,7 @@ and a replica killed mid-run costs only its own sessions.
 
 Starts deploy/serve_replicas.py's setup (nginx and two `streamlit run app.py` on 127.0.0.1), then:
 - a browser: headless Chromium (Debian's) opens lesson 1; its replica is the one killed later;
-- readers: websocket clients speaking Streamlit's protocol (bench/load.py's), each with its own
+- readers: websocket clients speaking Streamlit's protocol (bench/st_client.py's), each with its own
   route cookie like a browser tab: GET the page, open the websocket, then rerun after rerun moving
   the n slider, each followed by a GET of a /media/ file the rerun named (else /_stcore/health),
   and a reload (page + new websocket) every few reruns.
@@ -38,7 +38,8 @@ from websockets.typing import Origin, Subprotocol
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from bench.load import N_VALUES, Session  # noqa: E402
+from bench.load import N_VALUES  # noqa: E402
+from bench.st_client import Client  # noqa: E402
 from deploy.serve_replicas import COOKIE, HEADER, get, route_cookie, serving  # noqa: E402
 from explorer.lessons import LESSONS  # noqa: E402
 
@@ -58,7 +59,7 @@ class Hop:
 
 
 class Tap:
-    """A websocket as load.Session uses it, noting the /media/ files the messages name."""
+    """A websocket as st_client.Client uses it, noting the /media/ files the messages name."""
 
     def __init__(self, ws: ClientConnection):
         self.ws = ws
@@ -79,7 +80,10 @@ class Reader:
 
     def __init__(self, base: str, page: str, changed: asyncio.Condition):
         self.base, self.changed = base, changed
-        self.proto = Session(base.replace("http", "ws", 1) + "/_stcore/stream", page)
+        self.ws_url, self.page = base.replace("http", "ws", 1) + "/_stcore/stream", page
+        self.proto = Client(self.ws_url, page)
+        self.app_errors: list[str] = []  # exceptions the app showed
+        self.times: list[float] = []  # each rerun's round trip, s
         self.cookie: str | None = None
         self.hops: list[Hop] = []
         self.done: list[float] = []  # when each rerun finished
@@ -88,7 +92,7 @@ class Reader:
 
     def errors(self, excused: tuple[float, float] = (0.0, 0.0)) -> list[str]:
         """The app's exceptions, then the client's failures, except those within `excused`."""
-        return self.proto.errors + [what for at, what in self.failures if not excused[0] <= at <= excused[1]]
+        return self.app_errors + [what for at, what in self.failures if not excused[0] <= at <= excused[1]]
 
     def fail(self, what: str) -> None:
         self.failures.append((time.monotonic(), what[:200]))
@@ -121,17 +125,20 @@ class Reader:
         status = await self.http(path)
         if status != 200:
             raise OSError(f"GET {path}: {status}")
-        ws = await connect(self.proto.url, subprotocols=[Subprotocol("streamlit")], max_size=2**26, proxy=None,
+        ws = await connect(self.ws_url, subprotocols=[Subprotocol("streamlit")], max_size=2**26, proxy=None,
                            origin=Origin(self.base), additional_headers={"Cookie": f"{COOKIE}={self.cookie}"})
         assert ws.response is not None
         self.note("websocket", ws.response.headers.get(HEADER),
                   route_cookie(ws.response.headers.get_all("Set-Cookie")))
-        self.proto.n_widget = None  # a new session: its first run finds the slider
+        self.proto = Client(self.ws_url, self.page)  # a new session: its first run finds the slider
         return ws
 
     async def rerun(self, ws: ClientConnection, k: int) -> None:
         tap = Tap(ws)
-        await self.proto.run_once(tap, N_VALUES[k % 2])
+        self.proto.ws = tap
+        run = await self.proto.rerun({"n": N_VALUES[k % 2]} if "n" in self.proto.widgets else {})
+        self.app_errors += run.errors
+        self.times.append(run.seconds)
         self.done.append(time.monotonic())
         status = await self.http(tap.media[-1] if tap.media else "/_stcore/health")
         if status != 200:
@@ -370,7 +377,7 @@ def kill_cost(seen: Seen, report: Report) -> None:
     kept, lost = seen.on(survivor), seen.on(victim)
 
     def times(rs: list[Reader], start: float, end: float) -> list[float]:
-        return [dt for r in rs for d, dt in zip(r.done, r.proto.times) if start <= d < end]
+        return [dt for r in rs for d, dt in zip(r.done, r.times) if start <= d < end]
 
     errors = [e for r in kept for e in r.errors()]
     report.say(f"(c) {survivor}'s {readers_text(len(kept))}: {sum(len(r.drops) for r in kept)} dropped sockets, "

@@ -22,6 +22,7 @@ import urllib.request
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import websockets
 from streamlit.proto.BackMsg_pb2 import BackMsg
@@ -72,7 +73,7 @@ class Client:
         self.runs = 0
         self.max_age = 2
         self.query_string = ""  # the address bar's, as the server last set it
-        self.ws = None
+        self.ws: Any = None  # a websocket, or anything with send() and recv()
 
     async def connect(self) -> Run:
         self.ws = await websockets.connect(self.url, subprotocols=["streamlit"], max_size=2**27,
