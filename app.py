@@ -13,11 +13,17 @@ st.set_page_config(page_title="flashviz: attention is short of bytes",
                    page_icon=str(Path(__file__).parent / "explorer" / "favicon.png"), layout="wide")
 ui.style()
 
-pages = [st.Page(lesson.file, title=f"{k}. {lesson.short}", url_path=lesson.url_path,
+# Lesson 1 is the default, served at "/"; a hidden page at its own path ("/where-time-goes", as the
+# others are named) sends the reader there with the link's settings, instead of "Page not found".
+pages = [st.Page(lesson.file, title=f"{k}. {lesson.short}", url_path="start" if k == 1 else lesson.url_path,
                  default=(k == 1))
          for k, lesson in enumerate(LESSONS, start=1)]
-page = st.navigation(pages, position="top")  # lessons across the top; the sidebar holds the settings
+to_first = st.Page(lambda: st.switch_page(pages[0], query_params=ui.shared_link()), title=LESSONS[0].title,
+                   url_path=LESSONS[0].url_path, visibility="hidden")
+page = st.navigation([*pages, to_first], position="top")  # lessons across the top; the sidebar holds the settings
 ui.shared_controls()
+if page is to_first:
+    page.run()  # switches page: nothing below runs
 current = next(lesson.file for lesson, p in zip(LESSONS, pages) if p.url_path == page.url_path)
 question = predict.question_for(current)
 if predict.ask(current, question):  # on a projector, the question alone until its answer is out

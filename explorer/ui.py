@@ -120,13 +120,12 @@ def shared_controls() -> None:
     for name, col, what in (("Br", c2, "query"), ("Bc", c3, "key/value")):
         if bound(SHARED[name], col, f"Rows of a {what} tile.", note_where=side) > n:
             col.caption(f"above n: lessons use {n}")
-    custom = peek(SHARED["hw"]) == CUSTOM  # a third, narrow column for the button that holds its figures
-    hw_col, dtype_col, *button_col = side.columns([3.6, 3.6, 1.6] if custom else 2, vertical_alignment="bottom")
+    hw_col, dtype_col = side.columns(2)
     chosen = bound(SHARED["hw"], hw_col, "Sets the bandwidth, the arithmetic rates and the shared memory one "
                                      "block may use. \"custom\": type your own GPU's figures.", note_where=side)
     bound(SHARED["dtype"], dtype_col, "Sets the bytes per element moved; NumPy computes in float64.", note_where=side)
     if chosen == CUSTOM:
-        _custom_gpu_controls(button_col[0] if button_col else side, side)
+        _custom_gpu_controls(side)
     gpu = hardware()
     sram = bound(SHARED["sram"], side, "M: the shared memory one thread block may use: "
                                        f"{gpu.smem_per_block_kb} KB on the {gpu.name}.")
@@ -143,11 +142,11 @@ def shared_controls() -> None:
     bound(SHARED["present"], side, "Hides the longer explanations and caveats, for a projector.")
 
 
-def _custom_gpu_controls(where, side) -> None:
-    """The reader's GPU: its figures behind a button beside the GPU's name, so the sidebar still
-    fits a 1280x720 screen. A note about a figure from a link shows in the sidebar itself,
-    where it is seen without opening anything."""
-    box = where.popover("", icon=":material/edit:", help="Your GPU's figures")
+def _custom_gpu_controls(side) -> None:
+    """The reader's GPU: its figures behind a button under the GPU's name, so the sidebar still
+    fits a 1280x720 screen (a third column beside the menus cut "custom" to "custon"). A note
+    about a figure from a link shows in the sidebar itself, seen without opening anything."""
+    box = side.popover("Your GPU's figures", icon=":material/edit:", width="stretch")
     box.caption("Your GPU's figures, from its sheet: dense rates, no sparsity.")
     for k in range(0, len(CUSTOM_GPU), 2):
         cols = box.columns(2)
@@ -173,7 +172,7 @@ def sync_url() -> None:
 # ending in "…".
 _CSS = """<style>
 [data-testid="stMainBlockContainer"] { padding-top: 3.6rem; padding-bottom: 2rem; }
-[data-testid="stSidebarUserContent"] { padding-top: 0.5rem; }
+[data-testid="stSidebarUserContent"] { padding-top: 0.5rem; padding-bottom: 1rem; }
 [data-testid="stSidebarHeader"] { height: 2.2rem; margin-bottom: 0; }
 [data-testid="stMetricValue"] > div { overflow: visible; text-overflow: clip; white-space: normal; }
 h1 { padding-top: 0.2rem; }

@@ -241,6 +241,18 @@ def test_deep_link_opens_with_its_settings(server, page):
     expect(metric(page, "standard peak")).to_have_text("256 KB")
 
 
+def test_the_first_lessons_own_path_opens_it_with_the_links_settings(server, page):
+    # Lesson 1 is served at "/"; "/where-time-goes" (named like every other lesson) once said
+    # "Page not found".
+    page.goto(server + "/" + LESSONS[0].url_path + "?n=4096&d=128")
+    page.wait_for_url(re.compile(r"/\?n=4096&d=128$"), timeout=WAIT)
+    opened(page, 0)
+    expect(page.get_by_text("Page not found")).to_have_count(0)
+    expect(page.locator("[data-testid='stSidebar'] input[type='range']").first).to_have_attribute(
+        "aria-valuetext", "4096")
+    expect(page.locator("[data-testid='stTopNavLink'][aria-current='page']")).to_have_text("1. Bytes")
+
+
 def test_malformed_link_shows_a_note_not_a_traceback(server, page):
     page.goto(server + "/?n=banana&sram=%3Cb%3Ebold%3C%2Fb%3E&causal=%F0%9F%92%A5")
     opened(page, 0)
