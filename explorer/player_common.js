@@ -15,22 +15,28 @@ const kb = b => (b >= 10240 ? (b / 1024).toFixed(0) : (b / 1024).toFixed(1)) + "
 function swatch(colour, text, extra) {
   return `<span style="white-space:nowrap"><span class="sw" style="background:${colour};${extra || ""}"></span>${text}</span>`;
 }
+// The key's entry for tiles the causal mask skips, drawn as on a grid of `cell` px tiles.
+const CROSS_FROM = 10;  // px: smaller masked tiles are left blank (a cross that small is a grey smudge)
+const maskedSwatch = cell => swatch("#fff", "masked, skipped", "border:1px solid #bbb" + (cell < CROSS_FROM ? "" :
+  ";background:linear-gradient(to bottom right, #fff 44%, #999 44%, #999 56%, #fff 56%)"));
 
 // The tile grid on a canvas: g = { G (its 2D context), x0, y0 (the first tile's corner), cell (px) }.
-// Tile (i, j) is filled with colour(s, j), s = tileStep[i][j] the step that computes it; a tile the
-// causal mask skips (-1) is drawn crossed out.
-function drawTiles(g, tileStep, colour) {
+// Tile (i, j) is filled with colour(s, j), s = tileStep[i][j] the step that computes it (-1: no frame).
+// A tile the causal mask skips (j >= computed[i], the engine's count) is drawn crossed out; one past
+// the last frame sent is still to do, and is drawn so.
+function drawTiles(g, tileStep, computed, colour) {
   const { G, x0, y0, cell } = g, gap = cell >= 10 ? 1 : 0;
   G.fillStyle = C.text; G.font = "16px sans-serif";
   G.fillText("key blocks j →", x0, 17);
   G.save(); G.translate(8, y0 + 4); G.rotate(Math.PI / 2); G.fillText("query blocks i →", 0, 0); G.restore();
   tileStep.forEach((row, i) => row.forEach((s, j) => {
     const x = x0 + j * cell, y = y0 + i * cell;
-    if (s < 0) {  // causal: every key after every query, never computed
+    if (j >= computed[i]) {  // causal: every key after every query, never computed
+      if (cell < CROSS_FROM) return;
       G.strokeStyle = "#bbb"; G.lineWidth = 1; G.strokeRect(x + 1, y + 1, cell - 2, cell - 2);
       G.beginPath(); G.moveTo(x + 2, y + 2); G.lineTo(x + cell - 2, y + cell - 2); G.stroke(); return;
     }
-    G.fillStyle = colour(s, j); G.fillRect(x + gap, y + gap, cell - 2 * gap, cell - 2 * gap);
+    G.fillStyle = s < 0 ? C.pending : colour(s, j); G.fillRect(x + gap, y + gap, cell - 2 * gap, cell - 2 * gap);
   }));
 }
 // What sits in SRAM this step, over a grid of Tr x Tc tiles: query block i's row (blue; i = null

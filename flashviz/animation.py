@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import costs, listing
-from .attention import flash_attention, random_qkv, standard_attention
+from .attention import flash_attention, last_key, random_qkv, standard_attention
 from .config import Config
 from .memory import fits
 from .player_schema import (BugRun, CodePanel, FlashFrame, FlashRun, Payload, StandardFrame, StandardPhase,
@@ -153,6 +153,13 @@ def _code_panel(listed: dict, show: list[int], m0: list, m1: list, row0: int, at
             "m_tile": value("m_tile"), "alpha": value("alpha"), "l": value("l")}
 
 
+def computed_blocks(cfg: Config) -> list[int]:
+    """Key blocks each query block computes, in block order: the causal mask skips the rest
+    (attention.last_key: a query block sees keys up to its last row), so the players can tell a
+    masked tile from one past the last frame sent."""
+    return [-(-last_key(min(r0 + cfg.Br, cfg.n), cfg.n, cfg.causal) // cfg.Bc) for r0 in range(0, cfg.n, cfg.Br)]
+
+
 def flash_frames(cfg: Config, seed: int = 0, score_scale: float = 1.0,
                  reference: Config | None = None, max_frames: int = MAX_FRAMES,
                  bug: str | None = None) -> FlashRun:
@@ -195,7 +202,7 @@ def flash_frames(cfg: Config, seed: int = 0, score_scale: float = 1.0,
     first_bad = next((k for k, f in enumerate(frames) if f["bad"]), None)
     return {
         "kind": "flash", "n": cfg.n, "d": cfg.d, "Br": cfg.Br, "Bc": cfg.Bc, "Tr": cfg.Tr, "Tc": cfg.Tc,
-        "order": cfg.loop_order, "causal": cfg.causal, "first_rows": FIRST_ROWS,
+        "order": cfg.loop_order, "causal": cfg.causal, "computed": computed_blocks(cfg), "first_rows": FIRST_ROWS,
         "budget": cfg.sram_bytes, "standard_bytes": std.hbm_bytes,
         "total_bytes": costs.flash_cost(cfg).hbm_bytes, "tiles": census.tiles,
         "capped": len(trace) > max_frames, "keep_full_S": cfg.keep_full_S,

@@ -10,6 +10,7 @@ from explorer.player import render_html
 from flashviz import animation, costs
 from flashviz.animation import flash_frames, payload, rounded, standard_frames, teaching_config
 from flashviz.attention import flash_attention
+from flashviz.backward_animation import backward_frames
 from flashviz.bugs import BUGS
 from flashviz.config import Config
 
@@ -74,6 +75,22 @@ def test_last_frames_equal_standard_attention():
         last = [f for f in data["frames"] if f["i"] == i][-1]
         rows = [last["rows"][0] + q for q in last["show"]]
         np.testing.assert_allclose(np.array(last["o1"]) / np.array(last["l"]), ref[rows, 0], rtol=2e-3)
+
+
+@pytest.mark.parametrize("order", ["fa2", "fa1"])
+@pytest.mark.parametrize("n, Br, Bc", [(96, 16, 32), (100, 32, 16), (64, 64, 8), (50, 8, 48), (512, 16, 16)])
+def test_computed_names_exactly_the_tiles_the_mask_lets_through(order, n, Br, Bc):
+    # the players cross out j >= computed[i]; the frames (all of them, uncapped) are the others
+    for causal in (False, True):
+        cfg = Config(n=n, d=8, Br=Br, Bc=Bc, loop_order=order, causal=causal)
+        data = flash_frames(cfg, max_frames=10_000)
+        tiles = {(f["i"], f["j"]) for f in data["frames"]}
+        assert tiles == {(i, j) for i, c in enumerate(data["computed"]) for j in range(c)}
+        assert len(data["computed"]) == cfg.Tr and max(data["computed"]) == cfg.Tc
+        assert sum(data["computed"]) == data["tiles"] == len(data["frames"])
+        back = backward_frames(cfg, max_frames=10_000)
+        assert back["computed"] == data["computed"]
+        assert {(f["i"], f["j"]) for f in back["frames"] if f["kind"] == "tile"} == tiles
 
 
 def test_frames_are_capped_and_say_so():

@@ -131,3 +131,29 @@ def test_the_code_panel_highlights_the_running_line_legibly_mid_animation(server
     at.evaluate("el => el.scrollIntoView({block: 'center'})")
     expect(at).to_be_in_viewport()
     page.screenshot(path=str(SHOTS / "code_panel_1280.png"))
+
+
+# A tile's colour on the grid, at a point inside it (fx, fy: fractions of the cell), as [r, g, b, a].
+TILE_PIXEL = """(_, [i, j, fx, fy]) => {
+  const cv = document.getElementById("grid"), r = window.devicePixelRatio || 1;
+  const x = (X0 + (j + fx) * cell) * r, y = (Y0 + (i + fy) * cell) * r;
+  return Array.from(cv.getContext("2d").getImageData(Math.floor(x), Math.floor(y), 1, 1).data);
+}"""
+
+
+def test_a_tile_past_the_last_frame_is_to_do_and_a_masked_one_is_crossed_out(server, page):
+    # causal, n = 512 in 16 x 16 tiles: 528 tiles, more than the frames sent, so some tiles the
+    # mask lets through have no frame; they used to be crossed out like the masked ones
+    iframe, fr = open_player(page, server + TILING + "?an_n=512&Br=16&Bc=16&causal=true")
+    D = fr.locator("#data").evaluate("el => JSON.parse(el.textContent)")
+    assert D["capped"] and len(D["frames"]) < D["tiles"] == sum(D["computed"])
+    key = fr.locator("#gkey")
+    expect(key).to_contain_text("masked, skipped")
+    expect(fr.locator("#info")).to_contain_text(f"Showing the first {len(D['frames'])} of {D['tiles']} tiles")
+    last = D["Tr"] - 1  # the last query block: every key block computed, none of them in a frame
+    assert D["computed"][last] == D["Tc"] and all(f["i"] < last for f in D["frames"])
+    pending = [0xE9, 0xEC, 0xEF, 255]
+    assert fr.locator("#fv").evaluate(TILE_PIXEL, [last, 0, 0.5, 0.5]) == pending, "past the last frame: to do"
+    assert fr.locator("#fv").evaluate(TILE_PIXEL, [2, D["Tc"] - 1, 0.5, 0.5])[3] == 0, "masked: left blank"
+    assert fr.locator("#fv").evaluate(TILE_PIXEL, [0, 0, 0.5, 0.5]) != pending, "step 1's tile is drawn"
+    screenshot(page, iframe, "player_causal_capped_1280")
