@@ -263,8 +263,9 @@ def whole_gpu_reads(n: int, d: int, bh: int, kernel, hw: Hardware) -> Question:
     w = whole_gpu(n, d, bh, kernel, hw)
     fits = "outgrow" if w.rereads else "fit in"
     return Question(
-        f"{kernel.name} on the {hw.name}, fp16: n = {n:,}, d = {d}, batch × heads = {bh}. Its DRAM reads are how "
-        "many times the compulsory Q + K + V (each read once)?", "ratio", w.over_floor,
+        f"{kernel.name} on the {hw.name}, fp16: n = {n:,}, d = {d}, batch × heads = {bh}. The whole-GPU model "
+        "(waves of blocks sharing an L2) predicts its DRAM reads at how many times the compulsory Q + K + V "
+        "(each read once)?", "ratio", w.over_floor,
         f"{w.blocks:,} blocks run {w.resident} at a time in {w.waves} wave{'s' if w.waves > 1 else ''}; the K + V "
         f"in flight between two waves of a head ({bytes_text(w.in_flight)}) {fits} the L2 share "
         f"({bytes_text(w.l2_share)}), so each head's K + V comes from DRAM {w.passes / bh:.3g} times on average: "

@@ -14,7 +14,7 @@ from flashviz.gpu_model import forward_time, whole_gpu
 
 st.title("The whole GPU")
 st.markdown("#### Many blocks run at once and share an L2. How many bytes does DRAM really see?")
-c = st.columns(5)
+c = st.columns([1.1, 0.8, 1, 1, 1.25])  # the kernel menu wide enough for "PyTorch flash"
 n = ui.bound(PARAMS["wg_n"], c[0])
 d = ui.bound(PARAMS["wg_d"], c[1])
 bh = ui.bound(PARAMS["wg_bh"], c[2])

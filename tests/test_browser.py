@@ -108,6 +108,17 @@ def charts_drawn(pg):
         ".every(c => c.querySelector('.main-svg .xtick'))", timeout=WAIT)
 
 
+def menus_cut_off(pg) -> list:
+    """The menus whose chosen value is wider than its box, so drawn cut off ("custon" for
+    "custom"): [value, text px, box px], the text measured in the box's own font."""
+    return pg.locator("[data-testid='stSelectbox'] input").evaluate_all("""async es => (await document.fonts.ready,
+        es.map(e => { const s = getComputedStyle(e), c = document.createElement("canvas").getContext("2d");
+                      c.font = s.font;
+                      return [e.value, c.measureText(e.value).width,
+                              e.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight)]; })
+          .filter(([, text, box]) => text > box))""")
+
+
 @pytest.mark.parametrize("view", VIEWS)
 @pytest.mark.parametrize("k", range(len(LESSONS)))
 def test_every_lesson_renders_without_an_exception(server, browser, k, view):
@@ -116,6 +127,7 @@ def test_every_lesson_renders_without_an_exception(server, browser, k, view):
     pg.goto(lesson_url(server, k))
     opened(pg, k)
     charts_drawn(pg)
+    assert menus_cut_off(pg) == [], "a menu's value is cut off"
     SHOTS.mkdir(parents=True, exist_ok=True)
     pg.screenshot(path=str(SHOTS / f"{k + 1:02d}_{LESSONS[k].url_path}_{view}.png"))
     ctx.close()

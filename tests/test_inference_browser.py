@@ -8,8 +8,8 @@ import pytest
 
 from explorer.lessons import LESSONS
 from flashviz.config import HARDWARE
-from tests.test_browser import (IDLE, SHOTS, WAIT, browser, charts_drawn, metric, page,  # noqa: F401
-                                pytestmark, query, server)
+from tests.test_browser import (IDLE, SHOTS, WAIT, browser, charts_drawn, menus_cut_off, metric,  # noqa: F401
+                                page, pytestmark, query, server)
 
 expect = pytest.importorskip("playwright.sync_api").expect
 K = next(k for k, lesson in enumerate(LESSONS) if lesson.file == "lessons/12_inference.py")
@@ -31,16 +31,6 @@ def sidebar_fits(pg) -> bool:
     return pg.evaluate("""() => {
         const s = document.querySelector("[data-testid='stSidebarContent']");
         return s.scrollHeight <= s.clientHeight + 1; }""")
-
-
-def menu_overflow(pg) -> list:
-    """The sidebar's menus whose chosen value is wider than its box (drawn cut off)."""
-    return pg.locator("[data-testid='stSidebar'] [data-testid='stSelectbox'] input").evaluate_all("""es =>
-        es.map(e => { const s = getComputedStyle(e), c = document.createElement("canvas").getContext("2d");
-                      c.font = s.font;
-                      return [e.value, c.measureText(e.value).width,
-                              e.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight)]; })
-          .filter(([, text, box]) => text > box)""")
 
 
 def test_the_lesson_renders_and_its_settings_fit(server, page):  # noqa: F811
@@ -77,7 +67,7 @@ def test_a_custom_gpu_link_reopens_with_the_same_figures(server, page):  # noqa:
     assert query(page) == B200, "the app keeps the link as it came"
     assert sidebar_fits(page), "the custom GPU's figures stay behind their button"
     expect(page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox'] input").first).to_have_value("custom")
-    assert menu_overflow(page) == [], "a menu's value is cut off (was: \"custon\")"
+    assert menus_cut_off(page) == [], "a menu's value is cut off (was: \"custon\")"
     feed = f"{HARDWARE['B200'].balance('bfloat16'):.3g}"
     expect(metric(page, "GPU feeds, bytes/flop")).to_have_text(feed)
     open_popover(page)

@@ -3,6 +3,8 @@
 
 Screenshots of the player go to artifacts/screenshots/player_*.png for a person to look at.
 """
+import re
+
 import pytest
 
 from explorer.lessons import LESSONS
@@ -28,6 +30,16 @@ def rows_shown(fr) -> list[dict]:
         scaled: tr.querySelector('td.scale').classList.contains('scaled'),
         m0: tr.querySelector('td.m0').textContent, m1: tr.querySelector('td.m1').textContent,
         scale: tr.querySelector('td.scale').textContent, l: tr.querySelector('td.l').textContent }))""")
+
+
+def rows_named(note: str) -> list[int]:
+    """The rows a "Rows shown, of the block's r: a–b (...); c, d (...)." note names, in order."""
+    body = re.sub(r"\([^)]*\)", "", note.split(":", 1)[1])
+    rows: list[int] = []
+    for part in re.findall(r"\d+(?:–\d+)?", body):
+        a, _, b = part.partition("–")
+        rows += range(int(a), int(b or a) + 1)
+    return rows
 
 
 def test_pagedown_after_a_click_in_the_player_goes_to_the_next_lesson(server, page):
@@ -62,6 +74,8 @@ def test_the_table_shows_the_engines_m_rescale_and_l(server, page):
             assert r["rose"] == (m0 > float("-inf") and m1 > m0), "highlighted only where m rose"
             assert r["scaled"] == (r["rose"] and scale < 1), "green only where the factor is < 1"
         assert float(fr.locator("td.m1").first.evaluate("el => parseFloat(getComputedStyle(el).fontSize)")) >= 16
+        note = fr.locator("#rowsnote").inner_text()
+        assert step.rows[1] - step.rows[0] > len(rows) and rows_named(note) == [r["row"] for r in rows], note
 
 
 CASES = {"tiling": TILING, **{bug: f"{BREAK_IT}?bug_{bug}=true&watch_{bug}=true" for bug in BUGS}}
@@ -97,6 +111,9 @@ def test_no_max_speaks_of_overflow_not_of_rescaling(server, page):
 
 def test_no_rescale_says_which_rows_were_not_rescaled(server, page):
     _, fr = open_player(page, server + CASES["no_rescale"])
+    # the first tile: the table's factor is the bug's 1 (the right one, 0, in brackets); the words say both
+    assert {number(r["scale"].split("(")[0]) for r in rows_shown(fr)} == {1}
+    assert "the bug's factor 1 and the right factor 0 both multiply 0" in fr.locator("#calc").inner_text()
     fr.locator("#next").click()
     at_step(fr, 1)
     rose = [r for r in rows_shown(fr) if r["rose"]]
