@@ -462,16 +462,22 @@ IMPL_SYMBOLS = {"plain": "square", "flash": "circle", "mem_efficient": "diamond"
 
 def _measured_beside_model(df, measured: str, model: str) -> go.Figure:
     """Each kernel's measurement (solid) and the model (dotted, same colour), one legend
-    entry per kernel plus one for what the dotted lines mean."""
+    entry per kernel plus one for what the dotted lines mean. Flash, the subject, is drawn
+    last and narrow over the others' wide lines: where its measurement equals another
+    kernel's (flash and mem-efficient read the same DRAM bytes), both stay in sight."""
     fig = go.Figure()
-    for impl, part in df.groupby("impl", sort=False):
-        part = part.sort_values("n")
+    parts = [(impl, part.sort_values("n")) for impl, part in df.groupby("impl", sort=False)]
+    for impl, part in parts:
         colour, name = IMPL_COLOURS[impl], IMPL_NAMES[impl]
-        fig.add_trace(_line(part["n"], part[measured], name, colour, symbol=IMPL_SYMBOLS[impl]))
         fig.add_trace(_line(part["n"], part[model], f"{name}, model", colour, dash="dot",
                             symbol=IMPL_SYMBOLS[impl]))
-        fig.data[-2].legendgroup = fig.data[-1].legendgroup = impl
-        fig.data[-1].showlegend = False
+        fig.data[-1].update(legendgroup=impl, showlegend=False)
+    for rank, (impl, part) in sorted(enumerate(parts), key=lambda rp: rp[1][0] == "flash"):
+        colour, name = IMPL_COLOURS[impl], IMPL_NAMES[impl]
+        fig.add_trace(_line(part["n"], part[measured], name, colour, symbol=IMPL_SYMBOLS[impl]))
+        fig.data[-1].update(legendgroup=impl, legendrank=rank + 1)
+        if impl != "flash":
+            fig.data[-1].update(line_width=7, marker_size=14)
     fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name="model (dotted)",
                              line={"color": INK, "width": 3, "dash": "dot"}, hoverinfo="skip"))
     return fig
