@@ -531,8 +531,8 @@ def block_times(df) -> go.Figure:
     best = df["measured ms"].idxmin()
     colours = [GREEN if k == best else FLASH for k in df.index]
     fig = go.Figure([go.Bar(x=x, y=df["measured ms"], marker_color=colours, name="measured",
-                            text=[_sig3(v) for v in df["measured ms"]], textposition="outside")])
-    fig.update_layout(showlegend=False)
+                            text=[f"{v:.2f}" for v in df["measured ms"]], textposition="outside")])
+    fig.update_layout(showlegend=False)  # two decimals: nine labels side by side must not run together
     _headroom(fig, df["measured ms"], 1.25)
     return _style(fig, "tile Br × Bc (rows × cols)", "time per call (ms)", "Time per tile (green: fastest)")
 
