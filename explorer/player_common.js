@@ -128,3 +128,16 @@ function fvControls(N, draw) {
   } catch (err) { /* a cross-origin host: keys work once the player has focus */ }
   return { show, current: () => k };
 }
+
+// Streamlit sizes a content-height frame from inside it by the largest of the body's and the root's
+// heights, and the root is never shorter than the frame: a frame that already held a taller page kept
+// that height above a blank band (seen when "show standard" replaced the flash player on a loaded
+// machine). So a player also states its own height, in the message Streamlit's sizing script sends
+// (streamlit 1.67's st.iframe: "streamlit:iframe:setSize", to the parent window only), after every
+// layout and once after that script's own first message. Another Streamlit ignores it.
+function fvFitFrame() {
+  const b = document.body, s = getComputedStyle(b);
+  const height = Math.ceil(b.scrollHeight + parseFloat(s.marginTop) + parseFloat(s.marginBottom));
+  window.parent.postMessage({ type: "streamlit:iframe:setSize", width: document.documentElement.clientWidth, height }, "*");
+}
+addEventListener("load", () => setTimeout(fvFitFrame, 0));
