@@ -22,16 +22,18 @@ to_first = st.Page(lambda: st.switch_page(pages[0], query_params=ui.shared_link(
                    url_path=LESSONS[0].url_path, visibility="hidden")
 page = st.navigation([*pages, to_first], position="top")  # lessons across the top; the sidebar holds the settings
 ui.shared_controls()
+ui.deck()  # the presenter's lessons, from the link: the navigation below follows them
 if page is to_first:
     page.run()  # switches page: nothing below runs
 current = next(lesson.file for lesson, p in zip(LESSONS, pages) if p.url_path == page.url_path)
+ui.lessons_menu(pages)  # on a phone the top navigation hides in the sidebar: the lessons, one tap away
+if current == LESSONS[0].file:
+    ui.about()  # the first screen says what this is
 question = predict.question_for(current)
+if question is not None and ui.resumes_inside(current):
+    predict.reveal(current, question.key())  # a presenter link into a lesson's sections: past its question
 if predict.ask(current, question):  # on a projector, the question alone until its answer is out
     page.run()
-reveal_first = None
-if question is not None and ui.presenting() and not predict.revealed(current, question):
-    key = question.key()
-    reveal_first = lambda: predict.reveal(current, key)  # noqa: E731
-ui.lesson_nav(current, reveal_first=reveal_first)
+ui.lesson_nav(current)
 ui.share_link()
 ui.sync_url()

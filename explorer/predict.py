@@ -17,6 +17,7 @@ from .params import OWN
 
 REVEALED = "_revealed"   # lesson file -> the key of the question revealed there
 SKIPPED = "_skipped"     # lesson files whose question the reader skipped
+TOUCHED = "_touched"     # guess widgets the reader has moved: an untouched slider is no guess
 
 
 def _own(key: str):
@@ -85,8 +86,9 @@ def reveal(file: str, key: str) -> None:
     st.session_state.setdefault(REVEALED, {})[file] = key
 
 
-def _hide_again(file: str) -> None:
+def _hide_again(file: str, guess_key: str) -> None:
     st.session_state.get(REVEALED, {}).pop(file, None)
+    st.session_state.get(TOUCHED, set()).discard(guess_key)
 
 
 def _skip(file: str, skip: bool) -> None:
@@ -94,13 +96,22 @@ def _skip(file: str, skip: bool) -> None:
     (skipped.add if skip else skipped.discard)(file)
 
 
+def _touch(key: str) -> None:
+    st.session_state.setdefault(TOUCHED, set()).add(key)
+
+
 def _guess_widget(question: Question, key: str, disabled: bool):
+    """The reader's guess, or None while they have not made one: a slider starts somewhere, and a
+    class that pressed PageDown without moving it has not guessed that value."""
     if question.kind == "choice":
         return st.radio("Your guess", list(question.options), index=None, key=key, disabled=disabled)
+    common = {"key": key, "disabled": disabled, "on_change": _touch, "args": (key,)}
     if question.kind == "share":
-        return st.slider("Your guess", 0.0, 1.0, 0.5, step=0.01, key=key, disabled=disabled)
-    return st.select_slider("Your guess (a ratio, on a log scale)", options=list(question.options), value=1.0,
-                            key=key, disabled=disabled, format_func=lambda v: f"{v:g}×")
+        value = st.slider("Your guess", 0.0, 1.0, 0.5, step=0.01, **common)
+    else:
+        value = st.select_slider("Your guess (a ratio, on a log scale)", options=list(question.options), value=1.0,
+                                 format_func=lambda v: f"{v:g}×", **common)
+    return value if key in st.session_state.get(TOUCHED, set()) else None
 
 
 def ask(file: str, question: Question | None) -> bool:
@@ -114,6 +125,8 @@ def ask(file: str, question: Question | None) -> bool:
                   type="tertiary", on_click=_skip, args=(file, False))
         return True
     done = revealed(file, question)
+    if ui.presenting() and not done:  # the question alone on the projector, under its lesson's name
+        st.title(LESSONS[index].title)
     _question_box(file, index, question, done)
     return done or not ui.presenting()
 
@@ -126,7 +139,8 @@ def _question_box(file: str, index: int, question: Question, done: bool) -> None
     click reruns the whole app, as before."""
     with st.container(border=True, key="question"):
         st.markdown(f"##### Lesson {index + 1} · Predict first\n\n**{question.prompt}**")
-        guess = _guess_widget(question, f"guess_{LESSONS[index].url_path}", disabled=done)
+        guess_key = f"guess_{LESSONS[index].url_path}"
+        guess = _guess_widget(question, guess_key, disabled=done)
         if not done:
             left, right = st.columns([3, 1])
             clicked = left.button(
@@ -136,7 +150,8 @@ def _question_box(file: str, index: int, question: Question, done: bool) -> None
             clicked |= right.button("Skip", key="skip_question", type="tertiary", on_click=_skip, args=(file, True))
         else:
             _show_answer(question, guess)
-            clicked = st.button("Ask again", key="ask_again", type="tertiary", on_click=_hide_again, args=(file,))
+            clicked = st.button("Ask again", key="ask_again", type="tertiary", on_click=_hide_again,
+                                args=(file, guess_key))
     if clicked:
         st.rerun()  # scope "app": the whole page, not only this box
 
@@ -168,6 +183,7 @@ def _inline_box(question: Question, slot: str, done: bool) -> None:
         guess = _guess_widget(question, f"guess_{slot}", disabled=done)
         if done:
             _show_answer(question, guess)
-        elif st.button("Reveal the answer", key=f"reveal_{slot}", icon=":material/visibility:",
+        elif st.button("Reveal the answer", key=f"reveal_inline_{slot}", icon=":material/visibility:",
+                       help="On a projector: PageDown, once this question is on screen",
                        on_click=reveal, args=(slot, question.key())):
             st.rerun()

@@ -3,6 +3,7 @@ notes, links and lesson navigation. Pages stay thin by calling these."""
 from __future__ import annotations
 
 import functools
+import html
 from collections.abc import Callable
 from urllib.parse import urlencode
 
@@ -14,7 +15,7 @@ from flashviz.memory import clamp_tiles
 from flashviz.format import column_format
 
 from .lessons import LESSONS
-from .params import CUSTOM_GPU, FIELDS, SHARED, UNITS, Param
+from .params import CUSTOM_GPU, FIELDS, SHARED, UNITS, Param, shown
 
 SIMULATE_MAX = 2048  # largest n a page runs in NumPy on a slider move
 NOTES = "_link_notes"   # key -> (note, the value the note explains)
@@ -155,16 +156,90 @@ def _custom_gpu_controls(side) -> None:
 
 
 def shared_link() -> dict:
-    """The URL parameters of the sidebar's settings that are off their defaults."""
+    """The URL parameters of the sidebar's settings that are off their defaults, and the deck."""
     link = st.session_state.get(LINK, {})
-    return {key: link[key] for key in (*SHARED, *(p.key for p in CUSTOM_GPU)) if key in link}
+    return {key: link[key] for key in (*SHARED, *(p.key for p in CUSTOM_GPU), DECK) if key in link}
 
 
 def sync_url() -> None:
-    """Make the address bar say exactly what the controls show (run last in app.py)."""
-    link = st.session_state.get(LINK, {})
+    """Make the address bar say exactly what the controls show (run last in app.py). While
+    presenting, the section on screen (`sec`, written by the clicker in the browser) stays."""
+    link = dict(st.session_state.get(LINK, {}))
+    if presenting() and SECTION in st.query_params:
+        link[SECTION] = st.query_params[SECTION]
     if list(st.query_params.to_dict().items()) != list(link.items()):  # in order: the same text
         st.query_params.from_dict(link)
+
+
+# ---- the deck: sections, the lessons a teacher steps through, and where a link resumes ----------
+DECK = "deck"     # URL: the lessons a presenter steps through, in order ("1,3,5,9"); absent: all
+SECTION = "sec"   # URL: the section on screen while presenting (written by the clicker in the browser)
+DECK_STATE = "_deck"
+
+
+def slide(title: str) -> None:
+    """Start a section of the lesson here: in presentation mode the clicker's PageDown scrolls this
+    mark to the top of the screen. Everything up to the next mark is one screen (1280x720, the
+    sidebar closed). The mark is an empty, invisible element; the title names it for a reader of
+    the page's source and for the tests."""
+    st.html(f'<div class="fv-slide" data-title="{html.escape(title, quote=True)}"></div>')
+
+
+def parse_deck(raw: str) -> tuple[list[int], str | None]:
+    """A deck from a link: lesson numbers, 1-based, in the presenter's order (each once).
+    Returns the 0-based indices and a note for anything dropped."""
+    picked, bad = [], []
+    for part in raw.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if part.isdigit() and 1 <= int(part) <= len(LESSONS):
+            if int(part) - 1 not in picked:
+                picked.append(int(part) - 1)
+        else:
+            bad.append(part)
+    note = None
+    if bad:
+        note = (f"deck: {', '.join(f'`{shown(b)}`' for b in bad[:3])} {'is' if len(bad) == 1 else 'are'} not a lesson "
+                f"number (1 to {len(LESSONS)}); left out")
+    return picked, note
+
+
+def deck() -> list[int]:
+    """The lessons the clicker walks, as 0-based indices: the link's deck, or every lesson."""
+    state = st.session_state
+    if DECK_STATE not in state:
+        picked, note = parse_deck(st.query_params.get(DECK, "")) if DECK in st.query_params else ([], None)
+        state[DECK_STATE] = picked
+        if note:
+            state.setdefault(NOTES, {})[DECK] = (note, picked)
+    picked = state[DECK_STATE]
+    link = state.setdefault(LINK, {})
+    if picked:
+        link[DECK] = ",".join(str(k + 1) for k in picked)
+    else:
+        link.pop(DECK, None)
+    return picked or list(range(len(LESSONS)))
+
+
+def _neighbours(k: int) -> tuple[int | None, int | None]:
+    """The lessons before and after lesson k in the deck (lesson order where k is not in it)."""
+    order = deck()
+    if k not in order:
+        order = list(range(len(LESSONS)))
+    at = order.index(k)
+    return (order[at - 1] if at > 0 else None), (order[at + 1] if at + 1 < len(order) else None)
+
+
+def resumes_inside(file: str) -> bool:
+    """Whether this run opens a lesson at one of its sections past the question (a presenter link
+    or PageUp from the next lesson): then its question counts as answered. Once per visit."""
+    raw = st.query_params.get(SECTION, "0")
+    seen = st.session_state.setdefault("_resumed", set())
+    if not presenting() or raw in ("", "0") or file in seen:
+        return False
+    seen.add(file)
+    return True
 
 
 # Fixed CSS, no user input: pull the lesson up under the top navigation (Streamlit
@@ -190,35 +265,172 @@ h1 { padding-top: 0.2rem; }
 [data-testid="stElementContainer"]:has(#fv-clicker) { display: none; }
 </style>"""
 
-# The clicker's keys must work wherever the focus is. A focused slider or toggle takes
-# PageDown for itself (the slider moves, the lesson stays), and Streamlit's shortcuts skip
-# keys typed into a control; so, before anything else sees the key, hand focus back to
-# the page and press the lesson button. Fixed code, no input from the URL or the reader.
+# The clicker. Reading: PageDown / PageUp change lessons wherever the focus is (a focused slider or
+# toggle would take the key for itself, and Streamlit's shortcuts skip keys typed into a control; so
+# focus goes back to the page and the lesson button is pressed). Presenting (the server draws
+# `.fv-deck[data-present="1"]`): a lesson is a deck of sections, each starting at a `.fv-slide` mark
+# (`slide()`), section 0 being the top of the page. PageDown reveals the open question, then an
+# unrevealed question inside the section on screen, then scrolls the next section to the top under
+# the top bar, and after the last one presses the next-lesson button; PageUp walks back the same way
+# and, from the top, opens the previous lesson at its last section. Moving between sections is a
+# scroll in the browser, no rerun; the section on screen goes into the URL as `sec` (replaceState),
+# so a reload or a presenter link resumes there. The players ask `__fvOwnsKeys(frame)` whether their
+# frame lies in the section on screen, so → and space step the player the teacher is looking at.
+# Fixed code, no input from the URL or the reader.
 _CLICKER = """<script id="fv-clicker">
 (function () {
   if (window.__fvClicker) return;
   window.__fvClicker = true;
   const CONTROL = 'input, select, textarea, [role="slider"], [role="switch"], [role="radio"], [role="combobox"]';
+  const q = s => document.querySelector(s);
+  const presenting = () => { const d = q(".fv-deck"); return !!(d && d.dataset.present === "1"); };
+  const scroller = () => q('[data-testid="stMain"]');
+  const marks = () => [...document.querySelectorAll('[data-testid="stMain"] .fv-slide')];
+  const headBottom = () => {
+    const h = q('[data-testid="stHeader"]');
+    return h ? h.getBoundingClientRect().bottom : 0;
+  };
+  const button = key => q(".st-key-" + key + " button");
+  // The section on screen: the last whose mark has reached the top bar (0: none has, the page's top).
+  function current() {
+    const head = headBottom() + 4;
+    let k = 0;
+    marks().forEach((m, i) => { if (m.getBoundingClientRect().top <= head) k = i + 1; });
+    return k;
+  }
+  function inSection(el, k) {
+    const ms = marks(), start = k > 0 ? ms[k - 1] : null, end = ms[k] || null;
+    return (!start || !!(start.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING)) &&
+           (!end || !!(end.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_PRECEDING));
+  }
+  window.__fvOwnsKeys = frame => (presenting() ? inSection(frame, current()) : undefined);
+  let shown = { path: location.pathname, k: 0 };
+  function writeUrl(k) {
+    const u = new URL(location.href);
+    if (k > 0) u.searchParams.set("sec", String(k)); else u.searchParams.delete("sec");
+    if (u.href !== location.href) history.replaceState(history.state, "", u.href);
+  }
+  function go(k) {
+    const s = scroller(), ms = marks();
+    if (!s) return;
+    k = Math.max(0, Math.min(ms.length, k));
+    s.scrollTop = k === 0 ? 0 : s.scrollTop + ms[k - 1].getBoundingClientRect().top - headBottom();
+    shown = { path: location.pathname, k };
+    writeUrl(k);
+    window.__fvSection = { k, of: ms.length, at: performance.now() };
+  }
+  function press(e) {
+    const down = e.key === "PageDown";
+    if (down) {
+      const open = button("reveal_answer");  // the lesson's question, not yet answered
+      if (open) { open.click(); return; }
+      const k = current();
+      const inline = [...document.querySelectorAll('[class*="st-key-reveal_inline_"] button')]
+        .find(b => inSection(b, k));
+      if (inline) { inline.click(); return; }
+      if (k < marks().length) { go(k + 1); return; }
+      const next = button("next_lesson");
+      if (next) next.click();
+    } else {
+      const k = current();
+      if (k > 0) { go(k - 1); return; }
+      const prev = button("prev_lesson");
+      if (prev) prev.click();
+    }
+  }
   window.addEventListener("keydown", function (e) {
     if (e.key !== "PageDown" && e.key !== "PageUp") return;
-    const t = e.target;
-    if (!(t && t.closest && t.closest(CONTROL))) return;  // Streamlit's own shortcut will take it
+    const t = e.target, inControl = !!(t && t.closest && t.closest(CONTROL));
+    if (!presenting() && !inControl) return;  // Streamlit's own shortcut will take it
     e.preventDefault();
     e.stopImmediatePropagation();
-    if (t.blur) t.blur();
-    const keys = e.key === "PageDown" ? ["reveal_then_next", "next_lesson"] : ["prev_lesson"];
-    for (const k of keys) {
-      const b = document.querySelector(".st-key-" + k + " button");
-      if (b) { b.click(); return; }
-    }
+    if (inControl && t.blur) t.blur();
+    if (presenting()) { press(e); return; }
+    const keys = e.key === "PageDown" ? ["next_lesson"] : ["prev_lesson"];
+    for (const k of keys) { const b = button(k); if (b) { b.click(); return; } }
   }, true);
+  // After each run: resume at the link's section on a lesson's first run, keep `sec` in the URL
+  // (a run that rewrites the address bar drops it), and close the sidebar once on entering
+  // presentation mode (the settings stay one click away).
+  let wasPresenting = false, resume = null;
+  function settled() {
+    const on = presenting();
+    if (on && !wasPresenting) {
+      const side = q('[data-testid="stSidebar"]'), close = q('[data-testid="stSidebarCollapseButton"] button');
+      if (side && close && side.getBoundingClientRect().right > 40) close.click();
+    }
+    wasPresenting = on;
+    if (!on) { shown = { path: location.pathname, k: 0 }; return; }
+    if (shown.path !== location.pathname || resume) {
+      const raw = new URL(location.href).searchParams.get("sec");
+      const k = raw === "end" ? marks().length : Math.max(0, parseInt(raw || "0", 10) || 0);
+      resume = k > 0 ? { k, until: performance.now() + 3000 } : null;
+      go(k);
+      hold();
+      return;
+    }
+    writeUrl(shown.k);
+  }
+  // Charts that finish drawing after the run move the marks: hold a resumed section in place
+  // until the first key press, for a few seconds at most.
+  const held = new ResizeObserver(() => {
+    if (resume && presenting() && performance.now() < resume.until) go(resume.k); else resume = null;
+  });
+  let heldBox = null;
+  function hold() {
+    const box = q('[data-testid="stMainBlockContainer"]');
+    if (box && box !== heldBox) { if (heldBox) held.unobserve(heldBox); held.observe(box); heldBox = box; }
+  }
+  window.addEventListener("keydown", () => { resume = null; }, true);
+  const app = q('[data-testid="stApp"]');
+  const watch = () => {
+    const a = q('[data-testid="stApp"]');
+    if (!a) { setTimeout(watch, 50); return; }
+    new MutationObserver(() => { if (a.dataset.testScriptState === "notRunning") settled(); })
+      .observe(a, { attributes: true, attributeFilter: ["data-test-script-state"] });
+    if (a.dataset.testScriptState === "notRunning") settled();
+  };
+  if (app || document.readyState !== "loading") watch(); else addEventListener("DOMContentLoaded", watch);
 })();
 </script>"""
 
 
+# The deck's marks, the phone and touch screens. Fixed CSS, no input.
+_DECK_CSS = """<style>
+/* a section's mark takes no room: the gap after it is taken back, so the mark sits at its section's top */
+[data-testid="stElementContainer"]:has(.fv-slide), [data-testid="stElementContainer"]:has(.fv-deck) {
+  margin-bottom: -1rem; height: 0; min-height: 0; }
+/* the lessons menu: for a phone, where the top navigation hides in the sidebar */
+@media (min-width: 641px) { .st-key-lessons_menu { display: none; } }
+/* touch screens: no keys to press, so the buttons' key hints say "tap" */
+@media (hover: none) and (pointer: coarse) {
+  [data-testid="stMain"] kbd { font-size: 0 !important; }
+  [data-testid="stMain"] kbd::after { content: "tap"; font-size: 0.8rem; }
+}
+</style>"""
+# Presenting: room under the last section, so that every section, the last included, can be
+# scrolled to the top of the screen.
+_PRESENT_CSS = """<style>
+[data-testid="stMainBlockContainer"] { padding-bottom: calc(100vh - 4rem); }
+</style>"""
+
+
 def style() -> None:
-    st.html(_CSS)
+    st.html(_CSS + _DECK_CSS)
     st.html(_CLICKER, unsafe_allow_javascript=True)
+
+
+def about() -> None:
+    """The first screen's line: what this is, above lesson 1's question."""
+    st.markdown("**flashviz**: why FlashAttention is fast. Attention was never short of arithmetic; it was "
+                "short of bytes. Twelve lessons, over a NumPy engine that counts every byte between HBM and SRAM.")
+
+
+def lessons_menu(pages) -> None:
+    """Every lesson, one tap away, for a phone (hidden on wider screens by _DECK_CSS)."""
+    with st.popover("Lessons", icon=":material/menu_book:", key="lessons_menu"):
+        for page in pages:
+            st.page_link(page, query_params=shared_link())
 
 
 def value(key: str):
@@ -338,33 +550,58 @@ def reading_list() -> None:
     st.markdown("\n".join(f"- [{title}]({url}), {who}." for title, who, url in READING))
 
 
+def _url(params: dict) -> str:
+    return (st.context.url or "") + ("?" + urlencode(params) if params else "")
+
+
+def _deck_changed() -> None:
+    st.session_state[DECK_STATE] = list(st.session_state["deck_pick"])
+
+
 def share_link() -> None:
-    """A copyable link that reopens this page with these settings."""
-    params = dict(st.session_state.get(LINK, {}))  # the same dict sync_url puts in the address bar
-    base = st.context.url or ""
-    url = base + ("?" + urlencode(params) if params else "")
-    # Opening the box reruns the page (on_change), so its link is never older than the address bar,
+    """Two links: a reader's (this lesson and these settings, to read: no presentation mode) and
+    a presenter's (presentation mode, the deck, and the section on screen)."""
+    link = dict(st.session_state.get(LINK, {}))  # the same dict sync_url puts in the address bar
+    reader = {k: v for k, v in link.items() if k not in ("present", DECK)}
+    presenter = {**link, "present": "true"}
+    if SECTION in st.query_params and presenting():
+        presenter[SECTION] = st.query_params[SECTION]
+    # Opening the box reruns the page (on_change), so its links are never older than the address bar,
     # even after a section's own rerun (see section).
     with st.expander("Share this view", key=SHARE_OPEN, on_change="rerun"):
-        st.caption("Copy this link: it reopens this lesson with every setting above.")
-        st.code(url or "(the link appears when the app runs in a browser)", language=None)
+        st.caption("For readers: this lesson with every setting above, to read and explore.")
+        st.code(_url(reader) if st.context.url else "(the link appears when the app runs in a browser)",
+                language=None)
+        st.caption("Presenter link: presentation mode, the deck below and the section on screen; PageDown "
+                   "walks each lesson section by section, then the next lesson of the deck.")
+        st.code(_url(presenter) if st.context.url else "(the link appears when the app runs in a browser)",
+                language=None)
+        titles = {k: f"{k + 1}. {lesson.title}" for k, lesson in enumerate(LESSONS)}
+        st.multiselect("Deck: the lessons PageDown walks, in this order (none: all twelve)", list(titles),
+                       default=st.session_state.get(DECK_STATE, []), format_func=titles.get, key="deck_pick",
+                       on_change=_deck_changed)
+        note = st.session_state.get(NOTES, {}).get(DECK)
+        if note and note[1] == st.session_state.get(DECK_STATE):
+            st.warning(f"From the link: {note[0]}", icon=":material/link_off:")
 
 
-def lesson_nav(current: str, reveal_first=None) -> None:
-    """Previous / next lesson buttons; PageUp / PageDown work from a clicker.
-    `reveal_first`, a callback, makes the next button reveal the lesson's answer instead
-    (a question on a projector: the clicker's first PageDown reveals, the next moves on)."""
+def lesson_nav(current: str) -> None:
+    """Previous / next lesson buttons (in the deck's order when the lesson is in the deck);
+    PageUp / PageDown work from a clicker. Presenting, the clicker walks a lesson's sections
+    first (_CLICKER), and going back opens the previous lesson at its last section."""
     files = [lesson.file for lesson in LESSONS]
     if current not in files:
         return
     k = files.index(current)
+    before, after = _neighbours(k)
+    st.html(f'<div class="fv-deck" data-present="{1 if presenting() else 0}"></div>')
+    if presenting():
+        st.html(_PRESENT_CSS)
     left, right = st.columns(2)
-    if k > 0 and left.button(f"← {LESSONS[k - 1].title}", key="prev_lesson", shortcut="PageUp",
-                             help="PageUp", width="stretch"):
-        st.switch_page(files[k - 1], query_params=shared_link())
-    if reveal_first is not None:
-        right.button("Reveal the answer ↓", key="reveal_then_next", shortcut="PageDown", help="PageDown",
-                     width="stretch", type="primary", on_click=reveal_first)
-    elif k < len(files) - 1 and right.button(f"{LESSONS[k + 1].title} →", key="next_lesson",
-                                             shortcut="PageDown", help="PageDown", width="stretch"):
-        st.switch_page(files[k + 1], query_params=shared_link())
+    if before is not None and left.button(f"← {LESSONS[before].title}",
+                                          key="prev_lesson", shortcut="PageUp", width="stretch"):
+        back = {**shared_link(), SECTION: "end"} if presenting() else shared_link()
+        st.switch_page(files[before], query_params=back)
+    if after is not None and right.button(f"{LESSONS[after].title} →",
+                                          key="next_lesson", shortcut="PageDown", width="stretch"):
+        st.switch_page(files[after], query_params=shared_link())

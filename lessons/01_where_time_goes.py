@@ -60,6 +60,7 @@ delivers **{feed:.3g}** at its {roof.dtype} tensor-core rate.
 """)
 
 sweep = ui.sweep_config(ns).with_(dtype=roof.dtype)
+ui.slide("Bytes against flops, and the roofline")
 ui.side_by_side((cache.figure(charts.bytes_vs_flops, cache.over_n(sweep, ns)), "bytes_vs_flops"),
                 (cache.figure(charts.roofline, points, gpus, roof.dtype, hw.name), "roofline"))
 
@@ -80,10 +81,12 @@ this comparison at n = 1024, d = 64 on an A100: 0.06 needed against 0.08 fed, co
 which units do the matmuls: tensor cores in 16-bit are about {hw.fp16_tensor_flops / hw.fp32_flops:.0f}×
 faster than CUDA cores in float32, while the bytes only halve.
 """)
+ui.slide("The seed's table and the two points")
 ui.table(seed_table, "where_time_goes", f"Standard attention, d = {cfg.d}, {cfg.dtype} "
          "(the seed's table is d = 64, float32)")
 ui.table(points, "roofline_points", f"The two points on the roofline, {roof.dtype}")
 
+ui.slide("HBM and SRAM")
 st.subheader("HBM and SRAM")
 ui.explain(f"""
 A GPU has two memories that matter here. **HBM** (high-bandwidth memory) is the big one off the chip:

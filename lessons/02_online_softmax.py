@@ -37,14 +37,18 @@ adds numbers on different baselines, like adding prices in three currencies. (Th
 Gimelshein's, 2018; FlashAttention carries O through it as well.)
 """)
 
+ui.slide("The row, streamed")
 weights = pd.DataFrame({"score": row, "softmax": exact, "online": online, "no rescale": broken})
 ui.side_by_side((cache.figure(charts.weights_bars, weights), "weights"),
                 (cache.figure(charts.running_stats, steps), "running_stats"), widths=[3, 2])
 blocks = pd.DataFrame({"block": range(1, len(steps) + 1), "m": [m for m, _ in steps],
                        "l (rescaled)": [l for _, l in steps], "l (no rescale)": [l for _, l in broken_steps]})
+ui.slide("The running statistics")
 ui.table(blocks, "online_softmax_blocks", "Running statistics after each block")
+ui.slide("The weights, three ways")
 ui.table(weights, "online_softmax_weights", "Weights, three ways")
 
+ui.slide("Without the max: overflow")
 st.subheader("Without the max: overflow")
 offset = ui.bound(Param("os_offset", "scores near", 800, lo=0, hi=1000, step=10, kind="int"))
 scores = np.array([0.0, 1.5, -0.8, 2.3]) + offset

@@ -38,7 +38,8 @@ baseline. The SRAM working set is one Q tile, one K tile, one V tile, one score 
 statistics: Br·d + 2·Bc·d + Br·Bc + 2·Br elements, whatever n is. The difference from standard
 attention is float noise: the order of additions changed, not the function.
 """)
-with st.expander("The update, with the shape of every array", expanded=not ui.presenting()):
+ui.slide("The update")
+with st.expander("The update, with the shape of every array", expanded=True):
     st.latex(r"""
 \begin{aligned}
 S_{ij} &= Q_i K_j^{\top} / \sqrt{d} && (B_r \times B_c) \\
@@ -66,6 +67,7 @@ def _player() -> None:
     show_standard = ui.bound(Param("an_std", "show standard", False, kind="bool"), c3,
                              help="The same n, moving the n × n matrices through HBM.")
     acfg, note = animation.teaching_config(cfg, an_n, an_d)
+    ui.slide("The tile player")
     ui.own_setting(note or f"The player runs its own n = {acfg.n} and d = {acfg.d}, small enough to watch; "
                            "tiles, budget, data type, mask and loop order come from the sidebar.")
     ui.explain("Each step is one tile: its scores exist only in SRAM. Rows whose running max moved are "
@@ -79,7 +81,9 @@ def _player() -> None:
 
 _player()
 
+ui.slide("Memory and traffic over n")
 ui.side_by_side((cache.figure(charts.memory_over_n, table), "tiling_memory"),
                 (cache.figure(charts.traffic_over_n, table), "tiling_traffic"))
+ui.slide("The table")
 ui.table(table, "tiling", f"d = {cfg.d}, Br = {cfg.Br}, Bc = {cfg.Bc} (cut to n where n is smaller), {cfg.dtype}"
          + (", causal" if cfg.causal else ""))

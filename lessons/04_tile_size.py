@@ -37,11 +37,14 @@ attention (write S, read S, write P, read P) at every tile step. The paper picks
 {rule['Br']} × {rule['Bc']}; that tile {'fits' if rule['fits SRAM'] else 'does not fit'} this model's
 working set ({rule['working set KB']:.1f} KB against {cfg.sram_bytes // 1024} KB).
 """)
+ui.slide("The block-size sweep")
 ui.side_by_side((cache.figure(charts.block_sweep, table, std_bytes / 2**20, best), "block_sweep"),
                 (cache.figure(charts.working_set_sweep, table, cfg.sram_bytes / 1024), "working_set"))
+ui.slide("Every tile size")
 ui.table(table, "tile_size", f"Square tiles, n = {cfg.n}, d = {cfg.d}, {cfg.dtype}, {cfg.loop_order} order, "
          f"budget {cfg.sram_bytes // 1024} KB")
 
+ui.slide("The IO theorem")
 st.subheader("The IO theorem, beside the counts")
 ui.explain(f"""
 Theorem 2 of the paper: standard attention needs Θ(Nd + N²) HBM accesses, FlashAttention Θ(N²d²/M),
@@ -53,4 +56,5 @@ the constants are the tiling's details.
 """)
 io = cache.io_curves(cfg, sweeps.ns_around(cfg.n, 256, 65536, 2))
 ui.chart(cache.figure(charts.io_theorem, io), "io_theorem")
+ui.slide("Theorem 2's counts")
 ui.table(io, "io_theorem", f"HBM accesses in elements, M = {cfg.sram_elements:,} elements")

@@ -56,8 +56,10 @@ also reads O to form D = rowsum(dO ∘ O) (the "+ O" column). It is the trade `g
 makes, for one operator: pay {change_percent(fwd + stored_bwd, fwd + bwd)} flops for the recompute, keep
 {compare(here["std stored MB"], here["flash stored MB"])}.
 """)
+ui.slide("Stored and moved")
 ui.side_by_side((cache.figure(charts.backward_bars, mem), "backward_memory"),
                 (cache.figure(charts.flops_bars, mem), "backward_flops"))
+ui.slide("The tables")
 ui.table(mem, "backward_memory", f"d = {cfg.d}, {cfg.dtype}")
 ui.table(traffic, "backward_traffic", "HBM traffic of forward + backward")
 st.caption(f"Stored: the seed's rule, {cfg.dtype}. GFLOPs: forward + backward as counted"
@@ -67,6 +69,7 @@ st.caption(f"Stored: the seed's rule, {cfg.dtype}. GFLOPs: forward + backward as
 @ui.section
 def _player() -> None:
     """The backward player and its own n and d: they rerun this part alone."""
+    ui.slide("The backward player")
     st.subheader("Watch the backward")
     c1, c2 = st.columns(2)
     bw_n = ui.bound(Param("bw_n", "animation n", 256, animation.TEACHING_N), c1)

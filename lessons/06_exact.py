@@ -39,6 +39,8 @@ entry, on a log scale: dark is float noise, bright is a wrong answer.
 """)
 local_title = f"|local window {window} − standard|"
 flash_title = "|flash − standard|"
+ui.slide("The error, as a picture")
 ui.side_by_side((cache.figure(charts.diff_heatmap, demo.arrays["flash - standard"], flash_title), "diff_flash"),
                 (cache.figure(charts.diff_heatmap, demo.arrays["local - standard"], local_title), "diff_local"))
+ui.slide("The table")
 ui.table(res, "exact", f"n = {n}, d = {cfg.d}, float64 arithmetic")

@@ -42,11 +42,14 @@ standard attention.
 """)
 cut_n = max(cfg.n, 512)
 cut = cache.cut_by_block(cut_n, (32, 64, 128), (16, 32, 64, 128, 256, 512), cfg.dtype)
+ui.slide("Bytes against flops")
 ui.side_by_side((cache.figure(charts.bytes_vs_flops, full), "same_flops_chart"),
                 (cache.figure(charts.cut_vs_block, cut), "cut_vs_block"))
+ui.slide("The tables")
 ui.table(table, "same_flops", f"d = {cfg.d}, Br = {cfg.Br}, Bc = {cfg.Bc}, {cfg.dtype}")
 ui.table(cut, "cut_vs_block", f"Traffic cut at n = {cut_n}, spill not counted")
 
+ui.slide("The paper's own example")
 st.subheader("The paper's own example")
 figure2, paper = questions.paper_figure2(HARDWARE["A100 40GB"])
 if predict.inline(figure2, "paper_figure2"):
@@ -54,6 +57,7 @@ if predict.inline(figure2, "paper_figure2"):
     std_gf, fl_gf = engine.loc["standard", "GFLOPs"], engine.loc["FlashAttention", "GFLOPs"]
     per_head_fwd = 4 * 1024**2 * 64 * 16 * 64 / 1e9
     paper = paper.assign(ms=[f"{t:.1f}" if t == t else "no clock" for t in paper["ms"]])
+    ui.slide("Figure 2, counted")
     ui.table(paper, "paper_figure2", "Figure 2 of the FlashAttention paper (2205.14135): GPT-2 medium attention, "
              "forward + backward on an A100. The engine runs the paper's Algorithm 1 with its own tile rule "
              "for 163 KB of shared memory; it has no clock, so no times.")

@@ -58,10 +58,13 @@ ui.explain(f"""
 """)
 ns = sweeps.ns_around(cfg.n, 256, 4096, 2)
 by_n = cache.loop_orders_over_n(ui.sweep_config(ns), ns)
+ui.slide("The two loop orders")
 ui.side_by_side((cache.figure(charts.loop_order_bars, orders), "loop_order"),
                 (cache.figure(charts.loop_orders_over_n, by_n), "loop_order_over_n"))
+ui.slide("The table")
 ui.table(orders, "loop_orders", f"n = {cfg.n}, d = {cfg.d}, Br = {cfg.Br}, Bc = {cfg.Bc}, {cfg.dtype}"
          + (", causal" if cfg.causal else ""))
+ui.slide("Causal masking")
 st.subheader("Causal masking")
 st.markdown(f"With the mask {'(on now)' if cfg.causal else '(off now; these are the figures with it on)'}, "
             f"**{causal['tiles computed (causal)']}** of **{causal['tiles']}** tiles are "

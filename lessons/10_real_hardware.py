@@ -43,6 +43,7 @@ d = {d}; memory-efficient: 64 × 64).
 if view.empty:
     st.warning("No measurements for this choice.")
 else:
+    ui.slide("Measured against the model")
     ui.side_by_side((cache.figure(charts.measured_times, view), "hw_times"),
                     (cache.figure(charts.measured_bytes, hw.dram[hw.dram["d"] == d]), "hw_bytes"))
 
@@ -88,17 +89,21 @@ findings = [
      "kernel's own scheduling: the FlashAttention-2 and -3 papers' subject."),
     ("**Element size**", "fp16/bf16 move 2 bytes an element, fp32 4; PyTorch's flash kernel takes no fp32 at all."),
 ]
+ui.slide("Where the model and the hardware part")
 st.subheader("Where the model and the hardware part")
 # On a projector, the findings' headlines only; the reasons are for a reader.
 st.markdown("\n".join(f"- {head}" if ui.presenting() else f"- {head} {why}" for head, why in findings))
 ui.explain("What the model leaves out: L2 (above), register pressure, occupancy, the exp units, launch cost.")
+ui.slide("The measured roofline")
 ui.chart(cache.figure(charts.measured_roofline, hw.points, hw.copy_tbs, hw.float16_tflops, "float16"), "hw_roofline")
+ui.slide("The measurements")
 ui.table(view.drop(columns=["dtype", "pass", "d"]), "hw_measured", f"d = {d}, {dtype}, {pass_}")
 
 
 @ui.section
 def _tile_sweep() -> None:
     """The Triton tile sweep at the sequence length chosen here: it reruns this part alone."""
+    ui.slide("Block size on hardware")
     st.subheader("Block size on hardware")
     block_n = ui.bound(Param("hw_block_n", "sequence length for the tile sweep", 1024, cache.measured_blocks()))
     sweep = cache.measured_blocks(block_n)
@@ -116,11 +121,13 @@ def _tile_sweep() -> None:
     """)
     ui.side_by_side((cache.figure(charts.block_times, bt), "hw_block_times"),
                     (cache.figure(charts.block_bytes, bt), "hw_block_bytes"))
+    ui.slide("The tile sweep's table")
     ui.table(bt.drop(columns=["Br", "Bc"]), "hw_blocks", f"Triton flash forward, n = {block_n}, d = 64, float16")
 
 
 _tile_sweep()
 
+ui.slide("Speed-ups")
 ui.table(hw.speedups, "hw_speedups", "Speed-up over plain attention, measured and predicted")
 st.caption(f"Measured on {prov['gpu']}, driver {prov['driver']}, CUDA {prov['cuda']}, PyTorch {prov['torch']}, "
            f"{prov['date']}, by bench/gpu/measure.py (CUDA events, median of 20 runs; DRAM bytes by Nsight "

@@ -44,8 +44,10 @@ L2's two partitions). So each head's K + V comes from DRAM {w.passes / bh:.3g} t
 reads come to {bytes_text(w.reads)}: the two-level model (one block at a time, no L2) reads
 {compare(w.reads, w.two_level)}.
 """)
+ui.slide("The waves")
 gpu_player(gpu_player_html(n, d, bh, kname, gpu))
 
+ui.slide("Measured on the H200")
 st.subheader("Measured on the H200")
 df, rates, table, plain_df, plain_table = cache.gpu_measured()
 impl = IMPL[kname]
@@ -67,6 +69,7 @@ sitting in L2 when the kernel ends are never counted as DRAM writes, so this pag
 lists writes beside them.
 """)
 
+ui.slide("Why FlashAttention-2 splits the sequence")
 st.subheader("Why FlashAttention-2 splits the sequence over blocks")
 small = whole_gpu(n, d, min(bh, 8), kernel, hw)
 ui.explain(f"""
@@ -77,6 +80,7 @@ queries into blocks of {kernel.Br} rows, so the same work makes {small.blocks:,}
 measures: each wave reads its head's K and V again once they no longer fit in L2.
 """)
 
+ui.slide("Plain attention, for scale")
 st.subheader("Plain attention, for scale")
 pr, p4 = plain_table["reads: model ÷ measured"], plain_table["reads: four-kernel ÷ measured"]
 same_line = "" if kernel.Br != d else (
@@ -99,6 +103,7 @@ At the same configs, PyTorch's flash kernel reads {vs_flash.min():.0f}–{vs_fla
 """)
 ui.table(plain_table.round(3), "wg_plain", "Plain attention on the H200: measured DRAM bytes against both counts")
 
+ui.slide("The targets")
 st.subheader("The targets: model ÷ measured, every config")
 ok_reads, ok_time = int(table["reads in 0.8–1.25"].sum()), int(table["time in 0.7–1.4"].sum())
 ok_before = int(table["matmul-only ÷ measured"].between(*gpu_targets.TIME_OK).sum())

@@ -48,6 +48,7 @@ cols[3].metric("GPU feeds, bytes/flop", f"{feed:.3g}", help=f"{hw.name}: HBM ban
                "matmul rate")
 
 # --- decode against prefill -------------------------------------------------------------
+ui.slide("Decode against prefill")
 st.subheader("Decode against prefill")
 points = cache.decode_roofline_points(cfg, hw)
 dec, pre = points.iloc[0], points.iloc[1]
@@ -69,6 +70,7 @@ st.markdown(f"On the {hw.name}: decode is **{dec['bound']}-bound** at {dec['atta
             f"prefill **{pre['bound']}-bound** at {pre['attainable TFLOP/s']:.3g} TFLOP/s.")
 
 # --- the cache against the GPU's memory ---------------------------------------------------
+ui.slide("The cache against the GPU's memory")
 st.subheader("The cache against the GPU's memory")
 ns = tuple(2**k for k in range(10, 21))
 longest = decode.longest_context(hw, cfg.batch, cfg.kv_heads, cfg.d, layers, cfg.element_bytes)
@@ -80,6 +82,7 @@ ui.chart(cache.figure(charts.cache_over_n, cache.decode_cache_over_n(ns, cfg, la
          "inference_cache")
 
 # --- MHA, GQA, MQA ------------------------------------------------------------------------
+ui.slide("MHA, GQA, MQA")
 st.subheader("MHA → GQA → MQA")
 sharing = cache.decode_sharing_table(cfg, hw, layers)
 mha, here, mqa = sharing.iloc[0], sharing[sharing["K/V heads"] == cfg.kv_heads].iloc[0], sharing.iloc[-1]
@@ -92,10 +95,12 @@ Grouped-query attention is a model choice made at training time: fewer K/V heads
 to cache and to read, at some cost in quality. The key/value heads slider above walks from MHA (one K/V
 head per query head) through GQA to MQA (one for all).
 """)
+ui.slide("The sharing table")
 ui.table(sharing, "kv_sharing", f"One decoding step, {layers} layers, batch {cfg.batch}, n = {cfg.n_kv:,}; the "
          "roofline time assumes every SM busy")
 
 # --- split-KV -----------------------------------------------------------------------------
+ui.slide("Split-KV")
 st.subheader("Split-KV: when one query is too little work")
 sweep = cache.decode_split_sweep(cfg, hw)
 best = decode.best_splits(sweep)
@@ -115,6 +120,7 @@ if best > 1:
 else:
     st.markdown(f"{blocks} blocks already fill the {hw.sms} SMs: splitting would only add bytes "
                 "(the partials and the query read again), so the best is not to split.")
+ui.slide("Split-KV, chart and table")
 left, right = st.columns(2)
 with left:
     ui.chart(cache.figure(charts.split_times, sweep, best), "inference_splits")
@@ -127,6 +133,7 @@ with right:
 @ui.section
 def _merge() -> None:
     """The worked merge and its number of chunks: it reruns this part alone."""
+    ui.slide("The merge, step by step")
     st.subheader("The merge, step by step")
     chunks = ui.bound(OWN["inf_split"], st.columns(3)[0])
     steps, (m, l, O), unsplit = cache.decode_merge_walkthrough(n_kv=16, d=4, splits=chunks)
