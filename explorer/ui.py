@@ -558,14 +558,19 @@ def _deck_changed() -> None:
     st.session_state[DECK_STATE] = list(st.session_state["deck_pick"])
 
 
+def share_params(link: dict, section: str | None) -> tuple[dict, dict]:
+    """The reader's link (the settings, no presentation mode, no deck) and the presenter's
+    (presentation mode, the deck, the section on screen), from the address bar's parameters."""
+    reader = {k: v for k, v in link.items() if k not in ("present", DECK, SECTION)}
+    presenter = {**link, "present": "true"} | ({SECTION: section} if section else {})
+    return reader, presenter
+
+
 def share_link() -> None:
     """Two links: a reader's (this lesson and these settings, to read: no presentation mode) and
     a presenter's (presentation mode, the deck, and the section on screen)."""
     link = dict(st.session_state.get(LINK, {}))  # the same dict sync_url puts in the address bar
-    reader = {k: v for k, v in link.items() if k not in ("present", DECK)}
-    presenter = {**link, "present": "true"}
-    if SECTION in st.query_params and presenting():
-        presenter[SECTION] = st.query_params[SECTION]
+    reader, presenter = share_params(link, st.query_params.get(SECTION) if presenting() else None)
     # Opening the box reruns the page (on_change), so its links are never older than the address bar,
     # even after a section's own rerun (see section).
     with st.expander("Share this view", key=SHARE_OPEN, on_change="rerun"):

@@ -1,5 +1,6 @@
 """Every page as a user meets it, through Streamlit's AppTest (no browser)."""
 import json
+import re
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -187,13 +188,77 @@ def test_every_lesson_asks_a_question_whose_answer_follows_the_settings(page, pa
     assert before != after, f"{page}: the answer did not move with {changed}: {before}"
 
 
-def test_presentation_mode_shows_the_question_alone_until_the_reveal():
+def test_presentation_mode_shows_the_question_alone_under_its_title_until_the_reveal():
     at = open_page(PAGES[2], present="true")
-    assert not at.title, "no lesson under the question yet"
-    assert at.button(key="reveal_then_next").label.startswith("Reveal the answer")
-    at.button(key="reveal_then_next").click().run()  # the clicker's PageDown reveals first
-    assert at.title[0].value.startswith("Tiling")
+    assert [t.value for t in at.title] == [LESSONS[2].title], "the lesson's name over its question, nothing else"
+    assert not at.get("plotly_chart"), "no lesson under the question yet"
+    assert [b.key for b in at.button if b.label.startswith("Reveal")] == ["reveal_answer"], "one reveal button"
+    at.button(key="reveal_answer").click().run()  # what the clicker's first PageDown presses
+    assert at.title[0].value.startswith("Tiling") and at.get("plotly_chart")
     assert at.button(key="next_lesson").label.startswith("Tile size")
+
+
+def slides(at) -> list[str]:
+    return re.findall(r'class="fv-slide" data-title="([^"]*)"', " ".join(h.proto.body for h in at.get("html")))
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_lesson_is_cut_into_sections_for_the_clicker(page):
+    at = open_page(page, present="true", sec="1")
+    titles = slides(at)
+    assert len(titles) >= 2 and len(set(titles)) == len(titles), titles
+
+
+def test_a_presenter_link_into_a_section_opens_past_the_question():
+    at = open_page(PAGES[3], present="true", sec="2")
+    assert at.get("plotly_chart"), "the lesson's sections are drawn: the link points inside them"
+    assert any("engine says" in m.value for m in at.markdown), "its question shows as answered"
+    assert at.query_params["sec"] == "2", "the section stays in the address bar"
+
+
+def test_a_deck_walks_its_own_lessons_in_order_and_keeps_itself():
+    at = open_page(PAGES[2], deck="1,3,5,9")
+    assert at.button(key="prev_lesson").label == f"← {LESSONS[0].title}"
+    assert at.button(key="next_lesson").label == f"{LESSONS[4].title} →"
+    at.button(key="next_lesson").click().run()
+    assert at.title[0].value == LESSONS[4].title
+    assert at.query_params["deck"] == "1,3,5,9"
+    assert at.button(key="next_lesson").label.startswith("Break it")
+
+
+def test_a_bad_deck_keeps_the_good_lessons_and_says_what_it_left_out():
+    at = open_page(PAGES[0], deck="3,banana,1,3,99")
+    assert at.multiselect(key="deck_pick").value == [2, 0]
+    assert any("`banana`" in w.value and "`99`" in w.value for w in at.warning)
+    assert at.query_params["deck"] == "3,1"
+
+
+def test_the_reader_link_leaves_presentation_mode_out_and_the_presenter_link_keeps_it():
+    from explorer.ui import share_params
+    reader, presenter = share_params({"n": "2048", "present": "true", "deck": "4,2"}, "3")
+    assert reader == {"n": "2048"}
+    assert presenter == {"n": "2048", "present": "true", "deck": "4,2", "sec": "3"}
+    assert share_params({"d": "128"}, None) == ({"d": "128"}, {"d": "128", "present": "true"})
+
+
+def test_an_untouched_guess_slider_is_no_guess():
+    at = open_page(PAGES[2])
+    at.button(key="reveal_answer").click().run()
+    box = " ".join(m.value for m in at.markdown)
+    assert "No guess was made" in box and "You said" not in box
+
+
+def test_a_moved_guess_slider_is_the_readers_guess():
+    at = open_page(PAGES[2])
+    at.select_slider(key="guess_tiled-attention").set_value(LADDER[-1]).run()
+    at.button(key="reveal_answer").click().run()
+    assert any("You said" in m.value for m in at.markdown)
+
+
+def test_the_first_screen_says_what_flashviz_is():
+    for params in ({}, {"present": "true"}):
+        at = open_page(PAGES[0], **params)
+        assert "FlashAttention" in at.markdown[0].value and "flashviz" in at.markdown[0].value
 
 
 def test_a_skipped_question_leaves_the_lesson():
@@ -245,7 +310,7 @@ def test_the_papers_figure_2_is_asked_before_it_is_shown():
     at = open_page("lessons/07_same_flops.py")
     assert not any(df.value["source"].astype(str).str.contains("paper").any() for df in at.dataframe
                    if "source" in df.value.columns), "no answer before the guess"
-    at.button(key="reveal_paper_figure2").click().run()
+    at.button(key="reveal_inline_paper_figure2").click().run()
     table = next(df.value for df in at.dataframe if "source" in df.value.columns)
     assert set(table["method"]) == {"standard", "FlashAttention"}
     assert (table["HBM GB"] > 0).all()

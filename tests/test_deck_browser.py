@@ -1,0 +1,150 @@
+"""The projector deck in a real Chromium: a teacher with a clicker (PageDown / PageUp only) at
+1280x720 runs every lesson section by section, from a presenter link with settings.
+
+Each press waits for the state it should bring (the question answered, the next section at the
+top, the next lesson open), never for a fixed time. A figure (chart, player, table) counts as
+shown when it lies whole between the top bar and the bottom of the screen.
+"""
+import re
+
+import pytest
+
+from explorer.lessons import LESSONS
+from tests.test_browser import IDLE, SHOTS, WAIT, browser, expect, lesson_url, pytestmark, server  # noqa: F401
+
+SETTINGS = "n=2048&d=128&dtype=float16&present=true"
+
+# Every figure on the page, named by the key of the element that holds it, with whether it lies
+# whole on screen under the top bar; the section the clicker says is on screen; how many there are.
+LOOK = """() => {
+  const head = document.querySelector('[data-testid="stHeader"]').getBoundingClientRect().bottom;
+  const name = e => {
+    for (let a = e; a; a = a.parentElement) {
+      const k = [...a.classList].find(c => c.startsWith("st-key-"));
+      if (k) return k;
+    }
+    return "?";
+  };
+  const figures = [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stPlotlyChart"],' +
+    '[data-testid="stMain"] iframe, [data-testid="stMain"] [data-testid="stDataFrame"]')];
+  const marks = [...document.querySelectorAll('[data-testid="stMain"] .fv-slide')];
+  let k = 0;
+  marks.forEach((m, i) => { if (m.getBoundingClientRect().top <= head + 4) k = i + 1; });
+  return { k, of: marks.length, revealed: !document.querySelector(".st-key-reveal_answer button"),
+           inline: document.querySelectorAll('[class*="st-key-reveal_inline_"] button').length,
+           figures: figures.map(e => { const r = e.getBoundingClientRect();
+             return [name(e), Math.round(r.height), r.top >= head - 1 && r.bottom <= innerHeight + 1]; }) };
+}"""
+
+
+def look(pg) -> dict:
+    return pg.evaluate(LOOK)
+
+
+def path_of(k: int) -> str:
+    return "/" + ("" if k == 0 else LESSONS[k].url_path)
+
+
+def on_lesson(pg, k: int) -> None:
+    pg.wait_for_url(re.compile(re.escape(path_of(k)) + r"(\?|$)"), timeout=WAIT)
+    pg.wait_for_selector(IDLE, timeout=WAIT)
+    expect(pg.locator("[data-testid^='stSkeleton']")).to_have_count(0, timeout=WAIT)
+    expect(pg.locator("[data-testid='stException']")).to_have_count(0)
+
+
+def settled(pg) -> None:
+    """The run is over and every chart has drawn its axes: the layout will not move."""
+    pg.wait_for_selector(IDLE, timeout=WAIT)
+    expect(pg.locator("[data-testid^='stSkeleton']")).to_have_count(0, timeout=WAIT)
+    pg.wait_for_function("() => [...document.querySelectorAll('[data-testid=\"stPlotlyChart\"]')]"
+                         ".every(c => c.querySelector('.main-svg'))", timeout=WAIT)
+
+
+def walk_forward(pg, deck: list[int]) -> list[tuple[int, int]]:
+    """PageDown from the first lesson of the deck to the last one's last section. Returns the
+    (lesson, section) of every stop; asserts each lesson showed every figure whole at some stop."""
+    stops = []
+    for at, k in enumerate(deck):
+        on_lesson(pg, k)
+        seen, sizes = set(), {}
+        while True:
+            settled(pg)
+            now = look(pg)
+            for name, height, whole in now["figures"]:
+                sizes[name] = height
+                if whole:
+                    seen.add(name)
+            if now["revealed"]:
+                stops.append((k, now["k"]))
+                SHOTS.mkdir(parents=True, exist_ok=True)
+                pg.screenshot(path=str(SHOTS / f"deck_{k + 1:02d}_{now['k']}.png"))
+            last = now["revealed"] and now["k"] == now["of"] and not _inline_here(pg, now)
+            if last and at == len(deck) - 1:
+                break
+            pg.keyboard.press("PageDown")
+            if last:
+                break
+            if not now["revealed"]:
+                expect(pg.locator(".st-key-question")).to_contain_text(re.compile("engine says", re.I), timeout=WAIT)
+            elif _inline_here(pg, now):
+                pg.wait_for_function("n => document.querySelectorAll('[class*=\"st-key-reveal_inline_\"] button')"
+                                     ".length < n", arg=now["inline"], timeout=WAIT)
+            else:
+                pg.wait_for_function("k => window.__fvSection && window.__fvSection.k === k", arg=now["k"] + 1,
+                                     timeout=WAIT)
+                assert re.search(rf"[?&]sec={now['k'] + 1}(&|$)", pg.url), pg.url
+        missing = {name: sizes[name] for name in sizes if name not in seen}
+        assert not missing, f"lesson {k + 1}: never whole on a 1280x720 screen (name: height px): {missing}"
+    return stops
+
+
+def _inline_here(pg, now) -> bool:
+    """An inline question still to reveal in the section on screen (the clicker answers it first)."""
+    return bool(now["inline"]) and pg.evaluate(
+        """k => { const b = document.querySelector('[class*="st-key-reveal_inline_"] button');
+                  const marks = [...document.querySelectorAll('[data-testid="stMain"] .fv-slide')];
+                  const start = k > 0 ? marks[k - 1] : null, end = marks[k] || null;
+                  return (!start || !!(start.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING)) &&
+                         (!end || !!(end.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_PRECEDING)); }""",
+        now["k"])
+
+
+def walk_back(pg, deck: list[int]) -> list[tuple[int, int]]:
+    """PageUp from where the forward walk ended to the first lesson's top."""
+    stops = []
+    while True:
+        settled(pg)
+        now = look(pg)
+        k = next(k for k in deck if pg.url.split("?")[0].endswith(path_of(k)))
+        stops.append((k, now["k"]))
+        if k == deck[0] and now["k"] == 0:
+            return stops
+        pg.keyboard.press("PageUp")
+        if now["k"] > 0:
+            pg.wait_for_function("k => window.__fvSection && window.__fvSection.k === k", arg=now["k"] - 1,
+                                 timeout=WAIT)
+        else:  # the previous lesson of the deck, opened at its last section
+            before = deck[deck.index(k) - 1]
+            on_lesson(pg, before)
+            pg.wait_for_function("() => { const m = document.querySelectorAll('[data-testid=\"stMain\"] .fv-slide');"
+                                 " return window.__fvSection && m.length && window.__fvSection.k === m.length; }",
+                                 timeout=WAIT)
+
+
+@pytest.mark.parametrize("deck", [list(range(len(LESSONS))), [0, 2, 4, 8]], ids=["every lesson", "a deck of four"])
+def test_the_clicker_alone_shows_every_figure_and_walks_back(server, browser, deck):  # noqa: F811
+    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    pg = ctx.new_page()
+    query = SETTINGS + ("" if len(deck) == len(LESSONS) else "&deck=" + ",".join(str(k + 1) for k in deck))
+    pg.goto(lesson_url(server, deck[0], "?" + query))
+    on_lesson(pg, deck[0])
+    expect(pg.locator(".st-key-question")).to_be_visible(timeout=WAIT)
+    pg.wait_for_function("() => document.querySelector('[data-testid=\"stSidebar\"]').getBoundingClientRect().right"
+                         " <= 40", timeout=WAIT)  # presentation mode closed the sidebar
+    pg.locator("h1").first.click()  # the clicker's focus is on the page
+    forward = walk_forward(pg, deck)
+    assert [k for k in dict.fromkeys(k for k, _ in forward)] == deck, "the deck's lessons, in its order"
+    back = walk_back(pg, deck)
+    assert back == list(reversed(forward)), "PageUp retraces every section PageDown showed"
+    assert all(key in pg.url for key in ("n=2048", "d=128", "present=true")), pg.url
+    ctx.close()
