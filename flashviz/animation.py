@@ -278,9 +278,11 @@ def teaching_config(cfg: Config, n: int, d: int) -> tuple[Config, str | None]:
 OVERFLOW_SCALE = 30.0
 
 
-def bug_frames(cfg: Config, bug: str) -> BugRun:
+def bug_frames(cfg: Config, bug: str, at_symptom: bool = False) -> BugRun:
     """Frames of the broken run, with the correct run's l beside each step where the two
-    take the same steps, and the correct tiles' total traffic for the HBM meter.
+    take the same steps, and the correct tiles' total traffic for the HBM meter. With
+    `at_symptom` the player opens at the step where the bug's symptom first shows
+    (flashviz.symptoms), not at the first.
 
     Tiles too big would be one tile at the lesson's teaching n (512-wide tiles cut to n):
     that animation runs at n = BIG_TILE_STEPS x 512 instead, and says so in data["note"].
@@ -302,8 +304,12 @@ def bug_frames(cfg: Config, bug: str) -> BugRun:
     # the rescale (other tiles take other steps; without the max l sums e^s, not e^(s - m)).
     data = flash_frames(broken, score_scale=scale, reference=correct if bug == "no_rescale" else None,
                         bug=bug)
-    return {**data, "bug": bug, "headline": headline(bug, broken, scale), "score_scale": scale, "note": note,
-            "correct_bytes": costs.flash_cost(correct).hbm_bytes}
+    run: BugRun = {**data, "bug": bug, "headline": headline(bug, broken, scale), "score_scale": scale,
+                   "note": note, "correct_bytes": costs.flash_cost(correct).hbm_bytes}
+    if at_symptom:
+        from .symptoms import symptom
+        run["start"] = symptom(run, cfg).step
+    return run
 
 
 def headline(bug: str, broken: Config, score_scale: float = 1.0) -> str:
