@@ -28,11 +28,12 @@ class Symptom(NamedTuple):
     text: str   # what shows at that step ("the first inf/nan, row 65")
 
 
-def player_config(lab: Config, bug: str) -> Config:
+def player_config(lab: Config, bug: str) -> tuple[Config, str | None]:
     """The config the tile player runs `bug` at, given the lab's (before bug_frames' own
-    changes: the tiles-too-big run grows n so that its tiles take several steps)."""
+    changes: the tiles-too-big run grows n so that its tiles take several steps), and a note
+    if n had to be cut further to keep the trace short (animation.teaching_config)."""
     d = lab.d if bug in AT_THE_LABS_D else min(lab.d, PLAYER_D)
-    return teaching_config(lab, min(lab.n, PLAYER_N), d)[0]
+    return teaching_config(lab, min(lab.n, PLAYER_N), d)
 
 
 def _kb(nbytes: float) -> str:

@@ -12,7 +12,7 @@ LABS = {"defaults": LAB, "d = 16": LAB.with_(d=16), "16 x 16 tiles": LAB.with_ti
 
 
 def played(bug: str, lab: Config = LAB):
-    cfg = symptoms.player_config(lab, bug)
+    cfg, _ = symptoms.player_config(lab, bug)
     return cfg, bug_frames(cfg, bug, at_symptom=True)
 
 
@@ -24,7 +24,7 @@ def shown_bad(frame) -> list[int]:
 
 @pytest.mark.parametrize("bug", sorted(BUGS))
 def test_the_player_opens_at_the_symptoms_step_only_when_asked(bug):
-    cfg = symptoms.player_config(LAB, bug)
+    cfg, _ = symptoms.player_config(LAB, bug)
     assert "start" not in bug_frames(cfg, bug), "reading mode opens at step 1, as before"
     _, data = played(bug)
     assert 0 <= data["start"] < len(data["frames"])
@@ -102,6 +102,6 @@ def test_the_caption_names_the_rows_the_table_shows_holding_inf():
 
 
 def test_only_the_tile_bugs_run_at_the_labs_d():
-    assert {bug for bug in BUGS if symptoms.player_config(LAB, bug).d == LAB.d} == set(symptoms.AT_THE_LABS_D)
-    assert costs.flash_cost(symptoms.player_config(LAB, "tiles_too_small").with_tiles(16, 16)).hbm_bytes > \
-        costs.standard_cost(symptoms.player_config(LAB, "tiles_too_small")).hbm_bytes
+    assert {bug for bug in BUGS if symptoms.player_config(LAB, bug)[0].d == LAB.d} == set(symptoms.AT_THE_LABS_D)
+    small, _ = symptoms.player_config(LAB, "tiles_too_small")
+    assert costs.flash_cost(BUGS["tiles_too_small"].apply(small)).hbm_bytes > costs.standard_cost(small).hbm_bytes
