@@ -8,10 +8,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import numpy as np
-
 from .animation import teaching_config
-from .config import KB, Config
+from .config import KB, MB, Config
 from .memory import fits
 from .player_schema import BugRun, FlashFrame
 
@@ -37,7 +35,18 @@ def player_config(lab: Config, bug: str) -> tuple[Config, str | None]:
 
 
 def _kb(nbytes: float) -> str:
-    return f"{nbytes / KB:,.1f} KB"
+    """Bytes in KB as the player's meters print them (player_common.js's kb)."""
+    return f"{nbytes / KB:.0f} KB" if nbytes >= 10 * KB else f"{nbytes / KB:.1f} KB"
+
+
+def _mb(nbytes: float) -> str:
+    """Bytes in MB as the player's HBM meter prints them (player_common.js's mb)."""
+    return f"{nbytes / MB:.2f} MB"
+
+
+def _past(nbytes: float, mark: float) -> bool:
+    """The meter, as printed, shows nbytes above mark (not only in digits it does not print)."""
+    return round(nbytes / MB, 2) > round(mark / MB, 2)
 
 
 def _g(value) -> str:
@@ -77,22 +86,24 @@ def _too_big(data: BugRun, correct: Config) -> Symptom:
 
 
 def _too_small(data: BugRun, correct: Config) -> Symptom:
+    """Where the HBM meter, as the player prints it, passes standard attention's traffic (or, at a
+    small d, where small tiles stay below it, the correct tiles' whole traffic)."""
     frames, std, ok = data["frames"], data["standard_bytes"], data["correct_bytes"]
     if (data["Br"], data["Bc"]) == (correct.Br, correct.Bc):
         return Symptom(0, f"your tiles are already {data['Br']} × {data['Bc']}: the bug changes nothing here")
     passes = f"K and V stream in again for each of the {data['Tr']} query blocks"
-    past_std = next((k for k, f in enumerate(frames) if f["hbm"] > std), None)
+    past_std = next((k for k, f in enumerate(frames) if _past(f["hbm"], std)), None)
     if past_std is not None:
-        return Symptom(past_std, f"traffic passes standard attention's whole "
-                                 f"{_kb(std)} ({_kb(frames[past_std]['hbm'])} so far): {passes}")
-    past_ok = next((k for k, f in enumerate(frames) if f["hbm"] > ok), None)
+        return Symptom(past_std, f"traffic, {_mb(frames[past_std]['hbm'])} so far, passes standard "
+                                 f"attention's {_mb(std)}: {passes}")
+    past_ok = next((k for k, f in enumerate(frames) if _past(f["hbm"], ok)), None)
     end = data["total_bytes"]
     if past_ok is None:
-        return Symptom(len(frames) - 1, f"{_kb(end)} moved, against the "
-                                        f"correct {correct.Br} × {correct.Bc} run's {_kb(ok)}")
-    return Symptom(past_ok, f"traffic passes the whole correct {correct.Br} × "
-                            f"{correct.Bc} run's {_kb(ok)}: {passes}. At d = {data['d']} it stays below "
-                            f"standard attention's {_kb(std)} (it ends at {_kb(end)})")
+        return Symptom(len(frames) - 1, f"{_mb(end)} moved, against the "
+                                        f"correct {correct.Br} × {correct.Bc} run's {_mb(ok)}")
+    return Symptom(past_ok, f"traffic, {_mb(frames[past_ok]['hbm'])} so far, passes the correct "
+                            f"{correct.Br} × {correct.Bc} run's whole {_mb(ok)}: {passes}. At d = {data['d']} "
+                            f"it stays below standard attention's {_mb(std)} (it ends at {_mb(end)})")
 
 
 def _keep_S(data: BugRun, correct: Config) -> Symptom:
@@ -110,8 +121,7 @@ def _no_max(data: BugRun, correct: Config) -> Symptom:
         return Symptom(0, "nothing overflows in the steps shown at these settings")
     f = data["frames"][k]
     qs = [q for q in range(len(f["show"])) if _bad(f["l"][q]) or _bad(f["o1"][q])]
-    return Symptom(k, f"the first inf/nan, {_rows(f, qs)}"
-                      f" (scores up to {_g(f['mmax'])}, past float32's e^{np.log(np.finfo(np.float32).max):.1f})")
+    return Symptom(k, f"the first inf/nan, {_rows(f, qs)}")
 
 
 SYMPTOMS = {"no_rescale": _no_rescale, "tiles_too_big": _too_big, "tiles_too_small": _too_small,

@@ -118,7 +118,7 @@ def test_break_it_presentation_shows_every_bug_and_the_belief_with_a_player_each
     runs = [player_data(f) for f in at.get("iframe")]
     assert [r["bug"] for r in runs] == list(BUGS), "one player per bug, in the table's order"
     steps = {r["bug"]: r["start"] for r in runs}
-    lines = [m.value for m in at.markdown if "In the player:" in m.value]
+    lines = [m.value for m in at.markdown if "The player opens at step" in m.value]
     for run, line in zip(runs, lines, strict=True):
         assert f"opens at step {run['start'] + 1} of {len(run['frames'])}:" in line, line
         assert f"n = {run['n']}, d = {run['d']}; the lab, n = 1024, d = 64" in line, line
