@@ -68,8 +68,8 @@ def _no_rescale(data: BugRun, correct: Config) -> Symptom:
         off = [q for q in range(len(f["show"])) if f["l"][q] != f["l_true"][q]]
         if off:
             q = max(off, key=lambda q: abs(float(f["l"][q]) / float(f["l_true"][q]) - 1))
-            return Symptom(k, f"{_rows(f, [q])}'s max rose and nothing rescaled, so its "
-                              f"running sum l is {_g(f['l'][q])} where a correct run has {_g(f['l_true'][q])}")
+            return Symptom(k, f"{_rows(f, [q])}'s max rose and nothing rescaled: l = {_g(f['l'][q])} "
+                              f"where a correct run has {_g(f['l_true'][q])}")
     return Symptom(0, "no shown row's max rises after its first tile, so nothing needed a rescale and "
                       "l stays correct at these settings")
 
@@ -137,7 +137,7 @@ def sizes(data: BugRun, lab: Config) -> str:
     """The player's n and d beside the lab's, when either differs ("" when both agree)."""
     if (data["n"], data["d"]) == (lab.n, lab.d):
         return ""
-    return f"The player runs n = {data['n']}, d = {data['d']}; the lab, n = {lab.n}, d = {lab.d}."
+    return f"The player runs n = {data['n']}, d = {data['d']} (the lab: n = {lab.n}, d = {lab.d})."
 
 
 def caption(data: BugRun, cfg: Config, lab: Config) -> str:

@@ -121,7 +121,7 @@ def test_break_it_presentation_shows_every_bug_and_the_belief_with_a_player_each
     lines = [m.value for m in at.markdown if "The player opens at step" in m.value]
     for run, line in zip(runs, lines, strict=True):
         assert f"opens at step {run['start'] + 1} of {len(run['frames'])}:" in line, line
-        assert f"n = {run['n']}, d = {run['d']}; the lab, n = 1024, d = 64" in line, line
+        assert f"n = {run['n']}, d = {run['d']} (the lab: n = 1024, d = 64)" in line, line
     assert steps["no_max"] == runs[-1]["first_bad"], steps
     assert any("fewer flops" in m.value.lower() or "flops are equal" in m.value for m in at.markdown)
 
@@ -132,7 +132,7 @@ def test_break_it_reading_mode_still_watches_a_bug_from_step_one_on_request():
     at.toggle(key="watch_no_max").set_value(True).run()
     (run,) = [player_data(f) for f in at.get("iframe")]
     assert run["bug"] == "no_max" and "start" not in run
-    assert any("the lab, n = 1024, d = 64" in c.value for c in at.caption)
+    assert any("(the lab: n = 1024, d = 64)" in c.value for c in at.caption)
 
 
 def test_deep_link_sets_the_widgets():

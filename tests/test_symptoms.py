@@ -91,7 +91,7 @@ def test_the_caption_names_the_start_step_and_both_sizes_when_they_differ(bug):
     cfg, data = played(bug)
     text = symptoms.caption(data, cfg, LAB)
     assert f"step {data['start'] + 1} of {len(data['frames'])}:" in text, text
-    assert f"n = {data['n']}, d = {data['d']}; the lab, n = {LAB.n}, d = {LAB.d}" in text, text
+    assert f"n = {data['n']}, d = {data['d']} (the lab: n = {LAB.n}, d = {LAB.d})" in text, text
 
 
 def test_the_caption_says_nothing_about_sizes_when_the_player_runs_the_labs():
