@@ -16,8 +16,9 @@ from .player_schema import BugRun, FlashFrame
 PLAYER_N = 256  # the player's sequence length at most: a run short enough to step through
 PLAYER_D = 16   # its head dimension at most, where the symptom does not depend on d
 # The tile-size bugs' symptoms are byte counts (working set, traffic), and both grow with d:
-# against standard attention's traffic, 16-row tiles move more bytes only once d > 2 x 16. So
-# these run at the lab's d, and the player's figures are the lab's kind of figure.
+# 16-row tiles re-read K and V (2nd elements) n/16 times where standard attention moves about 4n^2
+# more, so they pass standard attention only once d is above about 2 x 16 (tests/test_symptoms.py
+# checks it at the lesson's defaults). So these run at the lab's d, with the lab's kind of figure.
 AT_THE_LABS_D = ("tiles_too_big", "tiles_too_small")
 
 
