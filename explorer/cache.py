@@ -37,7 +37,20 @@ def demo(number: int, **params):
 def over_n(cfg: Config, ns: tuple):
     return sweeps.over_n(cfg, ns)
 
-watch_note = cache(bugs.watch)
+
+
+@cache
+def bug_player(cfg: Config, bug: str, lab: Config, at_symptom: bool = False) -> tuple[str, str, str]:
+    """A bug's tile player at config cfg, from one run of its frames (the 512-wide tiles take a
+    second): (its page, the line naming the step where its symptom shows, what to watch for).
+    `lab` is the config of the lab beside it (both lines name the player's n and d where they
+    differ from the lab's); with `at_symptom` the player opens at the symptom's step."""
+    from flashviz import animation, symptoms
+
+    from .player import render_html
+    data = animation.bug_frames(cfg, bug, at_symptom=at_symptom)
+    watch = f"{bugs.watch_text(data, cfg)} {symptoms.sizes(data, lab)}".strip()
+    return render_html(data), symptoms.caption(data, cfg, lab), watch
 
 
 @cache

@@ -50,16 +50,23 @@ def teaching_inputs(cfg: Config, seed: int = 0, score_scale: float = 1.0):
     return Q * score_scale, K, V
 
 
-def shown_rows(m_before: np.ndarray, m_after: np.ndarray) -> list[int]:
+def shown_rows(m_before: np.ndarray, m_after: np.ndarray, broke: np.ndarray | None = None) -> list[int]:
     """Offsets (in the block) of the rows a step shows: the block's first FIRST_ROWS rows,
-    then the rows whose max rose most, then the next rows in order, SHOW_ROWS in all."""
+    then the rows that turned inf or nan on this step (`broke`, a mask), then those whose max
+    rose most, then the next rows in order, SHOW_ROWS in all. So the step where inf or nan
+    first appears shows a row that holds it."""
     r = len(m_after)
     if r <= SHOW_ROWS:
         return list(range(r))
     with np.errstate(invalid="ignore"):
         rise = np.where(np.isfinite(m_before) & (m_after > m_before), m_after - m_before, 0.0)
-    rest = [q for q in np.argsort(-rise, kind="stable") if q >= FIRST_ROWS and rise[q] > 0]
-    picked = set(range(FIRST_ROWS)) | set(int(q) for q in rest[:SHOW_ROWS - FIRST_ROWS])
+    bad = [int(q) for q in np.flatnonzero(broke)] if broke is not None else []
+    rest = [int(q) for q in np.argsort(-rise, kind="stable") if rise[q] > 0]
+    picked = set(range(FIRST_ROWS))
+    for q in bad + rest:
+        if len(picked) == SHOW_ROWS:
+            break
+        picked.add(q)
     q = FIRST_ROWS
     while len(picked) < SHOW_ROWS:
         picked.add(q)
@@ -98,7 +105,10 @@ def _frame(trace: list, k: int, rescales: bool, listed: dict, panel: _Panel) -> 
         o1 = step.O[:, 0] * step.l
         added = step.l - step.rescale * l0             # this tile's row sums, e^(S - m_new)
         should = np.exp(step.m_before - step.m_after)  # the factor a correct run applies
-    show = shown_rows(step.m_before, step.m_after)
+    with np.errstate(invalid="ignore", over="ignore"):
+        finite = np.isfinite(step.l) & np.isfinite(step.O).all(axis=1)
+        was_finite = np.isfinite(l0) & np.isfinite(o0)
+    show = shown_rows(step.m_before, step.m_after, broke=was_finite & ~finite)
     m0, m1, scale = rounded(step.m_before), rounded(step.m_after), rounded(step.rescale)
     finite0 = [isinstance(v, float) for v in m0]
     rose = [q for q in range(len(m1)) if finite0[q] and _num(m1[q]) > m0[q]]
@@ -268,9 +278,11 @@ def teaching_config(cfg: Config, n: int, d: int) -> tuple[Config, str | None]:
 OVERFLOW_SCALE = 30.0
 
 
-def bug_frames(cfg: Config, bug: str) -> BugRun:
+def bug_frames(cfg: Config, bug: str, at_symptom: bool = False) -> BugRun:
     """Frames of the broken run, with the correct run's l beside each step where the two
-    take the same steps, and the correct tiles' total traffic for the HBM meter.
+    take the same steps, and the correct tiles' total traffic for the HBM meter. With
+    `at_symptom` the player opens at the step where the bug's symptom first shows
+    (flashviz.symptoms), not at the first.
 
     Tiles too big would be one tile at the lesson's teaching n (512-wide tiles cut to n):
     that animation runs at n = BIG_TILE_STEPS x 512 instead, and says so in data["note"].
@@ -292,8 +304,12 @@ def bug_frames(cfg: Config, bug: str) -> BugRun:
     # the rescale (other tiles take other steps; without the max l sums e^s, not e^(s - m)).
     data = flash_frames(broken, score_scale=scale, reference=correct if bug == "no_rescale" else None,
                         bug=bug)
-    return {**data, "bug": bug, "headline": headline(bug, broken, scale), "score_scale": scale, "note": note,
-            "correct_bytes": costs.flash_cost(correct).hbm_bytes}
+    run: BugRun = {**data, "bug": bug, "headline": headline(bug, broken, scale), "score_scale": scale,
+                   "note": note, "correct_bytes": costs.flash_cost(correct).hbm_bytes}
+    if at_symptom:
+        from .symptoms import symptom
+        run["start"] = symptom(run, cfg).step
+    return run
 
 
 def headline(bug: str, broken: Config, score_scale: float = 1.0) -> str:

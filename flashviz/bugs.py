@@ -259,8 +259,12 @@ def watch(bug: str, cfg: Config) -> str:
     """What to watch in the tile player for one bug at the player's config `cfg`, from
     the frames animation.bug_frames(cfg, bug) gives the player."""
     from .animation import bug_frames
-    data = bug_frames(cfg, bug)
-    text = WATCH[bug](data, cfg.without_bugs())
+    return watch_text(bug_frames(cfg, bug), cfg)
+
+
+def watch_text(data: BugRun, cfg: Config) -> str:
+    """What to watch in the player of `data`, the frames bug_frames gave for config cfg."""
+    text = WATCH[data["bug"]](data, cfg.without_bugs())
     return f"{data['note']} {text}" if data.get("note") else text
 
 

@@ -112,6 +112,7 @@ class FlashRun(TypedDict):
     subtract_max: bool                          # exp is taken of s - m, not of s
     final_diff: Num                             # max |O - standard attention| at the end
     first_bad: int | None                       # the first frame with inf or nan, or None
+    start: NotRequired[int]                     # the frame the player opens at (a bug's symptom); absent: 0
     frames: list[FlashFrame]                    # one per computed tile, in order
     code: Listing                               # the listing beside the tiles
 

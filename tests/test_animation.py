@@ -65,6 +65,26 @@ def test_shown_rows_are_the_first_rows_then_the_largest_rises():
     assert animation.shown_rows(m_before[:6], m_after[:6]) == list(range(6))
 
 
+def test_shown_rows_put_rows_that_turned_inf_or_nan_before_the_largest_rises():
+    m_before, m_after = np.zeros(20), np.zeros(20)
+    m_after[[7, 12, 15, 18]] = [0.5, 3.0, 1.0, 2.0]
+    broke = np.zeros(20, dtype=bool)
+    broke[[2, 9, 17]] = True
+    assert animation.shown_rows(m_before, m_after, broke) == [0, 1, 2, 3, 9, 12, 17, 18]
+
+
+@pytest.mark.parametrize("order", ["fa2", "fa1"])
+@pytest.mark.parametrize("Br, Bc", [(64, 16), (128, 16), (32, 16), (64, 64), (16, 256)])
+def test_the_step_where_inf_first_appears_shows_a_row_that_holds_it(order, Br, Bc):
+    cfg, _ = teaching_config(Config(Br=Br, Bc=Bc, loop_order=order), 256, 16)
+    data = animation.bug_frames(cfg, "no_max")
+    frame = data["frames"][data["first_bad"]]
+    shown = [frame["rows"][0] + o for q, o in enumerate(frame["show"])
+             if isinstance(frame["l"][q], str) or isinstance(frame["o1"][q], str)]
+    assert shown, (f"step {data['first_bad'] + 1} is the first with inf/nan, but none of rows "
+                   f"{[frame['rows'][0] + o for o in frame['show']]} shows one")
+
+
 def test_last_frames_equal_standard_attention():
     cfg = Config(n=64, d=8, Br=16, Bc=16)
     data = flash_frames(cfg)

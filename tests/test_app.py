@@ -102,6 +102,40 @@ def test_tiles_too_small_sits_above_standard_attention():
     assert "standard 17.00 MB" in json.dumps(json.loads(at.get("plotly_chart")[0].proto.spec))
 
 
+def player_data(iframe) -> dict:
+    """The run a player's page carries in its data block."""
+    html = iframe.proto.srcdoc
+    start = html.index('<script id="data" type="application/json">')
+    return json.loads(html[html.index(">", start) + 1:html.index("</script>", start)].replace("<\\/", "</"))
+
+
+def test_break_it_presentation_shows_every_bug_and_the_belief_with_a_player_each_and_no_toggle():
+    from flashviz.bugs import BELIEFS, BUGS
+    at = open_page(BREAK_IT, present="true")
+    at.button(key="reveal_answer").click().run()  # the question first, then the lesson
+    assert not at.exception
+    assert [h.value for h in at.subheader] == [b.label for b in (*BUGS.values(), *BELIEFS.values())]
+    assert not [t.key for t in at.toggle if t.key.startswith(("bug_", "belief_", "watch_"))], "nothing to click"
+    runs = [player_data(f) for f in at.get("iframe")]
+    assert [r["bug"] for r in runs] == list(BUGS), "one player per bug, in the table's order"
+    steps = {r["bug"]: r["start"] for r in runs}
+    lines = [m.value for m in at.markdown if "The player opens at step" in m.value]
+    for run, line in zip(runs, lines, strict=True):
+        assert f"opens at step {run['start'] + 1} of {len(run['frames'])}:" in line, line
+        assert f"n = {run['n']}, d = {run['d']} (the lab: n = 1024, d = 64)" in line, line
+    assert steps["no_max"] == runs[-1]["first_bad"], steps
+    assert any("fewer flops" in m.value.lower() or "flops are equal" in m.value for m in at.markdown)
+
+
+def test_break_it_reading_mode_still_watches_a_bug_from_step_one_on_request():
+    at = open_page(BREAK_IT, bug_no_max="true")
+    assert not at.get("iframe"), "no player until asked"
+    at.toggle(key="watch_no_max").set_value(True).run()
+    (run,) = [player_data(f) for f in at.get("iframe")]
+    assert run["bug"] == "no_max" and "start" not in run
+    assert any("(the lab: n = 1024, d = 64)" in c.value for c in at.caption)
+
+
 def test_deep_link_sets_the_widgets():
     at = open_page("lessons/03_tiling.py", n="256", d="32", Br="32", causal="true", dtype="float16")
     assert at.select_slider(key="n").value == 256

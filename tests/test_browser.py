@@ -464,3 +464,36 @@ def test_switching_the_player_to_standard_attention_leaves_no_blank_band(server,
         " return d && d.querySelector('#label[data-step]') && f.getBoundingClientRect().height < h"
         " && Math.abs(f.getBoundingClientRect().height - d.body.scrollHeight) < 40; }",
         arg=flash_height, timeout=WAIT)
+
+
+def test_on_a_projector_each_bug_of_break_it_opens_its_player_at_its_symptom(server, page):
+    """Lesson 9 from a clicker: no toggle to click, each bug's player already at the step where
+    its symptom shows (the step the engine put in its data, named in the line above it)."""
+    from flashviz.bugs import BUGS
+    page.goto(lesson_url(server, 8, "?present=true"))
+    opened(page, 8, question_only=True)
+    page.locator(".st-key-reveal_answer button").first.click()
+    opened(page, 8)
+    frames = page.locator("iframe[data-testid='stIFrame']")
+    expect(frames).to_have_count(len(BUGS), timeout=WAIT)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.add_style_tag(content="[data-testid='stHeader'] { visibility: hidden; }")  # the sticky bar
+    for k, bug in enumerate(BUGS):
+        fr = page.frame_locator("iframe[data-testid='stIFrame']").nth(k)
+        data = fr.locator("#data").evaluate("el => JSON.parse(el.textContent)")
+        assert data["bug"] == bug
+        expect(fr.locator("#label")).to_have_attribute("data-step", str(data["start"]), timeout=WAIT)
+        expect(fr.locator("#label")).to_contain_text(f"Step {data['start'] + 1} of {len(data['frames'])}")
+        if bug == "no_max":  # the first inf is on screen, in a row the table shows
+            expect(fr.locator("#label")).to_contain_text("appears HERE")
+            held = fr.locator("#rows td.l, #rows td.o1").filter(has_text=re.compile(r"^(inf|nan)$"))
+            assert held.count() > 0
+        if bug == "tiles_too_small":  # the meter, as printed, already past standard attention's
+            meter = fr.locator("#hbmtext").inner_text()
+            so_far, std = (float(re.search(p + r" ([\d.]+) MB", meter).group(1))
+                           for p in ("flash so far", "standard attention:"))
+            assert so_far > std, meter
+        heading = page.locator("h3").filter(has_text=BUGS[bug].label).first
+        heading.evaluate("el => el.scrollIntoView({block: 'start'})")
+        expect(fr.locator("#label")).to_be_visible()
+        page.screenshot(path=str(SHOTS / f"09_present_{bug}_1280x720.png"))

@@ -137,9 +137,10 @@ def test_capped_flash_frames_match_the_schema(cfg, capped):
 @settings(max_examples=4, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(cfg=configs(max_n=128))
 def test_every_bugs_frames_match_the_schema(bug, cfg):
-    data = bug_frames(cfg, bug)
+    data = bug_frames(cfg, bug, at_symptom=True)
     conforms(data, BugRun)
     assert data["frames"], "a run to check"
+    assert 0 <= data["start"] < len(data["frames"]), "the player opens at one of its steps"
 
 
 @EXAMPLES
