@@ -66,6 +66,7 @@ def draw_lab(key: str, lab: dict) -> None:
 def draw_bug(key: str) -> None:
     """One bug as a reader meets it: the edit, the lab, the diff, and the player on request."""
     bug, lab = BUGS[key], cache.break_it(cfg, key)
+    ui.slide(bug.label)
     st.subheader(bug.label)
     st.markdown(f"**The edit:** {bug.change}  \n"
                 f"**The seed's figures** ({SEED_SETTINGS}): {bug.symptom}  \n"
@@ -89,8 +90,8 @@ def present_bug(key: str) -> None:
     bug, lab = BUGS[key], cache.break_it(cfg, key)
     acfg, note = symptoms.player_config(cfg, key)
     page, caption, _ = cache.bug_player(acfg, key, cfg, at_symptom=True)
-    st.subheader(bug.label)
-    st.markdown(f"**The edit:** {bug.change} {caption}" + (f" {note}" if note else ""))
+    ui.slide(bug.label)
+    st.markdown(f"##### {bug.label}\n**The edit:** {bug.change} {caption}" + (f" {note}" if note else ""))
     player(page)
     with st.expander(f"The edit as a diff, and the lab's figures ({settings_text(cfg)})", key=f"more_{key}"):
         st.code(listing.diff(key, cfg.loop_order), language="diff")
@@ -100,6 +101,7 @@ def present_bug(key: str) -> None:
 
 def draw_belief(key: str) -> None:
     belief, check = BELIEFS[key], bugs.belief_check(full)
+    ui.slide(belief.label)
     st.subheader(belief.label)
     st.markdown(f"**The belief:** {belief.claim}  \n**Check it:** {belief.check}  \n"
                 f"**The seed's figures** ({belief.seed_settings}): {belief.seed}")

@@ -114,7 +114,9 @@ def test_break_it_presentation_shows_every_bug_and_the_belief_with_a_player_each
     at = open_page(BREAK_IT, present="true")
     at.button(key="reveal_answer").click().run()  # the question first, then the lesson
     assert not at.exception
-    assert [h.value for h in at.subheader] == [b.label for b in (*BUGS.values(), *BELIEFS.values())]
+    headed = [m.value.split("\n")[0] for m in at.markdown if m.value.startswith("##### ") and "Predict" not in m.value]
+    assert headed == [f"##### {b.label}" for b in BUGS.values()], headed
+    assert [h.value for h in at.subheader] == [b.label for b in BELIEFS.values()]
     assert not [t.key for t in at.toggle if t.key.startswith(("bug_", "belief_", "watch_"))], "nothing to click"
     runs = [player_data(f) for f in at.get("iframe")]
     assert [r["bug"] for r in runs] == list(BUGS), "one player per bug, in the table's order"

@@ -30,9 +30,10 @@ LOOK = """() => {
   const marks = [...document.querySelectorAll('[data-testid="stMain"] .fv-slide')];
   let k = 0;
   marks.forEach((m, i) => { if (m.getBoundingClientRect().top <= head + 4) k = i + 1; });
+  const shown = e => e.checkVisibility() && e.getBoundingClientRect().height > 0;  // not folded away
   return { k, of: marks.length, revealed: !document.querySelector(".st-key-reveal_answer button"),
            inline: document.querySelectorAll('[class*="st-key-reveal_inline_"] button').length,
-           figures: figures.map(e => { const r = e.getBoundingClientRect();
+           figures: figures.filter(shown).map(e => { const r = e.getBoundingClientRect();
              return [name(e), Math.round(r.height), r.top >= head - 1 && r.bottom <= innerHeight + 1]; }) };
 }"""
 
