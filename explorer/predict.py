@@ -86,6 +86,17 @@ def reveal(file: str, key: str) -> None:
     st.session_state.setdefault(REVEALED, {})[file] = key
 
 
+def keep_revealed(file: str):
+    """A callback for a presenter's step that changes what the lesson's question asks (its
+    settings): the question stays answered, now for the new settings, so the lesson stays on
+    screen. A question not yet revealed stays so."""
+    def keep() -> None:
+        question = question_for(file)
+        if question is not None and file in st.session_state.get(REVEALED, {}):
+            reveal(file, question.key())
+    return keep
+
+
 def _hide_again(file: str, guess_key: str) -> None:
     st.session_state.get(REVEALED, {}).pop(file, None)
     st.session_state.get(TOUCHED, set()).discard(guess_key)
@@ -105,12 +116,13 @@ def _guess_widget(question: Question, key: str, disabled: bool):
     class that pressed PageDown without moving it has not guessed that value."""
     if question.kind == "choice":
         return st.radio("Your guess", list(question.options), index=None, key=key, disabled=disabled)
-    common = {"key": key, "disabled": disabled, "on_change": _touch, "args": (key,)}
     if question.kind == "share":
-        value = st.slider("Your guess", 0.0, 1.0, 0.5, step=0.01, **common)
+        value = st.slider("Your guess", 0.0, 1.0, 0.5, step=0.01, key=key, disabled=disabled, on_change=_touch,
+                          args=(key,))
     else:
         value = st.select_slider("Your guess (a ratio, on a log scale)", options=list(question.options), value=1.0,
-                                 format_func=lambda v: f"{v:g}×", **common)
+                                 format_func=lambda v: f"{v:g}×", key=key, disabled=disabled, on_change=_touch,
+                                 args=(key,))
     return value if key in st.session_state.get(TOUCHED, set()) else None
 
 

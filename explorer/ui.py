@@ -15,7 +15,7 @@ from flashviz.memory import clamp_tiles
 from flashviz.format import column_format
 
 from .lessons import LESSONS
-from .params import CUSTOM_GPU, FIELDS, SHARED, UNITS, Param, shown
+from .params import CUSTOM_GPU, FIELDS, OWN, SHARED, UNITS, Param, shown
 
 SIMULATE_MAX = 2048  # largest n a page runs in NumPy on a slider move
 NOTES = "_link_notes"   # key -> (note, the value the note explains)
@@ -177,12 +177,34 @@ SECTION = "sec"   # URL: the section on screen while presenting (written by the 
 DECK_STATE = "_deck"
 
 
-def slide(title: str) -> None:
+def slide(title: str, steps: tuple[dict, ...] = (), on_step: Callable[[], None] | None = None) -> None:
     """Start a section of the lesson here: in presentation mode the clicker's PageDown scrolls this
     mark to the top of the screen. Everything up to the next mark is one screen (1280x720, the
     sidebar closed). The mark is an empty, invisible element; the title names it for a reader of
-    the page's source and for the tests."""
-    st.html(f'<div class="fv-slide" data-title="{html.escape(title, quote=True)}"></div>')
+    the page's source and for the tests.
+
+    `steps`: settings of the lesson's own controls (OWN keys) that the clicker walks through in
+    this section, one per PageDown, instead of a mouse on the slider: the first is set when the
+    section comes on screen. `on_step` runs after a step's values are set (e.g. to keep the
+    lesson's question answered when it depends on them)."""
+    title_attr = html.escape(title, quote=True)
+    if not (steps and presenting()):
+        st.html(f'<div class="fv-slide" data-title="{title_attr}"></div>')
+        return
+    slug = "".join(ch if ch.isalnum() else "_" for ch in title.lower())
+    now = next((i for i, step in enumerate(steps) if all(peek(OWN[key]) == value for key, value in step.items())),
+               -1)
+    st.html(f'<div class="fv-slide" data-title="{title_attr}" data-slug="{slug}" data-steps="{len(steps)}" '
+            f'data-step="{now}"></div>')
+    for i, step in enumerate(steps):  # hidden: the clicker presses them (_CLICKER)
+        st.button(f"{title}: step {i + 1}", key=f"step_{slug}_{i}", on_click=_set_step, args=(step, on_step))
+
+
+def _set_step(step: dict, on_step: Callable[[], None] | None) -> None:
+    for key, value in step.items():
+        st.session_state[key] = value
+    if on_step is not None:
+        on_step()
 
 
 def parse_deck(raw: str) -> tuple[list[int], str | None]:
@@ -319,20 +341,39 @@ _CLICKER = """<script id="fv-clicker">
     writeUrl(k);
     window.__fvSection = { k, of: ms.length, at: performance.now() };
   }
+  // A section with steps (presets of the lesson's own controls): press its hidden step button,
+  // and hold the section in place through the rerun that follows.
+  function step(k, i) {
+    const m = marks()[k - 1], b = m && button("step_" + m.dataset.slug + "_" + i);
+    if (!b) return false;
+    resume = { k, until: performance.now() + 3000 };
+    b.click();
+    return true;
+  }
+  const stepOf = k => {
+    const m = k > 0 ? marks()[k - 1] : null;
+    return m && m.dataset.steps ? { i: Number(m.dataset.step), n: Number(m.dataset.steps) } : null;
+  };
   function press(e) {
-    const down = e.key === "PageDown";
+    resume = null;  // the teacher moves on: a section held in place is let go
+    const down = e.key === "PageDown", k = current(), s = stepOf(k);
     if (down) {
       const open = button("reveal_answer");  // the lesson's question, not yet answered
       if (open) { open.click(); return; }
-      const k = current();
       const inline = [...document.querySelectorAll('[class*="st-key-reveal_inline_"] button')]
         .find(b => inSection(b, k));
       if (inline) { inline.click(); return; }
-      if (k < marks().length) { go(k + 1); return; }
+      if (s && s.i < s.n - 1 && step(k, s.i + 1)) return;
+      if (k < marks().length) {
+        go(k + 1);
+        const t = stepOf(k + 1);
+        if (t && t.i !== 0) step(k + 1, 0);
+        return;
+      }
       const next = button("next_lesson");
       if (next) next.click();
     } else {
-      const k = current();
+      if (s && s.i > 0 && step(k, s.i - 1)) return;
       if (k > 0) { go(k - 1); return; }
       const prev = button("prev_lesson");
       if (prev) prev.click();
@@ -361,7 +402,8 @@ _CLICKER = """<script id="fv-clicker">
     }
     wasPresenting = on;
     if (!on) { shown = { path: location.pathname, k: 0 }; return; }
-    if (shown.path !== location.pathname || resume) {
+    if (resume && performance.now() < resume.until) { go(resume.k); hold(); return; }  // held in place
+    if (shown.path !== location.pathname) {  // a lesson opened: at the link's section, if it names one
       const raw = new URL(location.href).searchParams.get("sec");
       const k = raw === "end" ? marks().length : Math.max(0, parseInt(raw || "0", 10) || 0);
       resume = k > 0 ? { k, until: performance.now() + 3000 } : null;
@@ -400,6 +442,7 @@ _DECK_CSS = """<style>
 /* a section's mark takes no room: the gap after it is taken back, so the mark sits at its section's top */
 [data-testid="stElementContainer"]:has(.fv-slide), [data-testid="stElementContainer"]:has(.fv-deck) {
   margin-bottom: -1rem; height: 0; min-height: 0; }
+[data-testid="stElementContainer"][class*="st-key-step_"] { display: none; }
 /* the lessons menu: for a phone, where the top navigation hides in the sidebar */
 @media (min-width: 641px) { .st-key-lessons_menu { display: none; } }
 /* touch screens: no keys to press, so the buttons' key hints say "tap" */
@@ -583,7 +626,7 @@ def share_link() -> None:
                 language=None)
         titles = {k: f"{k + 1}. {lesson.title}" for k, lesson in enumerate(LESSONS)}
         st.multiselect("Deck: the lessons PageDown walks, in this order (none: all twelve)", list(titles),
-                       default=st.session_state.get(DECK_STATE, []), format_func=titles.get, key="deck_pick",
+                       default=st.session_state.get(DECK_STATE, []), format_func=lambda k: titles[k], key="deck_pick",
                        on_change=_deck_changed)
         note = st.session_state.get(NOTES, {}).get(DECK)
         if note and note[1] == st.session_state.get(DECK_STATE):

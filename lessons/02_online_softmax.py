@@ -3,7 +3,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import cache, charts, ui
+from explorer import cache, charts, predict, ui
 from explorer.params import OWN, Param
 from flashviz.attention import online_softmax, random_row, softmax
 
@@ -22,9 +22,14 @@ exact = softmax(row)
 online = online_softmax(row, block, steps=steps)
 broken = online_softmax(row, block, rescale=False, steps=broken_steps)
 
+ui.slide("The rule")
 st.latex(r"m_{\text{new}} = \max(m_{\text{old}}, \max_j s_j) \qquad "
          r"l_{\text{new}} = \underbrace{e^{\,m_{\text{old}} - m_{\text{new}}}}_{\text{the rescale}}\, l_{\text{old}}"
          r" + \sum_j e^{\,s_j - m_{\text{new}}}")
+# On a projector the clicker shows the row twice: at the default spread, then a wide one, where the
+# max moves far more often and dropping the rescale costs far more.
+ui.slide("The row, streamed", steps=({"os_spread": OWN["os_spread"].default}, {"os_spread": OWN["os_spread"].hi}),
+         on_step=predict.keep_revealed("lessons/02_online_softmax.py"))
 m1, m2, m3 = st.columns(3)
 m1.metric("online: max |diff|", f"{np.abs(online - exact).max():.2e}")
 m2.metric("no rescale: max |diff|", f"{np.abs(broken - exact).max():.2e}")
@@ -37,7 +42,6 @@ adds numbers on different baselines, like adding prices in three currencies. (Th
 Gimelshein's, 2018; FlashAttention carries O through it as well.)
 """)
 
-ui.slide("The row, streamed")
 weights = pd.DataFrame({"score": row, "softmax": exact, "online": online, "no rescale": broken})
 ui.side_by_side((cache.figure(charts.weights_bars, weights), "weights"),
                 (cache.figure(charts.running_stats, steps), "running_stats"), widths=[3, 2])

@@ -133,7 +133,7 @@ with right:
 @ui.section
 def _merge() -> None:
     """The worked merge and its number of chunks: it reruns this part alone."""
-    ui.slide("The merge, step by step")
+    ui.slide("The merge, step by step", steps=tuple({"inf_split": k} for k in (2, 4, 8)))
     st.subheader("The merge, step by step")
     chunks = ui.bound(OWN["inf_split"], st.columns(3)[0])
     steps, (m, l, O), unsplit = cache.decode_merge_walkthrough(n_kv=16, d=4, splits=chunks)

@@ -31,7 +31,10 @@ LOOK = """() => {
   let k = 0;
   marks.forEach((m, i) => { if (m.getBoundingClientRect().top <= head + 4) k = i + 1; });
   const shown = e => e.checkVisibility() && e.getBoundingClientRect().height > 0;  // not folded away
-  return { k, of: marks.length, revealed: !document.querySelector(".st-key-reveal_answer button"),
+  const mark = k > 0 ? marks[k - 1] : null;
+  return { k, of: marks.length, step: mark && mark.dataset.steps ? Number(mark.dataset.step) : null,
+           steps: mark && mark.dataset.steps ? Number(mark.dataset.steps) : null,
+           revealed: !document.querySelector(".st-key-reveal_answer button"),
            inline: document.querySelectorAll('[class*="st-key-reveal_inline_"] button').length,
            figures: figures.filter(shown).map(e => { const r = e.getBoundingClientRect();
              return [name(e), Math.round(r.height), r.top >= head - 1 && r.bottom <= innerHeight + 1]; }) };
@@ -76,10 +79,11 @@ def walk_forward(pg, deck: list[int]) -> list[tuple[int, int]]:
                 if whole:
                     seen.add(name)
             if now["revealed"]:
-                stops.append((k, now["k"]))
+                stops.append((k, now["k"], now["step"]))
                 SHOTS.mkdir(parents=True, exist_ok=True)
                 pg.screenshot(path=str(SHOTS / f"deck_{k + 1:02d}_{now['k']}.png"))
-            last = now["revealed"] and now["k"] == now["of"] and not _inline_here(pg, now)
+            stepping = now["steps"] is not None and now["step"] < now["steps"] - 1
+            last = now["revealed"] and now["k"] == now["of"] and not _inline_here(pg, now) and not stepping
             if last and at == len(deck) - 1:
                 break
             pg.keyboard.press("PageDown")
@@ -90,13 +94,23 @@ def walk_forward(pg, deck: list[int]) -> list[tuple[int, int]]:
             elif _inline_here(pg, now):
                 pg.wait_for_function("n => document.querySelectorAll('[class*=\"st-key-reveal_inline_\"] button')"
                                      ".length < n", arg=now["inline"], timeout=WAIT)
+            elif stepping:  # the next preset of this section's own control
+                _wait_step(pg, now["k"], now["step"] + 1)
             else:
                 pg.wait_for_function("k => window.__fvSection && window.__fvSection.k === k", arg=now["k"] + 1,
                                      timeout=WAIT)
                 assert re.search(rf"[?&]sec={now['k'] + 1}(&|$)", pg.url), pg.url
+                if look(pg)["steps"] is not None:  # a section with presets opens at its first
+                    _wait_step(pg, now["k"] + 1, 0)
         missing = {name: sizes[name] for name in sizes if name not in seen}
         assert not missing, f"lesson {k + 1}: never whole on a 1280x720 screen (name: height px): {missing}"
     return stops
+
+
+def _wait_step(pg, k: int, step: int) -> None:
+    pg.wait_for_function("([k, s]) => { const m = document.querySelectorAll("
+                         "'[data-testid=\"stMain\"] .fv-slide')[k - 1]; return !!m && m.dataset.step === String(s); }",
+                         arg=[k, step], timeout=WAIT)
 
 
 def _inline_here(pg, now) -> bool:
@@ -117,11 +131,13 @@ def walk_back(pg, deck: list[int]) -> list[tuple[int, int]]:
         settled(pg)
         now = look(pg)
         k = next(k for k in deck if pg.url.split("?")[0].endswith(path_of(k)))
-        stops.append((k, now["k"]))
+        stops.append((k, now["k"], now["step"]))
         if k == deck[0] and now["k"] == 0:
             return stops
         pg.keyboard.press("PageUp")
-        if now["k"] > 0:
+        if now["step"]:  # the previous preset of this section's own control
+            _wait_step(pg, now["k"], now["step"] - 1)
+        elif now["k"] > 0:
             pg.wait_for_function("k => window.__fvSection && window.__fvSection.k === k", arg=now["k"] - 1,
                                  timeout=WAIT)
         else:  # the previous lesson of the deck, opened at its last section
@@ -144,7 +160,7 @@ def test_the_clicker_alone_shows_every_figure_and_walks_back(server, browser, de
                          " <= 40", timeout=WAIT)  # presentation mode closed the sidebar
     pg.locator("h1").first.click()  # the clicker's focus is on the page
     forward = walk_forward(pg, deck)
-    assert [k for k in dict.fromkeys(k for k, _ in forward)] == deck, "the deck's lessons, in its order"
+    assert [k for k in dict.fromkeys(k for k, _, _ in forward)] == deck, "the deck's lessons, in its order"
     back = walk_back(pg, deck)
     assert back == list(reversed(forward)), "PageUp retraces every section PageDown showed"
     assert all(key in pg.url for key in ("n=2048", "d=128", "present=true")), pg.url
