@@ -55,7 +55,7 @@ def test_the_lessons_are_one_tap_away_without_the_sidebar(server, phone):  # noq
     menu = phone.locator(".st-key-lessons_menu button").first
     expect(menu).to_be_visible()
     menu.tap()
-    phone.get_by_role("link", name=LESSONS[4].short).first.tap()
+    phone.locator("[data-testid='stPopoverBody'] a").filter(has_text=LESSONS[4].short).tap()
     phone.wait_for_url(re.compile(re.escape(lesson_url(server, 4)) + r"\?n=2048$"), timeout=WAIT)
     opened(phone, 4)
 
