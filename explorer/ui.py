@@ -617,13 +617,14 @@ def share_link() -> None:
     # Opening the box reruns the page (on_change), so its links are never older than the address bar,
     # even after a section's own rerun (see section).
     with st.expander("Share this view", key=SHARE_OPEN, on_change="rerun"):
-        st.caption("For readers: this lesson with every setting above, to read and explore.")
-        st.code(_url(reader) if st.context.url else "(the link appears when the app runs in a browser)",
-                language=None)
-        st.caption("Presenter link: presentation mode, the deck below and the section on screen; PageDown "
-                   "walks each lesson section by section, then the next lesson of the deck.")
-        st.code(_url(presenter) if st.context.url else "(the link appears when the app runs in a browser)",
-                language=None)
+        for key, params, says in (
+                ("reader_link", reader, "For readers: this lesson with every setting above, to read and explore."),
+                ("presenter_link", presenter, "Presenter link: presentation mode, the deck below and the section "
+                 "on screen; PageDown walks each lesson section by section, then the next lesson of the deck.")):
+            with st.container(key=key):
+                st.caption(says)
+                st.code(_url(params) if st.context.url else "(the link appears when the app runs in a browser)",
+                        language=None)
         titles = {k: f"{k + 1}. {lesson.title}" for k, lesson in enumerate(LESSONS)}
         st.multiselect("Deck: the lessons PageDown walks, in this order (none: all twelve)", list(titles),
                        default=st.session_state.get(DECK_STATE, []), format_func=lambda k: titles[k], key="deck_pick",

@@ -207,7 +207,7 @@ def test_the_share_link_equals_the_address_bar(server, page):
     page.goto(lesson_url(server, 3, "?n=2048&sram=128&causal=true&d=16"))
     opened(page, 3)
     page.get_by_text("Share this view").click()
-    link = page.locator("[data-testid='stCode']").last
+    link = page.locator(".st-key-reader_link [data-testid='stCode']")
     expect(link).to_have_text(page.url)
     page.goto(link.inner_text())
     opened(page, 3)
@@ -220,7 +220,7 @@ def test_a_part_that_reruns_alone_keeps_the_url_and_the_share_link_exact(server,
     page.goto(lesson_url(server, 2, "?n=2048"))
     opened(page, 2)
     toggle = page.locator("[data-testid='stCheckbox']").filter(has_text="show standard").locator("label")
-    link = page.locator("[data-testid='stCode']").last
+    link = page.locator(".st-key-reader_link [data-testid='stCode']")
     page.get_by_text("Share this view").click()
     expect(link).to_have_text(page.url, timeout=WAIT)
     toggle.click()  # the box open: its link follows

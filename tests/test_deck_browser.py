@@ -169,3 +169,47 @@ def test_the_clicker_alone_shows_every_figure_and_walks_back(server, browser, de
     assert back == list(reversed(forward)), "PageUp retraces every section PageDown showed"
     assert all(key in pg.url for key in ("n=2048", "d=128", "present=true")), pg.url
     ctx.close()
+
+
+def test_the_presenter_link_resumes_at_its_section_and_the_reader_link_reads(server, browser):  # noqa: F811
+    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    pg = ctx.new_page()
+    pg.goto(lesson_url(server, 3, "?n=2048&present=true&sec=2"))
+    on_lesson(pg, 3)
+    pg.wait_for_function("() => window.__fvSection && window.__fvSection.k === 2", timeout=WAIT)
+    assert "engine says" in pg.locator(".st-key-question").first.inner_text(), "opened past its question"
+    pg.get_by_text("Share this view").click()
+    presenter = pg.locator(".st-key-presenter_link [data-testid='stCode']")
+    reader = pg.locator(".st-key-reader_link [data-testid='stCode']")
+    expect(presenter).to_contain_text("sec=2", timeout=WAIT)
+    expect(reader).to_have_text(re.compile(re.escape(lesson_url(server, 3)) + r"\?n=2048$"))
+    link = presenter.inner_text()
+    assert "present=true" in link
+    pg.goto(reader.inner_text())  # the reader's link: the lesson to read, its question still to answer
+    on_lesson(pg, 3)
+    expect(pg.locator(".st-key-reveal_answer button")).to_be_visible(timeout=WAIT)
+    assert pg.locator("[data-testid='stPlotlyChart']").count() > 0, "a reader sees the lesson under its question"
+    pg.goto(link)
+    on_lesson(pg, 3)
+    pg.wait_for_function("() => window.__fvSection && window.__fvSection.k === 2", timeout=WAIT)
+    ctx.close()
+
+
+def test_the_arrow_keys_step_the_player_of_the_section_on_screen(server, browser):  # noqa: F811
+    """Lesson 9 on a projector has a player per bug: → steps the one in the section on screen."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    pg = ctx.new_page()
+    pg.goto(lesson_url(server, 8, "?present=true&sec=2"))
+    on_lesson(pg, 8)
+    pg.wait_for_function("() => window.__fvSection && window.__fvSection.k === 2", timeout=WAIT)
+    frames = [pg.locator("[data-testid='stMain'] iframe").nth(i).element_handle().content_frame() for i in range(2)]
+    for fr in frames:
+        fr.wait_for_selector("#label[data-step]", timeout=WAIT)
+    steps = [int(fr.locator("#label").get_attribute("data-step")) for fr in frames]
+    owner = pg.evaluate("() => [...document.querySelectorAll('[data-testid=\"stMain\"] iframe')]"
+                        ".slice(0, 2).map(f => window.__fvOwnsKeys(f))")
+    assert owner == [False, True], owner
+    pg.keyboard.press("ArrowRight")
+    expect(frames[1].locator("#label")).to_have_attribute("data-step", str(steps[1] + 1), timeout=WAIT)
+    assert int(frames[0].locator("#label").get_attribute("data-step")) == steps[0], "the other player stayed"
+    ctx.close()
