@@ -326,7 +326,7 @@ _CLICKER = """<script id="fv-clicker">
            (!end || !!(end.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_PRECEDING));
   }
   window.__fvOwnsKeys = frame => (presenting() ? inSection(frame, current()) : undefined);
-  let shown = { path: location.pathname, k: 0 };
+  let shown = { path: null, k: 0 };  // the lesson and section on screen (null: none yet)
   function writeUrl(k) {
     const u = new URL(location.href);
     if (k > 0) u.searchParams.set("sec", String(k)); else u.searchParams.delete("sec");
