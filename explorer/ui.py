@@ -282,28 +282,39 @@ def explain(markdown: str) -> None:
         st.markdown(markdown)
 
 
-def _column_config(df):
-    """The seed's precision per column, unless it would print a nonzero value as 0.00:
-    then three significant figures, so a tiny figure never reads as nothing."""
+def _column_config(df, headers: dict, formats: dict) -> dict:
+    """Each column's header (short where `headers` says, the units then in the caption) and the
+    seed's precision per column (or the page's, from `formats`), unless it would print a nonzero
+    value as 0.00: then three significant figures, so a tiny figure never reads as nothing."""
     out = {}
     for col in df.columns:
+        label = headers.get(col, col)
         if df[col].dtype.kind == "f":
-            spec = column_format(col)
+            spec = formats.get(col) or column_format(col)  # by the full name: the precision follows the unit
             values = df[col].abs()
             decimals = int(spec[1:-1]) if spec.endswith("f") else None
             if decimals is not None and ((values > 0) & (values < 0.5 * 10 ** -decimals)).any():
                 spec = ".3g"
-            out[col] = st.column_config.NumberColumn(col, format="%" + spec)
+            out[col] = st.column_config.NumberColumn(label, format="%" + spec)
+        elif label != col:
+            out[col] = st.column_config.Column(label)
     return out
 
 
-def table(df, key: str, caption: str | None = None) -> None:
-    """A table with units in its headers and a CSV download."""
+def table(df, key: str, caption: str | None = None, show=None, headers: dict | None = None,
+          formats: dict | None = None) -> None:
+    """A table with units in its headers (or, where `headers` shortens them, in its caption) and a CSV
+    download of every column. `show`: the columns the page shows, key columns first (a phone sees
+    those and scrolls to the rest), so that the table fits 1280 px beside the sidebar; the CSV keeps
+    the others. (A pinned column would stay in sight on a phone, but the grid draws it faded.)
+    `formats`: a format spec for a column whose default precision is noise (".0f" for thousands of MB)."""
     if caption:
         st.caption(caption)
-    st.dataframe(df, hide_index=True, column_config=_column_config(df), key=f"{key}_table")
+    st.dataframe(df, hide_index=True, column_order=show, column_config=_column_config(df, headers or {}, formats or {}),
+                 key=f"{key}_table")
     # The CSV is written when the button is clicked, not on every rerun of every table.
-    st.download_button("Download CSV", lambda: df.to_csv(index=False).encode(), file_name=f"{key}.csv",
+    st.download_button("Download CSV" if show is None else "Download CSV (all columns)",
+                       lambda: df.to_csv(index=False).encode(), file_name=f"{key}.csv",
                        mime="text/csv", key=f"{key}_csv")
 
 

@@ -58,7 +58,9 @@ makes, for one operator: pay {change_percent(fwd + stored_bwd, fwd + bwd)} flops
 """)
 ui.side_by_side((cache.figure(charts.backward_bars, mem), "backward_memory"),
                 (cache.figure(charts.flops_bars, mem), "backward_flops"))
-ui.table(mem, "backward_memory", f"d = {cfg.d}, {cfg.dtype}")
+ui.table(mem, "backward_memory", f"d = {cfg.d}, {cfg.dtype}; stored in MB",
+         headers={"std stored MB": "std stored", "flash stored MB": "flash stored",
+                  "flash stored + O MB": "flash + O", "seed's extra %": "seed's %"})
 ui.table(traffic, "backward_traffic", "HBM traffic of forward + backward")
 st.caption(f"Stored: the seed's rule, {cfg.dtype}. GFLOPs: forward + backward as counted"
            + (", causal." if cfg.causal else "."))

@@ -93,7 +93,14 @@ st.subheader("Where the model and the hardware part")
 st.markdown("\n".join(f"- {head}" if ui.presenting() else f"- {head} {why}" for head, why in findings))
 ui.explain("What the model leaves out: L2 (above), register pressure, occupancy, the exp units, launch cost.")
 ui.chart(cache.figure(charts.measured_roofline, hw.points, hw.copy_tbs, hw.float16_tflops, "float16"), "hw_roofline")
-ui.table(view.drop(columns=["dtype", "pass", "d"]), "hw_measured", f"d = {d}, {dtype}, {pass_}")
+ui.table(view.drop(columns=["dtype", "pass", "d"]), "hw_measured",
+         f"d = {d}, {dtype}, {pass_}, B·H = 2³⁰ / n² heads; times in ms, bytes in MB (DRAM: Nsight "
+         "Compute's reads and writes)",
+         show=["impl", "n", "measured ms", "roofline ms", "measured / roofline", "model MB",
+               "measured DRAM MB", "DRAM / model", "bound"],
+         headers={"measured ms": "measured", "roofline ms": "roofline",
+                  "measured / roofline": "÷ roofline", "model MB": "model", "measured DRAM MB": "DRAM",
+                  "DRAM / model": "DRAM ÷ model"})
 
 
 @ui.section
@@ -116,7 +123,10 @@ def _tile_sweep() -> None:
     """)
     ui.side_by_side((cache.figure(charts.block_times, bt), "hw_block_times"),
                     (cache.figure(charts.block_bytes, bt), "hw_block_bytes"))
-    ui.table(bt.drop(columns=["Br", "Bc"]), "hw_blocks", f"Triton flash forward, n = {block_n}, d = 64, float16")
+    ui.table(bt.drop(columns=["Br", "Bc"]), "hw_blocks", f"Triton flash forward, n = {block_n}, d = 64, float16; "
+             "bytes in MB", show=[c for c in bt.columns if c not in ("n", "Br", "Bc")],
+             headers={"measured ms": "ms", "measured DRAM MB": "DRAM", "model MB": "model",
+                      "model working set KB": "working set KB"})
 
 
 _tile_sweep()

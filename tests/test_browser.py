@@ -13,6 +13,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from explorer.lessons import LESSONS
+from flashviz.bugs import BELIEFS, BUGS
 from flashviz.config import Config
 from flashviz.costs import standard_cost
 from flashviz.format import bytes_text
@@ -131,6 +132,32 @@ def test_every_lesson_renders_without_an_exception(server, browser, k, view):
     SHOTS.mkdir(parents=True, exist_ok=True)
     pg.screenshot(path=str(SHOTS / f"{k + 1:02d}_{LESSONS[k].url_path}_{view}.png"))
     ctx.close()
+
+
+def tables_scrolling_sideways(pg) -> list:
+    """The tables whose grid is wider than its box: [caption above it, content px, box px]. The glide
+    grid draws its cells on a canvas inside a scroller as wide as all its columns."""
+    pg.wait_for_function("""() => [...document.querySelectorAll('[data-testid="stDataFrame"]')]
+        .every(t => t.querySelector('.dvn-scroller'))""", timeout=WAIT)
+    return pg.locator("[data-testid='stDataFrame']").evaluate_all("""async ts => (await document.fonts.ready,
+        ts.map(t => { const s = t.querySelector('.dvn-scroller'),
+                            box = t.closest('[data-testid="stElementContainer"]'),
+                            cap = box && box.previousElementSibling;
+                      return [cap ? cap.innerText.slice(0, 60) : '', s.scrollWidth, s.clientWidth]; })
+          .filter(([, content, box]) => content > box))""")
+
+
+# Lesson 9's tables appear once a bug or the belief is on: all of them, through the URL.
+LAB_ALL = "?" + "&".join(f"bug_{key}=true" for key in BUGS) + "".join(f"&belief_{key}=true" for key in BELIEFS)
+
+
+@pytest.mark.parametrize("k", range(len(LESSONS)))
+def test_no_table_scrolls_sideways_at_1280_with_the_sidebar_open(server, page, k):
+    page.goto(lesson_url(server, k, LAB_ALL if LESSONS[k].file.endswith("09_break_it.py") else ""))
+    opened(page, k)
+    expect(page.locator("[data-testid='stSidebar']")).to_have_attribute("data-collapsed", "false")
+    wide = tables_scrolling_sideways(page)
+    assert not wide, f"tables wider than their box, [caption, content px, box px]: {wide}"
 
 
 def test_the_clicker_walks_every_lesson_both_ways_keeping_the_settings(server, page):
