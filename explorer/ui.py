@@ -361,6 +361,12 @@ def share_link() -> None:
         st.code(url or "(the link appears when the app runs in a browser)", language=None)
 
 
+def nav_title(lesson) -> str:
+    """A lesson's title for a button half the page wide: the part before a colon ("Inference" for
+    "Inference: one query, the whole cache"), whole beside its key hint at 1280 px."""
+    return lesson.title.split(":")[0]
+
+
 def lesson_nav(current: str, reveal_first=None) -> None:
     """Previous / next lesson buttons; PageUp / PageDown work from a clicker.
     `reveal_first`, a callback, makes the next button reveal the lesson's answer instead
@@ -370,12 +376,12 @@ def lesson_nav(current: str, reveal_first=None) -> None:
         return
     k = files.index(current)
     left, right = st.columns(2)
-    if k > 0 and left.button(f"← {LESSONS[k - 1].title}", key="prev_lesson", shortcut="PageUp",
+    if k > 0 and left.button(f"← {nav_title(LESSONS[k - 1])}", key="prev_lesson", shortcut="PageUp",
                              help="PageUp", width="stretch"):
         st.switch_page(files[k - 1], query_params=shared_link())
     if reveal_first is not None:
         right.button("Reveal the answer ↓", key="reveal_then_next", shortcut="PageDown", help="PageDown",
                      width="stretch", type="primary", on_click=reveal_first)
-    elif k < len(files) - 1 and right.button(f"{LESSONS[k + 1].title} →", key="next_lesson",
+    elif k < len(files) - 1 and right.button(f"{nav_title(LESSONS[k + 1])} →", key="next_lesson",
                                              shortcut="PageDown", help="PageDown", width="stretch"):
         st.switch_page(files[k + 1], query_params=shared_link())

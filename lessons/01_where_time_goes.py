@@ -27,7 +27,8 @@ else:
                 f"{hw.name} in {roof.dtype}, the arithmetic is what it waits on.")
 if roof.dtype != cfg.dtype:
     st.caption(f"This lesson's roofline uses {roof.dtype}, the precision attention runs in on tensor cores; "
-               f"the sidebar's {cfg.dtype} sets the seed's table below and the side note.")
+               f"the sidebar's {cfg.dtype} sets the seed's table below"
+               + ("." if ui.presenting() else " and the side note."))  # the side note is hidden on a projector
 
 ns = sweeps.ns_around(cfg.n, 128, 8192, 4)
 seed_table = cache.demo(1, ns=ns, d=cfg.d, dtype=cfg.dtype).tables["standard"]

@@ -69,6 +69,10 @@ lists writes beside them.
 
 st.subheader("Why FlashAttention-2 splits the sequence over blocks")
 small = whole_gpu(n, d, min(bh, 8), kernel, hw)
+if ui.presenting():  # the paragraph below is hidden: its figures, in one line
+    st.markdown(f"At batch × heads = {min(bh, 8)}, FlashAttention-1's one block per head keeps **{min(bh, 8)} of "
+                f"{hw.sms} SMs** busy. FlashAttention-2's query blocks of {kernel.Br} rows make **{small.blocks:,} "
+                f"blocks**, filling {min(small.blocks, small.resident):,} of the {hw.sms * per_sm:,} slots at once.")
 ui.explain(f"""
 FlashAttention-1 gave each (batch, head) one thread block. With batch × heads = {min(bh, 8)} that is
 {min(bh, 8)} busy SM{'s' if min(bh, 8) > 1 else ''} out of {hw.sms}. FlashAttention-2 also splits each head's
