@@ -188,6 +188,21 @@ h1 { padding-top: 0.2rem; }
 [data-testid="stMetricLabel"], [data-testid="stMetricLabel"] * { white-space: normal !important;
   overflow: visible !important; text-overflow: clip !important; }
 [data-testid="stElementContainer"]:has(#fv-clicker) { display: none; }
+/* formulas a little larger than Streamlit's 1.21em, and KaTeX's smallest size (a subscript's
+   subscript, half the formula's size: 10.9 px) held at 14 px or more, for the back row */
+.katex { font-size: 1.25em; }
+.katex .sizing.reset-size1.size1 { font-size: max(14px, 1em); }
+.katex .sizing.reset-size2.size1 { font-size: max(14px, 0.8333em); }
+.katex .sizing.reset-size3.size1 { font-size: max(14px, 0.7143em); }
+.katex .sizing.reset-size4.size1 { font-size: max(14px, 0.625em); }
+.katex .sizing.reset-size5.size1 { font-size: max(14px, 0.5556em); }
+.katex .sizing.reset-size6.size1 { font-size: max(14px, 0.5em); }
+/* a button's key hint ("PageDown", "A"): Streamlit fades it to 60% */
+button kbd { opacity: 1 !important; }
+/* the guess after the reveal is disabled, and Streamlit greys a disabled widget out: keep it
+   readable, it is what the answer is compared with */
+[class*="st-key-question"] :is([data-testid="stSlider"], [data-testid="stSelectSlider"],
+  [data-testid="stRadio"]) :is(p, div, label, span) { color: #222 !important; }
 </style>"""
 
 # The clicker's keys must work wherever the focus is. A focused slider or toggle takes

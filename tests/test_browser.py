@@ -160,6 +160,55 @@ def test_no_table_scrolls_sideways_at_1280_with_the_sidebar_open(server, page, k
     assert not wide, f"tables wider than their box, [caption, content px, box px]: {wide}"
 
 
+def labels_cut_off(pg) -> list:
+    """Labels Streamlit ends in "…" because their box is too narrow (a button's, a toggle's):
+    [text, text px, box px]."""
+    return pg.locator(".stMarkdownEllipsis").evaluate_all("""async es => (await document.fonts.ready,
+        es.filter(e => e.clientWidth > 0 && e.scrollWidth > e.clientWidth)
+          .map(e => [e.innerText, e.scrollWidth, e.clientWidth]))""")
+
+
+@pytest.mark.parametrize("k", range(len(LESSONS)))
+def test_no_button_or_toggle_label_is_cut_at_1280_with_the_sidebar_open(server, page, k):
+    page.goto(lesson_url(server, k))
+    opened(page, k)
+    expect(page.locator(".st-key-next_lesson, .st-key-prev_lesson").first).to_be_visible()
+    cut = labels_cut_off(page)
+    assert not cut, f"labels cut off, [text, text px, box px]: {cut}"
+
+
+OPACITY = "e => { let o = 1; for (let x = e; x; x = x.parentElement) o *= +getComputedStyle(x).opacity; return o; }"
+
+
+def test_no_formula_text_is_smaller_than_14_px(server, page):
+    page.goto(lesson_url(server, 2))
+    opened(page, 2)
+    sizes = page.locator(".katex-html").evaluate_all("""es => es.flatMap(e => [...e.querySelectorAll('*')])
+        .filter(x => !x.children.length && x.textContent.replace(/\u200b/g, '').trim())
+        .map(x => [x.textContent, parseFloat(getComputedStyle(x).fontSize)])""")
+    assert sizes, "lesson 3 shows its formulas"
+    assert min(px for _, px in sizes) >= 14, sorted(sizes, key=lambda s: s[1])[:5]
+
+
+def test_the_buttons_key_hints_are_drawn_at_full_opacity(server, page):
+    page.goto(lesson_url(server, 2))
+    opened(page, 2)
+    hints = page.locator("button kbd")
+    expect(hints.first).to_be_visible()
+    assert [h.evaluate(OPACITY) for h in hints.all()] == [1.0] * hints.count()
+
+
+def test_the_guess_stays_dark_after_the_reveal(server, page):
+    page.goto(lesson_url(server, 2))
+    opened(page, 2)
+    question(page).locator(".st-key-reveal_answer button").first.click()
+    expect(question(page).locator(".st-key-ask_again")).to_be_visible(timeout=WAIT)
+    guess = question(page).locator("[data-testid='stSlider']")  # a select_slider too
+    colours = guess.locator("[data-testid='stWidgetLabel'] p, [data-testid='stSliderThumbValue'] p").evaluate_all(
+        "es => es.map(e => [e.innerText, getComputedStyle(e).color])")
+    assert len(colours) == 2 and all(c == "rgb(34, 34, 34)" for _, c in colours), colours
+
+
 def test_the_clicker_walks_every_lesson_both_ways_keeping_the_settings(server, page):
     settings = {"n": "2048", "dtype": "float16", "causal": "true", "Br": "32", "sram": "160"}
     page.goto(lesson_url(server, 0, "?" + "&".join(f"{k}={v}" for k, v in settings.items())))
@@ -305,7 +354,7 @@ def test_malformed_link_shows_a_note_not_a_traceback(server, page):
 def test_a_bug_toggle_in_the_lab(server, page):
     page.goto(lesson_url(server, 8))
     opened(page, 8)
-    toggle = page.locator("[data-testid='stCheckbox']").filter(has_text="Keep the full score matrix")
+    toggle = page.locator("[data-testid='stCheckbox']").filter(has_text="Keep all scores")
     toggle.locator("label").first.click()
     page.wait_for_url(re.compile(r"bug_keep_full_S=true"), timeout=WAIT)
     expect(page.locator("[data-testid='stDataFrame']")).to_have_count(1, timeout=WAIT)
