@@ -203,6 +203,13 @@ button kbd { opacity: 1 !important; }
    readable, it is what the answer is compared with */
 [class*="st-key-question"] :is([data-testid="stSlider"], [data-testid="stSelectSlider"],
   [data-testid="stRadio"]) :is(p, div, label, span) { color: #222 !important; }
+/* touch screens: no hover, so the toolbars stay drawn. Plotly's modebar (zoom, pan: clumsy by
+   finger) would sit over a chart's title; a table's toolbar sits 50 px above the grid, over its
+   caption, so the grid moves down to leave it that room */
+@media (hover: none) {
+  .modebar-container { display: none !important; }
+  [data-testid="stElementContainer"]:has([data-testid="stDataFrame"]) { margin-top: 2.2rem; }
+}
 </style>"""
 
 # The clicker's keys must work wherever the focus is. A focused slider or toggle takes

@@ -278,7 +278,7 @@ class Belief:
 
 
 BELIEFS = {b.key: b for b in (
-    Belief("fewer_flops", "It does fewer flops",
+    Belief("fewer_flops", "Belief: fewer flops",  # short: a toggle in a third of the page
            "FlashAttention is fast because it does less arithmetic than standard attention.",
            "Compare the two methods' matmul flops and HBM traffic at the same settings.",
            "0.067 / 0.067, 0.268 / 0.268, 1.074 / 1.074 GFLOPs (standard / flash): identical. "
