@@ -95,13 +95,13 @@ st.markdown("\n".join(f"- {head}" if ui.presenting() else f"- {head} {why}" for 
 ui.explain("What the model leaves out: L2 (above), register pressure, occupancy, the exp units, launch cost.")
 ui.chart(cache.figure(charts.measured_roofline, hw.points, hw.copy_tbs, hw.float16_tflops, "float16"), "hw_roofline")
 ui.table(view.drop(columns=["dtype", "pass", "d"]), "hw_measured",
-         f"d = {d}, {dtype}, {pass_}, B·H = 2³⁰ / n² heads; times in ms, bytes in MB (DRAM: Nsight "
-         "Compute's reads and writes)",
+         f"d = {d}, {dtype}, {pass_}, B·H = 2³⁰ / n² heads; times in ms (÷ roofline: measured over the roofline's), "
+         "bytes in MB (DRAM: Nsight Compute's reads and writes, where profiled)",
          show=["impl", "n", "measured ms", "roofline ms", "measured / roofline", "model MB",
                "measured DRAM MB", "DRAM / model", "bound"],
          headers={"measured ms": "measured", "roofline ms": "roofline",
                   "measured / roofline": "÷ roofline", "model MB": "model", "measured DRAM MB": "DRAM",
-                  "DRAM / model": "DRAM ÷ model"})
+                  "DRAM / model": "DRAM ÷ model"}, formats={"model MB": ".0f", "measured DRAM MB": ".0f"})
 
 
 @ui.section
