@@ -285,6 +285,28 @@ h1 { padding-top: 0.2rem; }
 [data-testid="stMetricLabel"], [data-testid="stMetricLabel"] * { white-space: normal !important;
   overflow: visible !important; text-overflow: clip !important; }
 [data-testid="stElementContainer"]:has(#fv-clicker) { display: none; }
+/* formulas a little larger than Streamlit's 1.21em, and KaTeX's smallest size (a subscript's
+   subscript, half the formula's size: 10.9 px) held at 14 px or more, for the back row */
+.katex { font-size: 1.25em; }
+.katex .sizing.reset-size1.size1 { font-size: max(14px, 1em); }
+.katex .sizing.reset-size2.size1 { font-size: max(14px, 0.8333em); }
+.katex .sizing.reset-size3.size1 { font-size: max(14px, 0.7143em); }
+.katex .sizing.reset-size4.size1 { font-size: max(14px, 0.625em); }
+.katex .sizing.reset-size5.size1 { font-size: max(14px, 0.5556em); }
+.katex .sizing.reset-size6.size1 { font-size: max(14px, 0.5em); }
+/* a button's key hint ("PageDown", "A"): Streamlit fades it to 60% */
+button kbd { opacity: 1 !important; }
+/* the guess after the reveal is disabled, and Streamlit greys a disabled widget out: keep it
+   readable, it is what the answer is compared with */
+[class*="st-key-question"] :is([data-testid="stSlider"], [data-testid="stSelectSlider"],
+  [data-testid="stRadio"]) :is(p, div, label, span) { color: #222 !important; }
+/* touch screens: no hover, so the toolbars stay drawn. Plotly's modebar (zoom, pan: clumsy by
+   finger) would sit over a chart's title; a table's toolbar sits 50 px above the grid, over its
+   caption, so the grid moves down to leave it that room */
+@media (hover: none) {
+  .modebar-container { display: none !important; }
+  [data-testid="stElementContainer"]:has([data-testid="stDataFrame"]) { margin-top: 2.2rem; }
+}
 </style>"""
 
 # The clicker. Reading: PageDown / PageUp change lessons wherever the focus is (a focused slider or
@@ -537,28 +559,39 @@ def explain(markdown: str) -> None:
         st.markdown(markdown)
 
 
-def _column_config(df):
-    """The seed's precision per column, unless it would print a nonzero value as 0.00:
-    then three significant figures, so a tiny figure never reads as nothing."""
+def _column_config(df, headers: dict, formats: dict) -> dict:
+    """Each column's header (short where `headers` says, the units then in the caption) and the
+    seed's precision per column (or the page's, from `formats`), unless it would print a nonzero
+    value as 0.00: then three significant figures, so a tiny figure never reads as nothing."""
     out = {}
     for col in df.columns:
+        label = headers.get(col, col)
         if df[col].dtype.kind == "f":
-            spec = column_format(col)
+            spec = formats.get(col) or column_format(col)  # by the full name: the precision follows the unit
             values = df[col].abs()
             decimals = int(spec[1:-1]) if spec.endswith("f") else None
             if decimals is not None and ((values > 0) & (values < 0.5 * 10 ** -decimals)).any():
                 spec = ".3g"
-            out[col] = st.column_config.NumberColumn(col, format="%" + spec)
+            out[col] = st.column_config.NumberColumn(label, format="%" + spec)
+        elif label != col:
+            out[col] = st.column_config.Column(label)
     return out
 
 
-def table(df, key: str, caption: str | None = None) -> None:
-    """A table with units in its headers and a CSV download."""
+def table(df, key: str, caption: str | None = None, show=None, headers: dict | None = None,
+          formats: dict | None = None) -> None:
+    """A table with units in its headers (or, where `headers` shortens them, in its caption) and a CSV
+    download of every column. `show`: the columns the page shows, key columns first (a phone sees
+    those and scrolls to the rest), so that the table fits 1280 px beside the sidebar; the CSV keeps
+    the others. (A pinned column would stay in sight on a phone, but the grid draws it faded.)
+    `formats`: a format spec for a column whose default precision is noise (".0f" for thousands of MB)."""
     if caption:
         st.caption(caption)
-    st.dataframe(df, hide_index=True, column_config=_column_config(df), key=f"{key}_table")
+    st.dataframe(df, hide_index=True, column_order=show, column_config=_column_config(df, headers or {}, formats or {}),
+                 key=f"{key}_table")
     # The CSV is written when the button is clicked, not on every rerun of every table.
-    st.download_button("Download CSV", lambda: df.to_csv(index=False).encode(), file_name=f"{key}.csv",
+    st.download_button("Download CSV" if show is None else "Download CSV (all columns)",
+                       lambda: df.to_csv(index=False).encode(), file_name=f"{key}.csv",
                        mime="text/csv", key=f"{key}_csv")
 
 
@@ -634,6 +667,12 @@ def share_link() -> None:
             st.warning(f"From the link: {note[0]}", icon=":material/link_off:")
 
 
+def nav_title(lesson) -> str:
+    """A lesson's title for a button half the page wide: the part before a colon ("Inference" for
+    "Inference: one query, the whole cache"), whole beside its key hint at 1280 px."""
+    return lesson.title.split(":")[0]
+
+
 def lesson_nav(current: str) -> None:
     """Previous / next lesson buttons (in the deck's order when the lesson is in the deck);
     PageUp / PageDown work from a clicker. Presenting, the clicker walks a lesson's sections
@@ -647,10 +686,10 @@ def lesson_nav(current: str) -> None:
     if presenting():
         st.html(_PRESENT_CSS)
     left, right = st.columns(2)
-    if before is not None and left.button(f"← {LESSONS[before].title}",
+    if before is not None and left.button(f"← {nav_title(LESSONS[before])}",
                                           key="prev_lesson", shortcut="PageUp", width="stretch"):
         back = {**shared_link(), SECTION: "end"} if presenting() else shared_link()
         st.switch_page(files[before], query_params=back)
-    if after is not None and right.button(f"{LESSONS[after].title} →",
+    if after is not None and right.button(f"{nav_title(LESSONS[after])} →",
                                           key="next_lesson", shortcut="PageDown", width="stretch"):
         st.switch_page(files[after], query_params=shared_link())

@@ -85,9 +85,16 @@ def reads_figure(curves: pd.DataFrame, measured: pd.DataFrame, cross: int | None
                            xanchor="left", font={"size": 17, "color": "#8B3A6B"})
     # Dark text at projector sizes, set on every part: Streamlit's theme would grey it otherwise.
     ink, label = {"size": 17, "color": "#111111"}, {"size": 18, "color": "#111111"}
-    fig.update_layout(title={"text": title, "font": {"size": 20, "color": "#111111"}}, height=420,
-                      margin={"l": 10, "r": 10, "t": 50, "b": 10}, font=ink, modebar={"orientation": "v"},
-                      legend={"orientation": "h", "y": -0.24, "font": ink}, hoverlabel={"font": ink},
+    # The legend under the title, above the plot (as explorer.charts lays out): below the plot it ran
+    # over the axis title on a phone, where its six entries take six rows.
+    height = 480
+    fig.update_layout(title={"text": title, "font": {"size": 20, "color": "#111111"}, "x": 0, "xanchor": "left",
+                             "xref": "container", "y": 1, "yanchor": "top", "yref": "container",
+                             "pad": {"t": 10, "l": 10}}, height=height,
+                      margin={"l": 10, "r": 10, "t": 48, "b": 10}, font=ink, modebar={"orientation": "v"},
+                      legend={"orientation": "h", "x": 0, "xanchor": "left", "xref": "container",
+                              "y": 1 - 44 / height, "yanchor": "top", "yref": "container", "font": ink},
+                      hoverlabel={"font": ink},
                       xaxis={"type": "log", "title": {"text": "sequence length n", "font": label},
                              "tickvals": X_TICKS, "ticktext": [f"{x:,}" for x in X_TICKS], "tickfont": ink},
                       yaxis={"type": "log", "title": {"text": "DRAM reads (bytes)", "font": label},

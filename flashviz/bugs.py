@@ -108,7 +108,7 @@ BUGS = {b.key: b for b in (
         "Br = Bc = 16, so every query block streams all of K and V again.",
         "Traffic climbs to 32.50 MB, above standard attention's 17.00 MB.",
         lambda cfg: cfg.with_tiles(16, 16), "HBM MB (with spill)", _now_too_small),
-    Bug("keep_full_S", "Keep the full score matrix",
+    Bug("keep_full_S", "Keep all scores",  # short: a toggle in a third of the page at 1280 px
         "Every score tile is also copied into an n x n buffer 'for debugging'.",
         "Peak extra memory goes from 64.5 KB to 4096.0 KB: 64 times worse.",
         lambda cfg: cfg.with_(keep_full_S=True), "peak extra KB", _now_keep_S),
@@ -282,7 +282,7 @@ class Belief:
 
 
 BELIEFS = {b.key: b for b in (
-    Belief("fewer_flops", "Believe it does fewer flops",
+    Belief("fewer_flops", "Belief: fewer flops",  # short: a toggle in a third of the page
            "FlashAttention is fast because it does less arithmetic than standard attention.",
            "Compare the two methods' matmul flops and HBM traffic at the same settings.",
            "0.067 / 0.067, 0.268 / 0.268, 1.074 / 1.074 GFLOPs (standard / flash): identical. "

@@ -27,7 +27,8 @@ else:
                 f"{hw.name} in {roof.dtype}, the arithmetic is what it waits on.")
 if roof.dtype != cfg.dtype:
     st.caption(f"This lesson's roofline uses {roof.dtype}, the precision attention runs in on tensor cores; "
-               f"the sidebar's {cfg.dtype} sets the seed's table below and the side note.")
+               f"the sidebar's {cfg.dtype} sets the seed's table below"
+               + ("." if ui.presenting() else " and the side note."))  # the side note is hidden on a projector
 
 ns = sweeps.ns_around(cfg.n, 128, 8192, 4)
 seed_table = cache.demo(1, ns=ns, d=cfg.d, dtype=cfg.dtype).tables["standard"]
@@ -96,8 +97,10 @@ faster, and the only place the arithmetic units read from quickly. A kernel copi
 SRAM, works on it, and writes results back. One thread block may use at most the "per block" column;
 that is the budget M of lesson 4 (the sidebar's is {cfg.sram_bytes // 1024} KB).
 """)
-ui.table(cache.hardware_table(gpus), "hardware", "Vendor figures; the papers' \"192 KB per SM\" is "
-         "L1 and shared memory together")
+ui.table(cache.hardware_table(gpus), "hardware", "Vendor figures; SRAM is shared memory, in KB per SM and per "
+         "block; rates are dense, in TFLOP/s. The papers' \"192 KB per SM\" is L1 and shared memory together.",
+         headers={"SRAM/block KB": "per block KB", "bf16 TFLOP/s": "bf16 rate",
+                  "fp32 TFLOP/s": "fp32 rate"})
 ui.explain("""
 **What this model leaves out.** It counts bytes between HBM and on-chip SRAM and nothing else: no L2
 cache (which on an H100 or H200 can hold K and V for a few thousand tokens), no registers, no kernel

@@ -86,4 +86,6 @@ ui.side_by_side((cache.figure(charts.memory_over_n, table), "tiling_memory"),
                 (cache.figure(charts.traffic_over_n, table), "tiling_traffic"))
 ui.slide("The table")
 ui.table(table, "tiling", f"d = {cfg.d}, Br = {cfg.Br}, Bc = {cfg.Bc} (cut to n where n is smaller), {cfg.dtype}"
-         + (", causal" if cfg.causal else ""))
+         + (", causal" if cfg.causal else "") + "; HBM traffic in MB, peak memory in KB; cut: std HBM ÷ flash HBM",
+         headers={"std HBM MB": "std HBM", "flash HBM MB": "flash HBM", "std peak KB": "std peak",
+                  "flash peak KB": "flash peak", "traffic cut": "cut"})

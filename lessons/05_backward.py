@@ -60,7 +60,9 @@ ui.slide("Stored and moved")
 ui.side_by_side((cache.figure(charts.backward_bars, mem), "backward_memory"),
                 (cache.figure(charts.flops_bars, mem), "backward_flops"))
 ui.slide("The tables")
-ui.table(mem, "backward_memory", f"d = {cfg.d}, {cfg.dtype}")
+ui.table(mem, "backward_memory", f"d = {cfg.d}, {cfg.dtype}; stored in MB",
+         headers={"std stored MB": "std stored", "flash stored MB": "flash stored",
+                  "flash stored + O MB": "flash + O", "seed's extra %": "seed's %"})
 ui.table(traffic, "backward_traffic", "HBM traffic of forward + backward")
 st.caption(f"Stored: the seed's rule, {cfg.dtype}. GFLOPs: forward + backward as counted"
            + (", causal." if cfg.causal else "."))

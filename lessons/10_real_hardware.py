@@ -50,23 +50,24 @@ else:
 flash_pts = hw.flash_points
 wins, mem_wins = hw.wins("flash"), hw.wins("mem_efficient")
 if len(sp) == 0:
-    ranking = ("**No flash kernel for this data type**", "so only the memory-efficient kernel is compared.")
+    ranking = ("**No flash kernel for this data type.**", "Only the memory-efficient kernel is compared.")
 elif wins == len(sp):
     ranking = ("**The ranking holds for flash.**", f"In this view it beats plain attention at all {len(sp)} "
                "sizes, as the byte count says it must.")
 else:
-    ranking = (f"**Flash beats plain attention at {wins} of {len(sp)} sizes**",
-               "although the byte count says it always should.")
+    ranking = (f"**Flash beats plain attention at {wins} of {len(sp)} sizes.**",
+               "The byte count says it always should.")
 model_wins = hw.wins("mem_efficient", "predicted speed-up")
 if mem_wins == model_wins:
-    mem_why = f"and the model predicts a gain at {model_wins}: they agree."
+    mem_why = f"The model predicts a gain at {model_wins} of {len(mem)}: they agree."
 elif mem_wins < model_wins:
-    mem_why = (f"where the model predicts a gain at {model_wins}: fewer bytes do not make a kernel fast when it "
-               "does its arithmetic less efficiently, as this one does in the backward pass.")
+    mem_why = (f"The model predicts a gain at {model_wins} of {len(mem)}: fewer bytes do not make a kernel fast "
+               "when it does its arithmetic less efficiently, as this one does in the backward pass.")
 else:
-    mem_why = (f"where the model predicts a gain at only {model_wins}: the roofline counts bytes and flops, "
-               "not how well each kernel uses the chip.")
-mem_line = (f"**The memory-efficient kernel is faster than plain at {mem_wins} of {len(mem)} sizes** here,", mem_why)
+    mem_why = (f"The model predicts a gain at only {model_wins} of {len(mem)}: the roofline counts bytes and "
+               "flops, not how well each kernel uses the chip.")
+# Each headline is a whole sentence: on a projector the headlines show alone.
+mem_line = (f"**The memory-efficient kernel is faster than plain at {mem_wins} of {len(mem)} sizes here.**", mem_why)
 model_bound, measured_bound = hw.flash_bound()
 plain_bytes = plain_ratio.mean()
 findings = [
@@ -74,12 +75,12 @@ findings = [
     (f"**Plain attention moves about {plain_bytes:.1f}× the model's bytes.**",
      "PyTorch's plain path is four kernels: QKᵀ, then a separate pass that scales S, then the softmax, then "
      "P·V. The extra pass reads and writes the n × n matrix once more: 6n² instead of the model's 4n²."),
-    ("**Flash moves far fewer bytes than the model says**" if flash_ratio.max() < 1 else
-     "**Flash moves more bytes than the model says at some sizes, fewer at others**",
-     f"— down to {flash_ratio.min():.1%} of it at n = {hw.least_flash_ratio_n()}. The model "
-     "re-reads K and V from HBM once per query block; on an H200 the 60 MB L2 cache holds them, so DRAM sees "
-     "Q, K and V about once. The tile model counts HBM ↔ SRAM traffic as if there were no cache in between."),
-    ("**Writes can hide in L2, too**", "when the output fits in L2, part of it is still there when the kernel "
+    (("**Flash moves far fewer bytes than the model says:**" if flash_ratio.max() < 1 else
+      "**Flash moves more bytes than the model says at some sizes, fewer at others:**")
+     + f" down to {flash_ratio.min():.1%} of it at n = {hw.least_flash_ratio_n()}.",
+     "The model re-reads K and V from HBM once per query block; on an H200 the 60 MB L2 cache holds them, so DRAM "
+     "sees Q, K and V about once. The tile model counts HBM ↔ SRAM traffic as if there were no cache in between."),
+    ("**Writes can hide in L2, too.**", "When the output fits in L2, part of it is still there when the kernel "
      "ends, and Nsight Compute's DRAM write count comes out below the size of O."),
     (f"**By the model's bytes flash is {model_bound}-bound; by the measured bytes it is {measured_bound}-bound.**",
      f"With DRAM bytes from Nsight Compute it sits at {flash_pts['flops per DRAM byte'].min():,.0f} flops per "
@@ -87,7 +88,7 @@ findings = [
      f"about {flash_pts['achieved TFLOP/s'].max() / hw.float16_tflops:.0%} of "
      "the dense-matmul ceiling. What holds it there is the softmax's non-matmul work (the exp units) and the "
      "kernel's own scheduling: the FlashAttention-2 and -3 papers' subject."),
-    ("**Element size**", "fp16/bf16 move 2 bytes an element, fp32 4; PyTorch's flash kernel takes no fp32 at all."),
+    ("**fp16 and bf16 move 2 bytes an element, fp32 4.**", "PyTorch's flash kernel takes no fp32 at all."),
 ]
 ui.slide("Where the model and the hardware part")
 st.subheader("Where the model and the hardware part")
@@ -97,7 +98,14 @@ ui.explain("What the model leaves out: L2 (above), register pressure, occupancy,
 ui.slide("The measured roofline")
 ui.chart(cache.figure(charts.measured_roofline, hw.points, hw.copy_tbs, hw.float16_tflops, "float16"), "hw_roofline")
 ui.slide("The measurements")
-ui.table(view.drop(columns=["dtype", "pass", "d"]), "hw_measured", f"d = {d}, {dtype}, {pass_}")
+ui.table(view.drop(columns=["dtype", "pass", "d"]), "hw_measured",
+         f"d = {d}, {dtype}, {pass_}, B·H = 2³⁰ / n² heads; times in ms (÷ roofline: measured over the roofline's), "
+         "bytes in MB (DRAM: Nsight Compute's reads and writes, where profiled)",
+         show=["impl", "n", "measured ms", "roofline ms", "measured / roofline", "model MB",
+               "measured DRAM MB", "DRAM / model", "bound"],
+         headers={"measured ms": "measured", "roofline ms": "roofline",
+                  "measured / roofline": "÷ roofline", "model MB": "model", "measured DRAM MB": "DRAM",
+                  "DRAM / model": "DRAM ÷ model"}, formats={"model MB": ".0f", "measured DRAM MB": ".0f"})
 
 
 @ui.section
@@ -122,7 +130,10 @@ def _tile_sweep() -> None:
     ui.side_by_side((cache.figure(charts.block_times, bt), "hw_block_times"),
                     (cache.figure(charts.block_bytes, bt), "hw_block_bytes"))
     ui.slide("The tile sweep's table")
-    ui.table(bt.drop(columns=["Br", "Bc"]), "hw_blocks", f"Triton flash forward, n = {block_n}, d = 64, float16")
+    ui.table(bt.drop(columns=["Br", "Bc"]), "hw_blocks", f"Triton flash forward, n = {block_n}, d = 64, float16; "
+             "bytes in MB", show=[c for c in bt.columns if c not in ("n", "Br", "Bc")],
+             headers={"measured ms": "ms", "measured DRAM MB": "DRAM", "model MB": "model",
+                      "model working set KB": "working set KB"})
 
 
 _tile_sweep()

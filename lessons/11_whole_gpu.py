@@ -72,6 +72,10 @@ lists writes beside them.
 ui.slide("Why FlashAttention-2 splits the sequence")
 st.subheader("Why FlashAttention-2 splits the sequence over blocks")
 small = whole_gpu(n, d, min(bh, 8), kernel, hw)
+if ui.presenting():  # the paragraph below is hidden: its figures, in one line
+    st.markdown(f"At batch × heads = {min(bh, 8)}, FlashAttention-1's one block per head keeps **{min(bh, 8)} of "
+                f"{hw.sms} SMs** busy. FlashAttention-2's query blocks of {kernel.Br} rows make **{small.blocks:,} "
+                f"blocks**, filling {min(small.blocks, small.resident):,} of the {hw.sms * per_sm:,} slots at once.")
 ui.explain(f"""
 FlashAttention-1 gave each (batch, head) one thread block. With batch × heads = {min(bh, 8)} that is
 {min(bh, 8)} busy SM{'s' if min(bh, 8) > 1 else ''} out of {hw.sms}. FlashAttention-2 also splits each head's
@@ -101,7 +105,16 @@ call reads about one more n² than the count; which kernel reads it was not reco
 call's sum). The L2 does not help plain attention: one head's S is 32 MB at n = 4,096 and 8 GB at 65,536.
 At the same configs, PyTorch's flash kernel reads {vs_flash.min():.0f}–{vs_flash.max():.0f}× less.{same_line}
 """)
-ui.table(plain_table.round(3), "wg_plain", "Plain attention on the H200: measured DRAM bytes against both counts")
+ui.table(plain_table.round(3), "wg_plain", "Plain attention: the H200's measured DRAM reads against both counts, "
+         "in MB (S: one head's scores); the model moves 4n² + 4nd elements per head, the four-kernel count one "
+         "more pass over S. Writes and times are in the CSV.",
+         show=["n", "d", "B·H", "S per head MB", "kernels", "measured reads MB", "model reads MB (4n²+4nd moved)",
+               "reads: model ÷ measured", "four-kernel count MB", "reads: four-kernel ÷ measured"],
+         headers={"S per head MB": "S", "measured reads MB": "H200", "model reads MB (4n²+4nd moved)": "model",
+                  "reads: model ÷ measured": "model ÷ H200", "four-kernel count MB": "4-kernel",
+                  "reads: four-kernel ÷ measured": "4-kernel ÷ H200"},
+         formats={c: ".0f" for c in ("S per head MB", "measured reads MB", "model reads MB (4n²+4nd moved)",
+                                     "four-kernel count MB")})
 
 ui.slide("The targets")
 st.subheader("The targets: model ÷ measured, every config")
@@ -152,5 +165,16 @@ Misses ({len(slow)}): {"; ".join(slow_text) or "none"}. {under_text}{t128_text}
 Nothing was fitted: the constants are the GPU's (SMs, L2, shared memory, the four rates) and the kernels'
 (tiles, registers).
 """)
-ui.table(table.round(3), "wg_targets",
-         "Every measured config: PyTorch's flash kernel and the Triton kernel at three tiles")
+_CONFIG = ["kernel", "n", "d", "B·H"]
+ui.table(table.round(3), "wg_targets", "Every measured config's reads: PyTorch's flash kernel and the Triton kernel "
+         "at three tiles. Bytes in MB (K+V: one head's); H200: measured; ok: model ÷ H200 within 0.8–1.25.",
+         show=[*_CONFIG, "K+V per head MB", "waves", "measured reads MB", "model reads MB", "reads: model ÷ measured",
+               "reads in 0.8–1.25"],
+         headers={"K+V per head MB": "K+V", "measured reads MB": "H200", "model reads MB": "model",
+                  "reads: model ÷ measured": "model ÷ H200", "reads in 0.8–1.25": "ok"})
+ui.table(table.round(3), "wg_times", "The same configs' times in ms: the model's matmul and softmax times add up "
+         "to its time; H200: measured; ok: model ÷ H200 within 0.7–1.4. The matmul-only ratio is in the CSV.",
+         show=[*_CONFIG, "measured ms", "matmul ms", "softmax ms", "model ms", "time: model ÷ measured",
+               "time in 0.7–1.4"],
+         headers={"measured ms": "H200", "matmul ms": "matmul", "softmax ms": "softmax", "model ms": "model",
+                  "time: model ÷ measured": "model ÷ H200", "time in 0.7–1.4": "ok"})

@@ -60,12 +60,13 @@ gets. Same cache, same kernel: prefill does **{pre['flops per byte']:.3g}** flop
 **{dec['flops per byte']:.3g}**.
 """)
 table = cache.decode_bounds(cfg, gpus)
-left, right = st.columns([3, 2])
+left, right = st.columns([4, 3])  # the table wide enough for its four columns at 1280 px
 with left:
     ui.chart(cache.figure(charts.roofline, points, gpus, cfg.dtype, hw.name), "inference_roofline")
 with right:
     ui.table(table, "decode_prefill_by_gpu", f"{cfg.dtype}, n = {cfg.n_kv:,}, {name}: where each GPU's roof "
-             "puts the two")
+             "puts the two; balance in bytes per flop",
+             headers={"balance, bytes/flop": "balance", "decode bound": "decode", "prefill bound": "prefill"})
 st.markdown(f"On the {hw.name}: decode is **{dec['bound']}-bound** at {dec['attainable TFLOP/s']:.3g} TFLOP/s, "
             f"prefill **{pre['bound']}-bound** at {pre['attainable TFLOP/s']:.3g} TFLOP/s.")
 
@@ -125,7 +126,9 @@ left, right = st.columns(2)
 with left:
     ui.chart(cache.figure(charts.split_times, sweep, best), "inference_splits")
 with right:
-    ui.table(sweep, "split_kv", "Split-KV for this batch and model, one layer")
+    ui.table(sweep, "split_kv", "Split-KV for this batch and model, one layer; time in µs, by the model. "
+             "Chunk sizes, blocks and extra KB are in the CSV.",
+             show=["splits", "SMs busy %", "extra %", "time us (model)"], headers={"time us (model)": "time µs"})
 
 # --- the merge, step by step --------------------------------------------------------------
 

@@ -297,6 +297,70 @@ def test_the_first_screen_says_what_flashviz_is():
         assert "FlashAttention" in at.markdown[0].value and "flashviz" in at.markdown[0].value
 
 
+NAV = ("prev_lesson", "next_lesson")
+
+
+def presented(page: str) -> AppTest:
+    """A lesson on a projector, its question revealed: what the class sees after the first click."""
+    at = open_page(page, present="true")
+    if any(b.key == "reveal_answer" for b in at.button):
+        at.button(key="reveal_answer").click().run()
+    assert at.title, f"{page}: the lesson is drawn after the reveal"
+    return at
+
+
+def in_order(node) -> list:
+    """The page's elements top to bottom (a column's before the next column's)."""
+    children = getattr(node, "children", None)
+    if not children:
+        return [node]
+    return [leaf for k in sorted(children) for leaf in in_order(children[k])]
+
+
+def lesson_body(at) -> list:
+    """The lesson's own elements: from its title to the buttons that move to another lesson."""
+    flat = in_order(at.main)
+    start = next(k for k, e in enumerate(flat) if e.type == "title")
+    end = next(k for k, e in enumerate(flat) if getattr(e, "key", None) in NAV)
+    return flat[start:end]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_on_a_projector_every_heading_has_something_under_it(page):
+    body = lesson_body(presented(page))
+    alone = [e.value for e, after in zip(body, [*body[1:], None])
+             if e.type == "subheader" and (after is None or after.type == "subheader")]
+    assert not alone, f"{page}: headings with nothing under them on a projector: {alone}"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_on_a_projector_no_sentence_is_cut_in_half(page):
+    """explain() hides text on a projector: what stays must not end mid-sentence ("… sizes here,")."""
+    body = lesson_body(presented(page))
+    lines = [line.strip() for e in body if e.type in ("markdown", "caption", "success", "warning", "info")
+             for line in str(e.value).splitlines() if line.strip()]
+    cut = [line for line in lines if re.search(r"[,;—–]\**$", line)]
+    assert not cut, f"{page}: sentences cut off on a projector: {cut}"
+
+
+def test_lesson_ten_on_a_projector_states_each_finding_whole():
+    findings = next(m.value for m in presented(PAGES[9]).markdown if m.value.startswith("- **"))
+    heads = findings.splitlines()
+    assert all(h.rstrip("*").endswith(".") for h in heads), heads
+
+
+def test_lesson_eleven_on_a_projector_says_why_fa2_splits_the_sequence():
+    body = lesson_body(presented(PAGES[10]))
+    k = next(k for k, e in enumerate(body) if e.type == "subheader" and "splits the sequence" in e.value)
+    assert body[k + 1].type == "markdown" and "SMs** busy" in body[k + 1].value, body[k + 1]
+
+
+def test_every_lesson_button_names_its_lesson_short_enough_to_show_whole():
+    at = presented(PAGES[10])
+    assert at.button(key="next_lesson").label == "Inference →"
+    assert at.button(key="prev_lesson").label == "← On real hardware"
+
+
 def test_a_skipped_question_leaves_the_lesson():
     at = open_page(PAGES[2])
     at.button(key="skip_question").click().run()

@@ -13,6 +13,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from explorer.lessons import LESSONS
+from flashviz.bugs import BELIEFS, BUGS
 from flashviz.config import Config
 from flashviz.costs import standard_cost
 from flashviz.format import bytes_text
@@ -133,6 +134,112 @@ def test_every_lesson_renders_without_an_exception(server, browser, k, view):
     SHOTS.mkdir(parents=True, exist_ok=True)
     pg.screenshot(path=str(SHOTS / f"{k + 1:02d}_{LESSONS[k].url_path}_{view}.png"))
     ctx.close()
+
+
+def tables_scrolling_sideways(pg) -> list:
+    """The tables whose grid is wider than its box: [caption above it, content px, box px]. The glide
+    grid draws its cells on a canvas inside a scroller as wide as all its columns."""
+    pg.wait_for_function("""() => [...document.querySelectorAll('[data-testid="stDataFrame"]')]
+        .every(t => t.querySelector('.dvn-scroller'))""", timeout=WAIT)
+    return pg.locator("[data-testid='stDataFrame']").evaluate_all("""async ts => (await document.fonts.ready,
+        ts.map(t => { const s = t.querySelector('.dvn-scroller'),
+                            box = t.closest('[data-testid="stElementContainer"]'),
+                            cap = box && box.previousElementSibling;
+                      return [cap ? cap.innerText.slice(0, 60) : '', s.scrollWidth, s.clientWidth]; })
+          .filter(([, content, box]) => content > box))""")
+
+
+# Lesson 9's tables appear once a bug or the belief is on: all of them, through the URL.
+LAB_ALL = "?" + "&".join(f"bug_{key}=true" for key in BUGS) + "".join(f"&belief_{key}=true" for key in BELIEFS)
+
+
+@pytest.mark.parametrize("k", range(len(LESSONS)))
+def test_no_table_scrolls_sideways_at_1280_with_the_sidebar_open(server, page, k):
+    page.goto(lesson_url(server, k, LAB_ALL if LESSONS[k].file.endswith("09_break_it.py") else ""))
+    opened(page, k)
+    expect(page.locator("[data-testid='stSidebar']")).to_have_attribute("data-collapsed", "false")
+    wide = tables_scrolling_sideways(page)
+    assert not wide, f"tables wider than their box, [caption, content px, box px]: {wide}"
+
+
+def labels_cut_off(pg) -> list:
+    """Labels Streamlit ends in "…" because their box is too narrow (a button's, a toggle's):
+    [text, text px, box px]."""
+    return pg.locator(".stMarkdownEllipsis").evaluate_all("""async es => (await document.fonts.ready,
+        es.filter(e => e.clientWidth > 0 && e.scrollWidth > e.clientWidth)
+          .map(e => [e.innerText, e.scrollWidth, e.clientWidth]))""")
+
+
+@pytest.mark.parametrize("k", range(len(LESSONS)))
+def test_no_button_or_toggle_label_is_cut_at_1280_with_the_sidebar_open(server, page, k):
+    page.goto(lesson_url(server, k))
+    opened(page, k)
+    expect(page.locator(".st-key-next_lesson, .st-key-prev_lesson").first).to_be_visible()
+    cut = labels_cut_off(page)
+    assert not cut, f"labels cut off, [text, text px, box px]: {cut}"
+
+
+OPACITY = "e => { let o = 1; for (let x = e; x; x = x.parentElement) o *= +getComputedStyle(x).opacity; return o; }"
+
+
+def test_no_formula_text_is_smaller_than_14_px(server, page):
+    page.goto(lesson_url(server, 2))
+    opened(page, 2)
+    sizes = page.locator(".katex-html").evaluate_all("""es => es.flatMap(e => [...e.querySelectorAll('*')])
+        .filter(x => !x.children.length && x.textContent.replace(/\u200b/g, '').trim())
+        .map(x => [x.textContent, parseFloat(getComputedStyle(x).fontSize)])""")
+    assert sizes, "lesson 3 shows its formulas"
+    assert min(px for _, px in sizes) >= 14, sorted(sizes, key=lambda s: s[1])[:5]
+
+
+def test_the_buttons_key_hints_are_drawn_at_full_opacity(server, page):
+    page.goto(lesson_url(server, 2))
+    opened(page, 2)
+    hints = page.locator("button kbd")
+    expect(hints.first).to_be_visible()
+    assert [h.evaluate(OPACITY) for h in hints.all()] == [1.0] * hints.count()
+
+
+def test_the_guess_stays_dark_after_the_reveal(server, page):
+    page.goto(lesson_url(server, 2))
+    opened(page, 2)
+    question(page).locator(".st-key-reveal_answer button").first.click()
+    expect(question(page).locator(".st-key-ask_again")).to_be_visible(timeout=WAIT)
+    guess = question(page).locator("[data-testid='stSlider']")  # a select_slider too
+    colours = guess.locator("[data-testid='stWidgetLabel'] p, [data-testid='stSliderThumbValue'] p").evaluate_all(
+        "es => es.map(e => [e.innerText, getComputedStyle(e).color])")
+    assert len(colours) == 2 and all(c == "rgb(34, 34, 34)" for _, c in colours), colours
+
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+
+
+@pytest.fixture
+def phone(browser):
+    ctx = browser.new_context(**PHONE)
+    pg = ctx.new_page()
+    yield pg
+    ctx.close()
+
+
+def test_on_a_phone_no_chart_toolbar_is_drawn_over_the_title(server, phone):
+    phone.goto(lesson_url(server, 0))
+    opened(phone, 0)
+    charts_drawn(phone)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    phone.screenshot(path=str(SHOTS / "01_phone_390x844.png"), full_page=True)
+    expect(phone.locator(".modebar").first).to_be_hidden()  # Plotly's zoom and pan: no hover to hide them
+
+
+def test_on_a_phone_no_table_toolbar_is_drawn_over_the_caption(server, phone):
+    phone.goto(lesson_url(server, 0))
+    opened(phone, 0)
+    overlaps = phone.locator("[data-testid='stElementContainer']:has([data-testid='stDataFrame'])").evaluate_all(
+        """cs => cs.map(c => { const bar = c.querySelector('[data-testid="stElementToolbar"]').getBoundingClientRect(),
+                                 above = c.previousElementSibling.getBoundingClientRect();
+                               return [c.previousElementSibling.innerText.slice(0, 40), above.bottom - bar.top]; })
+                  .filter(([, overlap]) => overlap > 0)""")
+    assert not overlaps, f"table toolbars over the text above them, [text, px]: {overlaps}"
 
 
 def test_the_clicker_walks_every_lesson_both_ways_keeping_the_settings(server, page):
@@ -280,7 +387,7 @@ def test_malformed_link_shows_a_note_not_a_traceback(server, page):
 def test_a_bug_toggle_in_the_lab(server, page):
     page.goto(lesson_url(server, 8))
     opened(page, 8)
-    toggle = page.locator("[data-testid='stCheckbox']").filter(has_text="Keep the full score matrix")
+    toggle = page.locator("[data-testid='stCheckbox']").filter(has_text="Keep all scores")
     toggle.locator("label").first.click()
     page.wait_for_url(re.compile(r"bug_keep_full_S=true"), timeout=WAIT)
     expect(page.locator("[data-testid='stDataFrame']")).to_have_count(1, timeout=WAIT)
