@@ -187,7 +187,7 @@ def test_the_presenter_link_resumes_at_its_section_and_the_reader_link_reads(ser
     assert "present=true" in link
     pg.goto(reader.inner_text())  # the reader's link: the lesson to read, its question still to answer
     on_lesson(pg, 3)
-    expect(pg.locator(".st-key-reveal_answer button")).to_be_visible(timeout=WAIT)
+    expect(pg.locator(".st-key-reveal_answer button").first).to_be_visible(timeout=WAIT)
     assert pg.locator("[data-testid='stPlotlyChart']").count() > 0, "a reader sees the lesson under its question"
     pg.goto(link)
     on_lesson(pg, 3)
