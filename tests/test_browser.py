@@ -423,10 +423,14 @@ def test_on_a_projector_the_clicker_reveals_the_answer_then_walks_the_sections(s
 def test_a_reader_reveals_with_the_a_key_and_sees_how_far_off_the_guess_was(server, page):
     page.goto(lesson_url(server, 4, "?n=8192"))
     opened(page, 4)
+    page.locator(".st-key-question input[type='range']").first.focus()
+    page.keyboard.press("Home")  # the smallest guess on the ladder: a guess the reader made
+    page.wait_for_selector(IDLE, timeout=WAIT)
     page.locator("h1").first.click()
     page.keyboard.press("a")
     expect(question(page)).to_contain_text(re.compile("engine says", re.I), timeout=WAIT)
-    # the default guess is 1x; standard keeps (3nd + n^2) / (3nd + 2n) times as much at n = 8192, d = 64
+    expect(question(page)).to_contain_text("You said")
+    # standard keeps (3nd + n^2) / (3nd + 2n) times as much at n = 8192, d = 64
     n, d = 8192, 64
     ratio = (3 * n * d + n * n) / (3 * n * d + 2 * n)
     expect(question(page)).to_contain_text(f"{ratio:.3g}×")
@@ -605,7 +609,7 @@ def test_on_a_projector_each_bug_of_break_it_opens_its_player_at_its_symptom(ser
             so_far, std = (float(re.search(p + r" ([\d.]+) MB", meter).group(1))
                            for p in ("flash so far", "standard attention:"))
             assert so_far > std, meter
-        heading = page.locator("h3").filter(has_text=BUGS[bug].label).first
+        heading = page.locator("h5").filter(has_text=BUGS[bug].label).first
         heading.evaluate("el => el.scrollIntoView({block: 'start'})")
         expect(fr.locator("#label")).to_be_visible()
         page.screenshot(path=str(SHOTS / f"09_present_{bug}_1280x720.png"))
