@@ -117,13 +117,23 @@ function fvControls(N, draw) {
   }
   document.addEventListener("keydown", e => { if (forwards(e)) forward(e); else onKey(e); });
   document.addEventListener("keyup", e => { if (forwards(e)) forward(e); });
-  // No click needed first: listen on the app's page too, unless another player already does
-  // (the first one on the page owns the keys).
+  // No click needed first: every player listens on the app's page too, and one of them acts on
+  // each key. The app's presentation mode says which (window.__fvOwnsKeys(frame): true for a frame
+  // in the section on screen, false for one elsewhere, undefined when not presenting); without an
+  // answer the first player registered on the page acts, as it did before there were sections.
   try {
-    const p = window.parent;
-    if (p !== window && !p.__fvKeys) {
-      p.__fvKeys = onKey; p.document.addEventListener("keydown", onKey);
-      window.addEventListener("pagehide", () => { p.document.removeEventListener("keydown", onKey); p.__fvKeys = null; });
+    const p = window.parent, me = window.frameElement;
+    if (p !== window) {
+      const players = p.__fvPlayers = p.__fvPlayers || [];
+      const onPageKey = e => {
+        const owns = typeof p.__fvOwnsKeys === "function" ? p.__fvOwnsKeys(me) : undefined;
+        if (owns === true || (owns !== false && players[0] === onPageKey)) onKey(e);
+      };
+      players.push(onPageKey); p.document.addEventListener("keydown", onPageKey);
+      window.addEventListener("pagehide", () => {
+        p.document.removeEventListener("keydown", onPageKey);
+        const at = players.indexOf(onPageKey); if (at >= 0) players.splice(at, 1);
+      });
     }
   } catch (err) { /* a cross-origin host: keys work once the player has focus */ }
   return { show, current: () => k };
