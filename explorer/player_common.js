@@ -13,7 +13,7 @@ const fmt = v => { v = num(v); if (!isFinite(v)) return isNaN(v) ? "nan" : (v > 
 const mb = b => (b / 1048576).toFixed(2) + " MB";
 const kb = b => (b >= 10240 ? (b / 1024).toFixed(0) : (b / 1024).toFixed(1)) + " KB";
 function swatch(colour, text, extra) {
-  return `<span style="white-space:nowrap"><span class="sw" style="background:${colour};${extra || ""}"></span>${text}</span>`;
+  return `<span class="swt"><span class="sw" style="background:${colour};${extra || ""}"></span>${text}</span>`;
 }
 // The key's entry for tiles the causal mask skips, drawn as on a grid of `cell` px tiles.
 const CROSS_FROM = 10;  // px: smaller masked tiles are left blank (a cross that small is a grey smudge)
@@ -150,4 +150,7 @@ function fvFitFrame() {
   const height = Math.ceil(b.scrollHeight + parseFloat(s.marginTop) + parseFloat(s.marginBottom));
   window.parent.postMessage({ type: "streamlit:iframe:setSize", width: document.documentElement.clientWidth, height }, "*");
 }
+// After a layout, Streamlit's script measures too, in the same frame, and the root still has the old
+// height (a sidebar closed beside a taller page): so state it again once that script has spoken.
+function fvFitFrameSoon() { fvFitFrame(); requestAnimationFrame(() => setTimeout(fvFitFrame, 0)); }
 addEventListener("load", () => setTimeout(fvFitFrame, 0));
