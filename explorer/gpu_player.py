@@ -10,7 +10,7 @@ import streamlit as st
 from flashviz.config import HARDWARE
 from flashviz.player_schema import WaveRun
 
-from .player import page, with_data
+from .player import embed, page, with_data
 
 TEMPLATE = page("gpu_player.html")
 
@@ -29,5 +29,7 @@ def gpu_player_html(n: int, d: int, bh: int, kernel_name: str, gpu: str) -> str:
 
 
 def gpu_player(html: str) -> None:
-    """Only engine numbers go in, never a value from the URL: st.iframe runs the HTML as it is."""
-    st.iframe(html, height=560)
+    """Show a page made by render_html, as tall as its content (the page reserves the height of
+    its tallest wave). Only engine numbers go in, never a value from the URL: st.iframe runs the
+    HTML as it is."""
+    embed(html)

@@ -13,7 +13,7 @@ const fmt = v => { v = num(v); if (!isFinite(v)) return isNaN(v) ? "nan" : (v > 
 const mb = b => (b / 1048576).toFixed(2) + " MB";
 const kb = b => (b >= 10240 ? (b / 1024).toFixed(0) : (b / 1024).toFixed(1)) + " KB";
 function swatch(colour, text, extra) {
-  return `<span style="white-space:nowrap"><span class="sw" style="background:${colour};${extra || ""}"></span>${text}</span>`;
+  return `<span class="swt"><span class="sw" style="background:${colour};${extra || ""}"></span>${text}</span>`;
 }
 // The key's entry for tiles the causal mask skips, drawn as on a grid of `cell` px tiles.
 const CROSS_FROM = 10;  // px: smaller masked tiles are left blank (a cross that small is a grey smudge)
@@ -117,13 +117,23 @@ function fvControls(N, draw) {
   }
   document.addEventListener("keydown", e => { if (forwards(e)) forward(e); else onKey(e); });
   document.addEventListener("keyup", e => { if (forwards(e)) forward(e); });
-  // No click needed first: listen on the app's page too, unless another player already does
-  // (the first one on the page owns the keys).
+  // No click needed first: every player listens on the app's page too, and one of them acts on
+  // each key. The app's presentation mode says which (window.__fvOwnsKeys(frame): true for a frame
+  // in the section on screen, false for one elsewhere, undefined when not presenting); without an
+  // answer the first player registered on the page acts, as it did before there were sections.
   try {
-    const p = window.parent;
-    if (p !== window && !p.__fvKeys) {
-      p.__fvKeys = onKey; p.document.addEventListener("keydown", onKey);
-      window.addEventListener("pagehide", () => { p.document.removeEventListener("keydown", onKey); p.__fvKeys = null; });
+    const p = window.parent, me = window.frameElement;
+    if (p !== window) {
+      const players = p.__fvPlayers = p.__fvPlayers || [];
+      const onPageKey = e => {
+        const owns = typeof p.__fvOwnsKeys === "function" ? p.__fvOwnsKeys(me) : undefined;
+        if (owns === true || (owns !== false && players[0] === onPageKey)) onKey(e);
+      };
+      players.push(onPageKey); p.document.addEventListener("keydown", onPageKey);
+      window.addEventListener("pagehide", () => {
+        p.document.removeEventListener("keydown", onPageKey);
+        const at = players.indexOf(onPageKey); if (at >= 0) players.splice(at, 1);
+      });
     }
   } catch (err) { /* a cross-origin host: keys work once the player has focus */ }
   return { show, current: () => k };
@@ -140,4 +150,7 @@ function fvFitFrame() {
   const height = Math.ceil(b.scrollHeight + parseFloat(s.marginTop) + parseFloat(s.marginBottom));
   window.parent.postMessage({ type: "streamlit:iframe:setSize", width: document.documentElement.clientWidth, height }, "*");
 }
+// After a layout, Streamlit's script measures too, in the same frame, and the root still has the old
+// height (a sidebar closed beside a taller page): so state it again once that script has spoken.
+function fvFitFrameSoon() { fvFitFrame(); requestAnimationFrame(() => setTimeout(fvFitFrame, 0)); }
 addEventListener("load", () => setTimeout(fvFitFrame, 0));

@@ -24,11 +24,13 @@ BUGS = ("no_rescale", "tiles_too_big", "tiles_too_small", "keep_full_S", "no_max
 
 
 def rows_shown(fr) -> list[dict]:
-    """The table's rows as numbers: row index, m before/after, rescale, l."""
+    """The table's rows as numbers: row index, m before/after, rescale, l. A table too wide for
+    its room leaves out the values before the step (m0 is then None)."""
     return fr.locator("#rows tr[data-row]").evaluate_all("""trs => trs.map(tr => ({
         row: Number(tr.dataset.row), rose: tr.classList.contains('rose'),
         scaled: tr.querySelector('td.scale').classList.contains('scaled'),
-        m0: tr.querySelector('td.m0').textContent, m1: tr.querySelector('td.m1').textContent,
+        m0: tr.querySelector('td.m0') && tr.querySelector('td.m0').textContent,
+        m1: tr.querySelector('td.m1').textContent,
         scale: tr.querySelector('td.scale').textContent, l: tr.querySelector('td.l').textContent }))""")
 
 
@@ -133,6 +135,9 @@ def test_the_code_panel_highlights_the_running_line_legibly_mid_animation(server
     step = int(fr.locator("#label").get_attribute("data-step"))
     D = fr.locator("#data").evaluate("el => JSON.parse(el.textContent)")
     code = D["frames"][step]["code"]
+    now = fr.locator("#now .ln.at")  # the line this step is about, always in sight
+    expect(now).to_have_attribute("data-line", str(code["at"]))
+    fr.locator("#listing > summary").click()  # the whole listing, folded until asked for
     at = fr.locator("#code .ln.at")
     expect(at).to_have_count(1)
     assert at.get_attribute("data-line") == str(code["at"])

@@ -1,0 +1,192 @@
+"""The players' layout in a real Chromium: a section of a projected lesson (a subheading and the
+player under a 720 px screen's top bar) shows the tiles, the line of code this step is about, the
+rows and both meters at once; a phone gets tiles as wide as the screen and nothing wider than it;
+and with two players on a page, the app's presentation mode says which one the keys drive.
+
+Screenshots go to artifacts/screenshots/layout_*.png for a person to look at.
+"""
+import pytest
+
+from explorer.lessons import LESSONS
+from explorer.player import render_html
+from flashviz.animation import flash_frames, teaching_config
+from flashviz.config import Config
+from tests import players
+from tests.players import SHOTS, at_step, expect, open_player
+
+server, browser, page = players.server, players.browser, players.page
+pytestmark = players.pytestmark
+
+TILING = "/" + LESSONS[2].url_path
+BACKWARD = "/" + LESSONS[4].url_path
+WHOLE_GPU = "/" + next(lesson.url_path for lesson in LESSONS if lesson.file == "lessons/11_whole_gpu.py")
+BREAK_IT = "/" + LESSONS[8].url_path
+BUGS = ("no_rescale", "tiles_too_big", "tiles_too_small", "keep_full_S", "no_max")
+SECTION = 560  # px: a subheading and the player under a 720 px screen's top bar
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
+
+# The boxes the back row needs at once, in the frame's coordinates.
+BOXES = """() => Object.fromEntries(['#grid', '#now .ln.at', '#hbmmeter', '#srammeter', '#rows'].map(s => {
+  const r = document.querySelector(s).getBoundingClientRect();
+  return [s, { top: r.top, bottom: r.bottom, width: r.width, height: r.height }];
+}))"""
+HEIGHT = "() => document.documentElement.scrollHeight"
+WIDTHS = "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+
+
+def close_sidebar(pg) -> None:
+    """Close the app's sidebar with its own button, and wait until it is closed."""
+    pg.locator("[data-testid='stSidebar']").hover()
+    pg.locator("[data-testid='stSidebarCollapseButton'] button").click()
+    pg.locator("[data-testid='stSidebar'][data-collapsed='true']").wait_for(state="attached")
+
+
+def open_at(pg, url: str, sidebar: bool, last: bool = False):
+    """The page's player once drawn at the frame's final width (after the sidebar closed)."""
+    iframe, fr = open_player(pg, url, last=last)
+    if not sidebar:
+        close_sidebar(pg)
+        wide = pg.viewport_size["width"] - 200
+        pg.wait_for_function("w => [...document.querySelectorAll(\"iframe[data-testid='stIFrame']\")]"
+                             ".every(f => f.getBoundingClientRect().width > w)", arg=wide)
+        expect(fr.locator("body")).to_have_class("wide")
+        iframe.scroll_into_view_if_needed()
+    return iframe, fr
+
+
+def shot(pg, fr, name: str) -> None:
+    """The player as the back row sees it."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    pg.add_style_tag(content="[data-testid='stHeader'] { visibility: hidden; }")
+    fr.locator("#fv").screenshot(path=str(SHOTS / f"layout_{name}.png"))
+
+
+def phone_shots(pg, fr, name: str) -> None:
+    """What a phone's screen shows, scrolled to the top of the player and then to its meters."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    pg.add_style_tag(content="[data-testid='stHeader'] { visibility: hidden; }")
+    for part, selector in (("top", ".bar"), ("end", ".meter")):
+        fr.locator(selector).first.evaluate("el => el.scrollIntoView({block: 'start'})")
+        expect(fr.locator(selector).first).to_be_in_viewport()
+        pg.screenshot(path=str(SHOTS / f"layout_{name}_{part}.png"))
+
+
+@pytest.mark.parametrize("width, sidebar", [(1280, True), (1400, False)], ids=["1280-sidebar", "1400-no-sidebar"])
+def test_a_projected_section_shows_tiles_code_line_rows_and_meters_at_once(server, browser, width, sidebar):
+    ctx = browser.new_context(viewport={"width": width, "height": 720})
+    pg = ctx.new_page()
+    try:
+        iframe, fr = open_at(pg, server + TILING, sidebar)
+        height = fr.locator("body").evaluate(HEIGHT)
+        assert height <= SECTION, f"the player is {height} px tall at {iframe.bounding_box()['width']:.0f} px wide"
+        box = fr.locator("body").evaluate(BOXES)
+        grid = box["#grid"]
+        assert min(grid["width"], grid["height"]) >= 240, f"the grid is {grid['width']} x {grid['height']} px"
+        top, bottom = min(b["top"] for b in box.values()), max(b["bottom"] for b in box.values())
+        assert bottom - top <= SECTION, f"tiles, code line, rows and meters span {bottom - top:.0f} px"
+        expect(fr.locator("#listing")).not_to_have_attribute("open", "")
+        shot(pg, fr, f"tiling_{width}{'' if sidebar else '_no_sidebar'}")
+    finally:
+        ctx.close()
+
+
+@pytest.mark.parametrize("bug", BUGS)
+def test_each_bugs_player_fits_a_projected_section(server, browser, bug):
+    ctx = browser.new_context(viewport={"width": 1400, "height": 720})
+    pg = ctx.new_page()
+    try:
+        iframe, fr = open_at(pg, server + f"{BREAK_IT}?bug_{bug}=true&watch_{bug}=true", sidebar=False)
+        height = fr.locator("body").evaluate(HEIGHT)
+        assert height <= SECTION, f"{bug}: the player is {height} px tall"
+        shot(pg, fr, f"bug_{bug}_1400")
+    finally:
+        ctx.close()
+
+
+def test_opening_the_listing_grows_the_frame_to_hold_it(server, page):
+    iframe, fr = open_player(page, server + TILING)
+    closed = fr.locator("body").evaluate(HEIGHT)
+    fr.locator("#listing > summary").click()
+    expect(fr.locator("#code .ln.at")).to_be_visible()
+    page.wait_for_function("h => document.querySelector(\"iframe[data-testid='stIFrame']\").offsetHeight > h + 500",
+                           arg=closed)
+
+
+@pytest.mark.parametrize("url, last", [(TILING, False), (BACKWARD, True), (WHOLE_GPU, False)],
+                         ids=["tile", "backward", "whole_gpu"])
+def test_on_a_phone_no_player_is_wider_than_the_screen(server, browser, url, last):
+    ctx = browser.new_context(**PHONE)
+    pg = ctx.new_page()
+    try:
+        iframe, fr = open_player(pg, server + url, last=last)
+        scroll, client = fr.locator("body").evaluate(WIDTHS)
+        assert scroll <= client, f"the page is {scroll} px wide in a {client} px frame"
+        expect(fr.locator(".keys")).to_be_hidden()  # no keyboard to hint at
+        heights = fr.locator(".bar button").evaluate_all("bs => bs.map(b => b.getBoundingClientRect().height)")
+        assert min(heights) >= 40, f"buttons {heights} px tall"
+        phone_shots(pg, fr, f"phone_{url.strip('/').split('?')[0]}")
+    finally:
+        ctx.close()
+
+
+def test_on_a_phone_the_tiles_come_first_as_wide_as_the_screen(server, browser):
+    ctx = browser.new_context(**PHONE)
+    pg = ctx.new_page()
+    try:
+        iframe, fr = open_player(pg, server + TILING)
+        box = fr.locator("body").evaluate(BOXES)
+        assert box["#grid"]["width"] >= 300, f"the grid is {box['#grid']['width']} px wide"
+        order = [box[s]["top"] for s in ("#grid", "#rows", "#now .ln.at", "#hbmmeter")]
+        assert order == sorted(order), "tiles, then the rows, the code, the meters"
+        assert fr.locator("#rows").evaluate("el => el.getBoundingClientRect().right <= "
+                                            "document.documentElement.clientWidth"), "the rows table is cut"
+    finally:
+        ctx.close()
+
+
+# ---- the keys on the app's page, with two players on it --------------------------------------------
+
+def two_players(pg) -> tuple:
+    """A page holding two tile players, as the app embeds them (srcdoc iframes of one origin)."""
+    cfg, _ = teaching_config(Config(), 256, 16)
+    html = render_html(flash_frames(cfg))
+    pg.set_content("<h1 tabindex=0>Two players</h1><iframe id=a></iframe><iframe id=b></iframe>")
+    for name in ("a", "b"):
+        pg.locator(f"#{name}").evaluate("(f, html) => { f.srcdoc = html; }", html)
+    a, b = pg.frame_locator("#a"), pg.frame_locator("#b")
+    for fr in (a, b):
+        at_step(fr, 0, timeout=30_000)
+    return a, b
+
+
+def test_without_sections_the_first_player_takes_the_pages_keys(page):
+    a, b = two_players(page)
+    page.locator("h1").click()
+    page.keyboard.press("ArrowRight")
+    at_step(a, 1)
+    at_step(b, 0)
+
+
+def test_in_a_presentation_only_the_player_in_the_section_on_screen_steps(page):
+    a, b = two_players(page)
+    page.evaluate("() => { window.__fvOwnsKeys = f => f === document.getElementById('b'); }")
+    page.locator("h1").click()
+    page.keyboard.press("ArrowRight")
+    at_step(b, 1)
+    at_step(a, 0)
+    page.evaluate("() => { window.__fvOwnsKeys = f => f === document.getElementById('a'); }")
+    page.keyboard.press("ArrowRight")
+    at_step(a, 1)
+    at_step(b, 1)
+    page.evaluate("() => { window.__fvOwnsKeys = () => undefined; }")  # presenting ended
+    page.keyboard.press("End")
+    expect(a.locator("#label")).not_to_have_attribute("data-step", "1")
+    at_step(b, 1)
+
+
+def test_a_removed_player_hands_the_keys_to_the_next(page):
+    a, b = two_players(page)
+    page.locator("#a").evaluate("f => f.remove()")
+    page.locator("h1").click()
+    page.keyboard.press("ArrowRight")
+    at_step(b, 1)
