@@ -71,7 +71,6 @@ st.caption(f"Stored: the seed's rule, {cfg.dtype}. GFLOPs: forward + backward as
 @ui.section
 def _player() -> None:
     """The backward player and its own n and d: they rerun this part alone."""
-    ui.slide("The backward player")
     st.subheader("Watch the backward")
     c1, c2 = st.columns(2)
     bw_n = ui.bound(Param("bw_n", "animation n", 256, animation.TEACHING_N), c1)
@@ -82,6 +81,7 @@ def _player() -> None:
     ui.explain("Outer loop over key blocks, inner over query blocks. Each tile rebuilds S and P from Q, K and "
                "the m and l the forward kept; dK and dV of the key block add up in SRAM, dQ of the query rows "
                "goes back to HBM. ← → step, space plays; PageDown still moves on.")
+    ui.slide("The backward player")  # the player alone: it takes the whole screen under the top bar
     backward_player(backward_player_html(bcfg))
 
 
