@@ -91,7 +91,7 @@ def present_bug(key: str) -> None:
     acfg, note = symptoms.player_config(cfg, key)
     page, caption, _ = cache.bug_player(acfg, key, cfg, at_symptom=True)
     ui.slide(bug.label)
-    st.markdown(f"##### {bug.label}\n**The edit:** {bug.change} {caption}" + (f" {note}" if note else ""))
+    st.markdown(f"**{bug.label}.** {bug.change} {caption}" + (f" {note}" if note else ""))
     player(page)
     with st.expander(f"The edit as a diff, and the lab's figures ({settings_text(cfg)})", key=f"more_{key}"):
         st.code(listing.diff(key, cfg.loop_order), language="diff")

@@ -114,8 +114,9 @@ def test_break_it_presentation_shows_every_bug_and_the_belief_with_a_player_each
     at = open_page(BREAK_IT, present="true")
     at.button(key="reveal_answer").click().run()  # the question first, then the lesson
     assert not at.exception
-    headed = [m.value.split("\n")[0] for m in at.markdown if m.value.startswith("##### ") and "Predict" not in m.value]
-    assert headed == [f"##### {b.label}" for b in BUGS.values()], headed
+    headed = [m.value.split(".**")[0] for m in at.markdown if m.value.startswith("**") and ".**" in m.value
+              and any(m.value.startswith(f"**{b.label}.**") for b in BUGS.values())]
+    assert headed == [f"**{b.label}" for b in BUGS.values()], headed
     assert [h.value for h in at.subheader] == [b.label for b in BELIEFS.values()]
     assert not [t.key for t in at.toggle if t.key.startswith(("bug_", "belief_", "watch_"))], "nothing to click"
     runs = [player_data(f) for f in at.get("iframe")]

@@ -609,7 +609,7 @@ def test_on_a_projector_each_bug_of_break_it_opens_its_player_at_its_symptom(ser
             so_far, std = (float(re.search(p + r" ([\d.]+) MB", meter).group(1))
                            for p in ("flash so far", "standard attention:"))
             assert so_far > std, meter
-        heading = page.locator("h5").filter(has_text=BUGS[bug].label).first
+        heading = page.locator("[data-testid='stMarkdownContainer'] p").filter(has_text=BUGS[bug].label).first
         heading.evaluate("el => el.scrollIntoView({block: 'start'})")
         expect(fr.locator("#label")).to_be_visible()
         page.screenshot(path=str(SHOTS / f"09_present_{bug}_1280x720.png"))
