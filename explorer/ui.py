@@ -165,7 +165,7 @@ def sync_url() -> None:
     """Make the address bar say exactly what the controls show (run last in app.py). While
     presenting, the section on screen (`sec`, written by the clicker in the browser) stays."""
     link = dict(st.session_state.get(LINK, {}))
-    if presenting() and SECTION in st.query_params:
+    if presenting() and section_in_link():
         link[SECTION] = st.query_params[SECTION]
     if list(st.query_params.to_dict().items()) != list(link.items()):  # in order: the same text
         st.query_params.from_dict(link)
@@ -215,7 +215,7 @@ def parse_deck(raw: str) -> tuple[list[int], str | None]:
         part = part.strip()
         if not part:
             continue
-        if part.isdigit() and 1 <= int(part) <= len(LESSONS):
+        if part.isascii() and part.isdigit() and 1 <= int(part) <= len(LESSONS):
             if int(part) - 1 not in picked:
                 picked.append(int(part) - 1)
         else:
@@ -253,12 +253,18 @@ def _neighbours(k: int) -> tuple[int | None, int | None]:
     return (order[at - 1] if at > 0 else None), (order[at + 1] if at + 1 < len(order) else None)
 
 
+def section_in_link() -> bool:
+    """Whether the link names a section past the question: a positive number, or "end" (the
+    last, where PageUp from the next lesson lands). Anything else is dropped from the URL."""
+    raw = st.query_params.get(SECTION, "")
+    return raw == "end" or (raw.isascii() and raw.isdigit() and int(raw) > 0)
+
+
 def resumes_inside(file: str) -> bool:
     """Whether this run opens a lesson at one of its sections past the question (a presenter link
     or PageUp from the next lesson): then its question counts as answered. Once per visit."""
-    raw = st.query_params.get(SECTION, "0")
     seen = st.session_state.setdefault("_resumed", set())
-    if not presenting() or raw in ("", "0") or file in seen:
+    if not presenting() or not section_in_link() or file in seen:
         return False
     seen.add(file)
     return True
@@ -646,7 +652,8 @@ def share_link() -> None:
     """Two links: a reader's (this lesson and these settings, to read: no presentation mode) and
     a presenter's (presentation mode, the deck, and the section on screen)."""
     link = dict(st.session_state.get(LINK, {}))  # the same dict sync_url puts in the address bar
-    reader, presenter = share_params(link, st.query_params.get(SECTION) if presenting() else None)
+    reader, presenter = share_params(link, st.query_params.get(SECTION) if presenting() and section_in_link()
+                                     else None)
     # Opening the box reruns the page (on_change), so its links are never older than the address bar,
     # even after a section's own rerun (see section).
     with st.expander("Share this view", key=SHARE_OPEN, on_change="rerun"):

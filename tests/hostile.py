@@ -10,7 +10,7 @@ VALUES = [
     "../../etc/passwd", "'; DROP TABLE x; --", "${7*7}", "{{7*7}}", "\u202eevil", "line\nbreak", "tab\tvalue",
 ]
 KEYS = list(SHARED) + ["an_n", "an_d", "os_block", "os_len", "os_offset", "ex_window", "bug_no_max", "hw_d",
-                       "hw_dtype", "unknown_key", "<script>"]
+                       "hw_dtype", "unknown_key", "<script>", "deck", "sec"]
 
 
 def links() -> list[dict]:
