@@ -17,7 +17,9 @@ from flashviz.animation import payload
 from flashviz.player_schema import FlashRun, Payload, StandardRun
 
 HERE = Path(__file__).parent
-HEIGHT = 640  # px: enough for every frame when the iframe is 1180 px wide or more
+# px: every frame of lesson 3's player from 760 px wide, and of lesson 9's bugs from 1180 px: a
+# section under a 720 px screen's top bar (tests/test_player_layout_browser.py)
+HEIGHT = 560
 
 # The bar every player opens with; player_common.js wires it by these ids.
 CONTROLS = """\

@@ -84,6 +84,7 @@ def test_a_projected_section_shows_tiles_code_line_rows_and_meters_at_once(serve
         assert min(grid["width"], grid["height"]) >= 240, f"the grid is {grid['width']} x {grid['height']} px"
         top, bottom = min(b["top"] for b in box.values()), max(b["bottom"] for b in box.values())
         assert bottom - top <= SECTION, f"tiles, code line, rows and meters span {bottom - top:.0f} px"
+        expect(fr.locator("#rows td.m0").first).to_be_visible()  # the whole table: m before and after
         expect(fr.locator("#listing")).not_to_have_attribute("open", "")
         shot(pg, fr, f"tiling_{width}{'' if sidebar else '_no_sidebar'}")
     finally:
@@ -99,6 +100,18 @@ def test_each_bugs_player_fits_a_projected_section(server, browser, bug):
         height = fr.locator("body").evaluate(HEIGHT)
         assert height <= SECTION, f"{bug}: the player is {height} px tall"
         shot(pg, fr, f"bug_{bug}_1400")
+    finally:
+        ctx.close()
+
+
+def test_standard_attentions_player_keeps_its_meters_in_sight_when_projected(server, browser):
+    ctx = browser.new_context(viewport={"width": 1400, "height": 720})
+    pg = ctx.new_page()
+    try:
+        iframe, fr = open_at(pg, server + TILING + "?an_std=true", sidebar=False)
+        expect(fr.locator("#hbmmeter")).to_be_visible()  # it has no table to sit beside
+        expect(fr.locator("#srammeter")).to_be_visible()
+        assert fr.locator("body").evaluate(HEIGHT) <= SECTION
     finally:
         ctx.close()
 
