@@ -480,9 +480,11 @@ _DECK_CSS = """<style>
 }
 </style>"""
 # Presenting: room under the last section, so that every section, the last included, can be
-# scrolled to the top of the screen.
+# scrolled to the top of the screen; and the screen's whole width (the sidebar is closed), where
+# the tile player lays its notes beside its table.
 _PRESENT_CSS = """<style>
-[data-testid="stMainBlockContainer"] { padding-bottom: calc(100vh - 4rem); }
+[data-testid="stMainBlockContainer"] { padding-bottom: calc(100vh - 4rem); padding-left: 1.5rem; padding-right: 1.5rem;
+  max-width: none; }
 </style>"""
 
 
