@@ -166,7 +166,9 @@ def test_the_clicker_alone_shows_every_figure_and_walks_back(server, browser, de
     assert [k for k in dict.fromkeys(k for k, _, _ in forward)] == deck, "the deck's lessons, in its order"
     assert not misses, f"figures never whole on a 1280x720 screen, by lesson: {misses}"
     back = walk_back(pg, deck)
-    assert back == list(reversed(forward)), "PageUp retraces every section PageDown showed"
+    # a question inside a section held the clicker there once (its reveal): the way back has no such stop
+    shown = [stop for k, stop in enumerate(forward) if k == 0 or stop != forward[k - 1]]
+    assert back == list(reversed(shown)), "PageUp retraces every section PageDown showed"
     assert all(key in pg.url for key in ("n=2048", "d=128", "present=true")), pg.url
     ctx.close()
 
