@@ -605,7 +605,7 @@ def table(df, key: str, caption: str | None = None, show=None, headers: dict | N
 
 def chart(fig, key: str) -> None:
     st.plotly_chart(fig, key=key, config={
-        "displaylogo": False,
+        "displaylogo": False, "displayModeBar": "hover" if not presenting() else False,
         "toImageButtonOptions": {"format": "png", "filename": key, "scale": 2}})
 
 

@@ -14,6 +14,7 @@ from typing import Callable
 import numpy as np
 
 from . import costs
+from .claims import compare
 from .attention import (flash_attention, online_softmax, random_qkv, random_row, softmax,
                         standard_attention)
 from .config import KB, MB, SEED, Config
@@ -316,8 +317,9 @@ def belief_verdict(check: dict, causal: bool) -> str:
     else:
         flops = f"Flash does {ff:.3f} GFLOPs against standard attention's {sf:.3f}."
     if fb < sb:
-        traffic = (f"Traffic is where they part: flash moves {sb / fb:.1f} times fewer bytes "
-                   f"({fb:.2f} against {sb:.2f} MB).")
+        # "where they part" only when they do: at tiles near d the cut is a few percent
+        lead = "Traffic is where they part" if sb / fb >= 1.5 else "Traffic barely parts at these tiles"
+        traffic = f"{lead}: flash moves {compare(sb, fb)} ({fb:.2f} against {sb:.2f} MB)."
     elif fb > sb:
         traffic = (f"At these tiles flash moves more bytes than standard attention ({fb:.2f} against "
                    f"{sb:.2f} MB): K and V are read again for every query block.")

@@ -19,6 +19,7 @@ std_pt, flash_pt = points.iloc[0], points.iloc[1]
 need, feed = std_pt["bytes per flop"], hw.balance(roof.dtype)
 bound_here = regime(need, feed)
 
+ui.slide("The numbers")
 if bound_here == "memory":
     st.markdown(f"#### Attention does n² work and moves n² bytes. On the {hw.name} in {roof.dtype}, "
                 "the bytes are what it waits on.")

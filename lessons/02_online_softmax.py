@@ -22,14 +22,15 @@ exact = softmax(row)
 online = online_softmax(row, block, steps=steps)
 broken = online_softmax(row, block, rescale=False, steps=broken_steps)
 
-ui.slide("The rule")
-st.latex(r"m_{\text{new}} = \max(m_{\text{old}}, \max_j s_j) \qquad "
-         r"l_{\text{new}} = \underbrace{e^{\,m_{\text{old}} - m_{\text{new}}}}_{\text{the rescale}}\, l_{\text{old}}"
-         r" + \sum_j e^{\,s_j - m_{\text{new}}}")
 # On a projector the clicker shows the row twice: at the default spread, then a wide one, where the
 # max moves far more often and dropping the rescale costs far more.
 ui.slide("The row, streamed", steps=({"os_spread": OWN["os_spread"].default}, {"os_spread": OWN["os_spread"].hi}),
          on_step=predict.keep_revealed("lessons/02_online_softmax.py"))
+if ui.presenting():  # the sliders above are off the screen: say what this step set
+    st.caption(f"A row of {length} scores, spread (std) {spread:g}, streamed in blocks of {block}.")
+st.latex(r"m_{\text{new}} = \max(m_{\text{old}}, \max_j s_j) \qquad "
+         r"l_{\text{new}} = \underbrace{e^{\,m_{\text{old}} - m_{\text{new}}}}_{\text{the rescale}}\, l_{\text{old}}"
+         r" + \sum_j e^{\,s_j - m_{\text{new}}}")
 m1, m2, m3 = st.columns(3)
 m1.metric("online: max |diff|", f"{np.abs(online - exact).max():.2e}")
 m2.metric("no rescale: max |diff|", f"{np.abs(broken - exact).max():.2e}")

@@ -17,6 +17,7 @@ table = cache.over_n(ui.sweep_config(ns), ns)
 here = table[table["n"] == cfg.n].iloc[0]
 diff = cache.max_abs_diff(sim)
 
+ui.slide("The numbers")
 c = st.columns(4)
 c[0].metric("max |diff|", f"{diff:.2e}", help=f"flash against standard attention, run at n = {sim.n}")
 c[1].metric("standard peak", bytes_text(here["std peak KB"] * 1024), help="the n × n matrix, in HBM")

@@ -14,6 +14,7 @@ best = sweeps.best_fitting_block(table)
 std_bytes = costs.standard_cost(cfg).hbm_bytes
 rule = sweeps.paper_rule(cfg)
 
+ui.slide("The numbers")
 c = st.columns(4)
 c[0].metric("SRAM budget, KB", f"{cfg.sram_bytes // 1024}", help=f"{cfg.sram_elements:,} elements of {cfg.dtype}")
 c[1].metric("best tile that fits", "none" if best is None else f"{best} × {best}")

@@ -23,6 +23,7 @@ std_total = costs.standard_cost(tiles).flops + costs.standard_backward_cost(tile
 ui.own_setting(f"Square {tiles.Br} × {tiles.Br} tiles (the sidebar's Br); Bc, the budget and the loop order "
                "do not enter these counts.")
 
+ui.slide("The numbers")
 c = st.columns(4)
 c[0].metric("standard keeps", bytes_text(here["std stored MB"] * 2**20), help=f"Q, K, V and P at n = {cfg.n}")
 c[1].metric("flash keeps", bytes_text(here["flash stored MB"] * 2**20), help="Q, K, V, m and l")
@@ -70,7 +71,12 @@ st.caption(f"Stored: the seed's rule, {cfg.dtype}. GFLOPs: forward + backward as
 
 @ui.section
 def _player() -> None:
-    """The backward player and its own n and d: they rerun this part alone."""
+    """The backward player and its own n and d: they rerun this part alone. On a projector the
+    player leads its section (a heading, its controls and the player are more than one screen)
+    and its controls follow it."""
+    if ui.presenting():
+        ui.slide("The backward player")
+        player_slot = st.container()
     st.subheader("Watch the backward")
     c1, c2 = st.columns(2)
     bw_n = ui.bound(Param("bw_n", "animation n", 256, animation.TEACHING_N), c1)
@@ -81,8 +87,11 @@ def _player() -> None:
     ui.explain("Outer loop over key blocks, inner over query blocks. Each tile rebuilds S and P from Q, K and "
                "the m and l the forward kept; dK and dV of the key block add up in SRAM, dQ of the query rows "
                "goes back to HBM. ← → step, space plays; PageDown still moves on.")
-    ui.slide("The backward player")  # the player alone: it takes the whole screen under the top bar
-    backward_player(backward_player_html(bcfg))
+    if ui.presenting():
+        with player_slot:
+            backward_player(backward_player_html(bcfg))
+    else:
+        backward_player(backward_player_html(bcfg))
 
 
 _player()

@@ -20,6 +20,7 @@ demo = cache.demo(6, n=n, d=cfg.d, window=window)
 res = demo.tables["against standard attention"]
 flash, local = res.iloc[0], res.iloc[1]
 
+ui.slide("The numbers")
 c = st.columns(3)
 c[0].metric("flash: max |diff|", f"{flash['max abs diff']:.2e}")
 c[1].metric(f"window {window}: max |diff|", f"{local['max abs diff']:.2e}")
@@ -42,5 +43,4 @@ flash_title = "|flash − standard|"
 ui.slide("The error, as a picture")
 ui.side_by_side((cache.figure(charts.diff_heatmap, demo.arrays["flash - standard"], flash_title), "diff_flash"),
                 (cache.figure(charts.diff_heatmap, demo.arrays["local - standard"], local_title), "diff_local"))
-ui.slide("The table")
 ui.table(res, "exact", f"n = {n}, d = {cfg.d}, float64 arithmetic")

@@ -15,6 +15,7 @@ full = cache.over_n(ui.sweep_config(ns), ns)
 table = full[["n", "std GFLOPs", "flash GFLOPs", "std HBM MB", "flash HBM MB", "traffic cut"]]
 here = table[table["n"] == cfg.n].iloc[0]
 std_flops, flash_flops = here["std GFLOPs"] * 1e9, here["flash GFLOPs"] * 1e9
+ui.slide("The numbers")
 c = st.columns(3)
 c[0].metric("standard work", count_text(std_flops, "flop"))
 c[1].metric("flash work", count_text(flash_flops, "flop"))

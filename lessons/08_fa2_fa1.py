@@ -22,6 +22,7 @@ fa2_without_Bc = not cfg.causal and costs.flash_cost(cfg.with_(loop_order="fa2",
 fa1_without_Br = not cfg.causal and costs.flash_cost(cfg.with_(loop_order="fa1", Br=other_Br)).moved == \
     costs.flash_cost(cfg.with_(loop_order="fa1")).moved
 
+ui.slide("The numbers")
 c = st.columns(4)
 c[0].metric("FA2 order moves", bytes_text(fa2["HBM MB"] * 2**20))
 c[1].metric("FA1 order moves", bytes_text(fa1["HBM MB"] * 2**20),
@@ -64,7 +65,6 @@ ui.side_by_side((cache.figure(charts.loop_order_bars, orders), "loop_order"),
 ui.slide("The table")
 ui.table(orders, "loop_orders", f"n = {cfg.n}, d = {cfg.d}, Br = {cfg.Br}, Bc = {cfg.Bc}, {cfg.dtype}"
          + (", causal" if cfg.causal else ""))
-ui.slide("Causal masking")
 st.subheader("Causal masking")
 st.markdown(f"With the mask {'(on now)' if cfg.causal else '(off now; these are the figures with it on)'}, "
             f"**{causal['tiles computed (causal)']}** of **{causal['tiles']}** tiles are "

@@ -25,6 +25,7 @@ hw, kernel = HARDWARE[gpu], kernel_named(kname, d)
 w = whole_gpu(n, d, bh, kernel, hw)
 per_sm = kernel.blocks_per_sm(d, hw)
 
+ui.slide("The numbers")
 m = st.columns(4)
 m[0].metric("blocks in the grid", f"{w.blocks:,}", help="batch × heads × query blocks (Tr = n / Br)")
 m[1].metric("resident at once", f"{hw.sms} × {per_sm}", help="SMs × blocks per SM (shared memory and registers)")
@@ -84,7 +85,6 @@ queries into blocks of {kernel.Br} rows, so the same work makes {small.blocks:,}
 measures: each wave reads its head's K and V again once they no longer fit in L2.
 """)
 
-ui.slide("Plain attention, for scale")
 st.subheader("Plain attention, for scale")
 pr, p4 = plain_table["reads: model ÷ measured"], plain_table["reads: four-kernel ÷ measured"]
 same_line = "" if kernel.Br != d else (

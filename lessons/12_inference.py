@@ -37,6 +37,7 @@ ui.own_setting(f"d = {cfg.d} and the tiles come from the sidebar; the cache is s
 step = decode.decode_cost(cfg)
 need, feed = step.bytes_per_flop, hw.balance(cfg.dtype)
 model_cache = decode.cache_bytes(cfg.n_kv, cfg.batch, cfg.kv_heads, cfg.d, layers, cfg.element_bytes)
+ui.slide("The numbers")
 st.markdown(f"#### Each new token's query reads the whole cache once and does {1 / need:.3g} flops per byte "
             f"with it: on the {hw.name}, decoding is {regime(need, feed)}-bound.")
 cols = st.columns(4)
@@ -96,7 +97,6 @@ Grouped-query attention is a model choice made at training time: fewer K/V heads
 to cache and to read, at some cost in quality. The key/value heads slider above walks from MHA (one K/V
 head per query head) through GQA to MQA (one for all).
 """)
-ui.slide("The sharing table")
 ui.table(sharing, "kv_sharing", f"One decoding step, {layers} layers, batch {cfg.batch}, n = {cfg.n_kv:,}; the "
          "roofline time assumes every SM busy")
 
@@ -121,7 +121,6 @@ if best > 1:
 else:
     st.markdown(f"{blocks} blocks already fill the {hw.sms} SMs: splitting would only add bytes "
                 "(the partials and the query read again), so the best is not to split.")
-ui.slide("Split-KV, chart and table")
 left, right = st.columns(2)
 with left:
     ui.chart(cache.figure(charts.split_times, sweep, best), "inference_splits")

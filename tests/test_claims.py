@@ -616,14 +616,18 @@ def check_break_it(ck: Claims, p: dict) -> None:
         ck.expect(equal == (ff == sf), f"'{verdict}' with flops {sf:,} vs {ff:,}")
         if "Flash does fewer flops here" in verdict:
             ck.expect(ff < sf and full.causal, f"'fewer flops' with {sf:,} vs {ff:,}")
-        t = re.search(rf"flash moves ({NUM}) times fewer bytes|flash moves (more) bytes|Traffic is (equal) too",
-                      verdict)
+        t = re.search(rf"flash moves (?:({NUM})× |({NUM})% )?(fewer) bytes|flash moves (more) bytes|"
+                      r"Traffic is (equal) too", verdict)
         ck.expect(t, f"no traffic verdict in {verdict!r}")
-        word = "fewer" if t.group(1) else "more" if t.group(2) else "equal"
+        word = "fewer" if t.group(3) else "more" if t.group(4) else "equal"
         ck.expect(word == ("fewer" if fb < sb else "more" if fb > sb else "equal"),
                   f"{t.group(0)!r}: flash {fb} B vs standard {sb} B")
         if t.group(1):
             ck.expect(agrees(t.group(1), sb / fb), f"{t.group(0)!r} vs {sb / fb:.3f}")
+        if t.group(2):
+            ck.expect(agrees(t.group(2), 100 * (1 - fb / sb)), f"{t.group(0)!r} vs {100 * (1 - fb / sb):.3f}%")
+        ck.expect(("where they part" in verdict) == (fb < sb and sb / fb >= 1.5),
+                  f"'where they part' in {verdict!r} at a ratio of {sb / max(fb, 1):.3f}")
 
 
 def check_real_hardware(ck: Claims, p: dict) -> None:
