@@ -10,12 +10,16 @@ from flashviz.attention import online_softmax, random_row, softmax
 st.title("Online softmax")
 st.markdown("#### Stream a row in blocks, carry two numbers: the largest score so far, m, and a running sum, l.")
 
+ui.slide("The row and the rule")
 c1, c2, c3, c4 = st.columns(4)
 length = ui.bound(OWN["os_len"], c1)
 block = ui.bound(OWN["os_block"], c2)
 spread = ui.bound(OWN["os_spread"], c3)
 seed = ui.bound(OWN["os_seed"], c4)
 
+st.latex(r"m_{\text{new}} = \max(m_{\text{old}}, \max_j s_j) \qquad "
+         r"l_{\text{new}} = \underbrace{e^{\,m_{\text{old}} - m_{\text{new}}}}_{\text{the rescale}}\, l_{\text{old}}"
+         r" + \sum_j e^{\,s_j - m_{\text{new}}}")
 row = random_row(length, seed, spread)
 steps, broken_steps = [], []
 exact = softmax(row)
@@ -28,9 +32,6 @@ ui.slide("The row, streamed", steps=({"os_spread": OWN["os_spread"].default}, {"
          on_step=predict.keep_revealed("lessons/02_online_softmax.py"))
 if ui.presenting():  # the sliders above are off the screen: say what this step set
     st.caption(f"A row of {length} scores, spread (std) {spread:g}, streamed in blocks of {block}.")
-st.latex(r"m_{\text{new}} = \max(m_{\text{old}}, \max_j s_j) \qquad "
-         r"l_{\text{new}} = \underbrace{e^{\,m_{\text{old}} - m_{\text{new}}}}_{\text{the rescale}}\, l_{\text{old}}"
-         r" + \sum_j e^{\,s_j - m_{\text{new}}}")
 m1, m2, m3 = st.columns(3)
 m1.metric("online: max |diff|", f"{np.abs(online - exact).max():.2e}")
 m2.metric("no rescale: max |diff|", f"{np.abs(broken - exact).max():.2e}")
