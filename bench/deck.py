@@ -79,6 +79,12 @@ def lesson(pg, base: str, k: int, sections: list[float], nexts: list[float]) -> 
     pg.wait_for_function("() => /engine says/i.test(document.querySelector('.st-key-question').textContent)",
                          timeout=60_000)
     settle(pg)
+    inline = pg.locator("[class*='st-key-reveal_inline_'] button")
+    while inline.count():  # a question inside a section: answered first, so every press below moves
+        inline.first.click()
+        expect(inline).to_have_count(0, timeout=60_000)
+        settle(pg)
+    pg.evaluate("() => { document.querySelector('[data-testid=\"stMain\"]').scrollTop = 0; }")
     marks = pg.locator("[data-testid='stMain'] .fv-slide")
     for s in range(marks.count()):
         sections.append(pg.evaluate(PRESS, ["PageDown", SECTION_AT % s]))

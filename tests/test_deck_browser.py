@@ -82,7 +82,8 @@ def walk_forward(pg, deck: list[int]) -> tuple[list[tuple], dict]:
             if now["revealed"]:
                 stops.append((k, now["k"], now["step"]))
                 SHOTS.mkdir(parents=True, exist_ok=True)
-                pg.screenshot(path=str(SHOTS / f"deck_{k + 1:02d}_{now['k']}.png"))
+                preset = "" if now["step"] is None else f"_preset{now['step'] + 1}"
+                pg.screenshot(path=str(SHOTS / f"deck_{k + 1:02d}_{now['k']}{preset}.png"))
             stepping = now["steps"] is not None and now["step"] < now["steps"] - 1
             last = now["revealed"] and now["k"] == now["of"] and not _inline_here(pg, now) and not stepping
             if last and at == len(deck) - 1:
