@@ -1,0 +1,146 @@
+// The clicker. Reading: PageDown / PageUp change lessons wherever the focus is (a focused slider or
+// toggle would take the key for itself, and Streamlit's shortcuts skip keys typed into a control; so
+// focus goes back to the page and the lesson button is pressed). Presenting (the server draws
+// `.fv-deck[data-present="1"]`): a lesson is a deck of sections, each starting at a `.fv-slide` mark
+// (`slide()`), section 0 being the top of the page. PageDown reveals the open question, then an
+// unrevealed question inside the section on screen, then scrolls the next section to the top under
+// the top bar, and after the last one presses the next-lesson button; PageUp walks back the same way
+// and, from the top, opens the previous lesson at its last section. Moving between sections is a
+// scroll in the browser, no rerun; the section on screen goes into the URL as `sec` (replaceState),
+// so a reload or a presenter link resumes there. The players ask `__fvOwnsKeys(frame)` whether their
+// frame lies in the section on screen, so → and space step the player the teacher is looking at.
+// Fixed code, no input from the URL or the reader.
+(function () {
+  if (window.__fvClicker) return;
+  window.__fvClicker = true;
+  const CONTROL = 'input, select, textarea, [role="slider"], [role="switch"], [role="radio"], [role="combobox"]';
+  const q = s => document.querySelector(s);
+  const presenting = () => { const d = q(".fv-deck"); return !!(d && d.dataset.present === "1"); };
+  const scroller = () => q('[data-testid="stMain"]');
+  const marks = () => [...document.querySelectorAll('[data-testid="stMain"] .fv-slide')];
+  const headBottom = () => {
+    const h = q('[data-testid="stHeader"]');
+    return h ? h.getBoundingClientRect().bottom : 0;
+  };
+  const button = key => q(".st-key-" + key + " button");
+  // The section on screen: the last whose mark has reached the top bar (0: none has, the page's top).
+  function current() {
+    const head = headBottom() + 4;
+    let k = 0;
+    marks().forEach((m, i) => { if (m.getBoundingClientRect().top <= head) k = i + 1; });
+    return k;
+  }
+  function inSection(el, k) {
+    const ms = marks(), start = k > 0 ? ms[k - 1] : null, end = ms[k] || null;
+    return (!start || !!(start.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING)) &&
+           (!end || !!(end.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_PRECEDING));
+  }
+  window.__fvOwnsKeys = frame => (presenting() ? inSection(frame, current()) : undefined);
+  let shown = { path: null, k: 0 };  // the lesson and section on screen (null: none yet)
+  function writeUrl(k) {
+    const u = new URL(location.href);
+    if (k > 0) u.searchParams.set("sec", String(k)); else u.searchParams.delete("sec");
+    if (u.href !== location.href) history.replaceState(history.state, "", u.href);
+  }
+  function go(k) {
+    const s = scroller(), ms = marks();
+    if (!s) return;
+    k = Math.max(0, Math.min(ms.length, k));
+    s.scrollTop = k === 0 ? 0 : s.scrollTop + ms[k - 1].getBoundingClientRect().top - headBottom();
+    shown = { path: location.pathname, k };
+    writeUrl(k);
+    window.__fvSection = { k, of: ms.length, at: performance.now() };
+  }
+  // A section with steps (presets of the lesson's own controls): press its hidden step button,
+  // and hold the section in place through the rerun that follows.
+  function step(k, i) {
+    const m = marks()[k - 1], b = m && button("step_" + m.dataset.slug + "_" + i);
+    if (!b) return false;
+    resume = { k, until: performance.now() + 3000 };
+    b.click();
+    return true;
+  }
+  const stepOf = k => {
+    const m = k > 0 ? marks()[k - 1] : null;
+    return m && m.dataset.steps ? { i: Number(m.dataset.step), n: Number(m.dataset.steps) } : null;
+  };
+  function press(e) {
+    resume = null;  // the teacher moves on: a section held in place is let go
+    const down = e.key === "PageDown", k = current(), s = stepOf(k);
+    if (down) {
+      const open = button("reveal_answer");  // the lesson's question, not yet answered
+      if (open) { open.click(); return; }
+      const inline = [...document.querySelectorAll('[class*="st-key-reveal_inline_"] button')]
+        .find(b => inSection(b, k));
+      if (inline) { inline.click(); return; }
+      if (s && s.i < s.n - 1 && step(k, s.i + 1)) return;
+      if (k < marks().length) {
+        go(k + 1);
+        const t = stepOf(k + 1);
+        if (t && t.i !== 0) step(k + 1, 0);
+        return;
+      }
+      const next = button("next_lesson");
+      if (next) next.click();
+    } else {
+      if (s && s.i > 0 && step(k, s.i - 1)) return;
+      if (k > 0) { go(k - 1); return; }
+      const prev = button("prev_lesson");
+      if (prev) prev.click();
+    }
+  }
+  window.addEventListener("keydown", function (e) {
+    if (e.key !== "PageDown" && e.key !== "PageUp") return;
+    const t = e.target, inControl = !!(t && t.closest && t.closest(CONTROL));
+    if (!presenting() && !inControl) return;  // Streamlit's own shortcut will take it
+    e.preventDefault();
+    e.stopImmediatePropagation();
+    if (inControl && t.blur) t.blur();
+    if (presenting()) { press(e); return; }
+    const keys = e.key === "PageDown" ? ["next_lesson"] : ["prev_lesson"];
+    for (const k of keys) { const b = button(k); if (b) { b.click(); return; } }
+  }, true);
+  // After each run: resume at the link's section on a lesson's first run, keep `sec` in the URL
+  // (a run that rewrites the address bar drops it), and close the sidebar once on entering
+  // presentation mode (the settings stay one click away).
+  let wasPresenting = false, resume = null;
+  function settled() {
+    const on = presenting();
+    if (on && !wasPresenting) {
+      const side = q('[data-testid="stSidebar"]'), close = q('[data-testid="stSidebarCollapseButton"] button');
+      if (side && close && side.getBoundingClientRect().right > 40) close.click();
+    }
+    wasPresenting = on;
+    if (!on) { shown = { path: location.pathname, k: 0 }; return; }
+    if (resume && performance.now() < resume.until) { go(resume.k); hold(); return; }  // held in place
+    if (shown.path !== location.pathname) {  // a lesson opened: at the link's section, if it names one
+      const raw = new URL(location.href).searchParams.get("sec");
+      const k = raw === "end" ? marks().length : Math.max(0, parseInt(raw || "0", 10) || 0);
+      resume = k > 0 ? { k, until: performance.now() + 3000 } : null;
+      go(k);
+      hold();
+      return;
+    }
+    writeUrl(shown.k);
+  }
+  // Charts that finish drawing after the run move the marks: hold a resumed section in place
+  // until the first key press, for a few seconds at most.
+  const held = new ResizeObserver(() => {
+    if (resume && presenting() && performance.now() < resume.until) go(resume.k); else resume = null;
+  });
+  let heldBox = null;
+  function hold() {
+    const box = q('[data-testid="stMainBlockContainer"]');
+    if (box && box !== heldBox) { if (heldBox) held.unobserve(heldBox); held.observe(box); heldBox = box; }
+  }
+  window.addEventListener("keydown", () => { resume = null; }, true);
+  const app = q('[data-testid="stApp"]');
+  const watch = () => {
+    const a = q('[data-testid="stApp"]');
+    if (!a) { setTimeout(watch, 50); return; }
+    new MutationObserver(() => { if (a.dataset.testScriptState === "notRunning") settled(); })
+      .observe(a, { attributes: true, attributeFilter: ["data-test-script-state"] });
+    if (a.dataset.testScriptState === "notRunning") settled();
+  };
+  if (app || document.readyState !== "loading") watch(); else addEventListener("DOMContentLoaded", watch);
+})();
