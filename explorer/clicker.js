@@ -56,7 +56,7 @@
   function step(k, i) {
     const m = marks()[k - 1], b = m && button("step_" + m.dataset.slug + "_" + i);
     if (!b) return false;
-    resume = { k, until: performance.now() + 3000 };
+    resume = { k, until: performance.now() + HOLD_MS };
     b.click();
     return true;
   }
@@ -103,7 +103,11 @@
   // After each run: resume at the link's section on a lesson's first run, keep `sec` in the URL
   // (a run that rewrites the address bar drops it), and close the sidebar once on entering
   // presentation mode (the settings stay one click away).
+  // A section held in place: { k: its number, or "end" for the lesson's last, counted when the
+  // marks are there (a run can end before a new lesson's marks are drawn), until: a deadline }.
   let wasPresenting = false, resume = null;
+  const HOLD_MS = 8000;
+  const target = r => (r.k === "end" ? marks().length : r.k);
   function settled() {
     const on = presenting();
     if (on && !wasPresenting) {
@@ -112,12 +116,12 @@
     }
     wasPresenting = on;
     if (!on) { shown = { path: location.pathname, k: 0 }; return; }
-    if (resume && performance.now() < resume.until) { go(resume.k); hold(); return; }  // held in place
+    if (resume && performance.now() < resume.until) { go(target(resume)); hold(); return; }  // held in place
     if (shown.path !== location.pathname) {  // a lesson opened: at the link's section, if it names one
       const raw = new URL(location.href).searchParams.get("sec");
-      const k = raw === "end" ? marks().length : Math.max(0, parseInt(raw || "0", 10) || 0);
-      resume = k > 0 ? { k, until: performance.now() + 3000 } : null;
-      go(k);
+      const k = raw === "end" ? "end" : Math.max(0, parseInt(raw || "0", 10) || 0);
+      resume = k === "end" || k > 0 ? { k, until: performance.now() + HOLD_MS } : null;
+      go(resume ? target(resume) : 0);
       hold();
       return;
     }
@@ -126,7 +130,7 @@
   // Charts that finish drawing after the run move the marks: hold a resumed section in place
   // until the first key press, for a few seconds at most.
   const held = new ResizeObserver(() => {
-    if (resume && presenting() && performance.now() < resume.until) go(resume.k); else resume = null;
+    if (resume && presenting() && performance.now() < resume.until) go(target(resume)); else resume = null;
   });
   let heldBox = null;
   function hold() {
