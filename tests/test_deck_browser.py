@@ -152,10 +152,24 @@ def walk_back(pg, deck: list[int]) -> list[tuple]:
                                  timeout=WAIT)
 
 
-@pytest.mark.parametrize("deck", [list(range(len(LESSONS))), [0, 2, 4, 8]], ids=["every lesson", "a deck of four"])
-def test_the_clicker_alone_shows_every_figure_and_walks_back(server, browser, deck):  # noqa: F811
+@pytest.fixture
+def projector(browser):  # noqa: F811
+    """A fresh page at a projector's 1280x720."""
     ctx = browser.new_context(viewport={"width": 1280, "height": 720})
-    pg = ctx.new_page()
+    yield ctx.new_page()
+    ctx.close()
+
+
+def open_at_section(pg, url: str, k: int, sec: int) -> None:
+    """Open lesson k from a presenter link and wait until the clicker has brought section `sec` on screen."""
+    pg.goto(url)
+    on_lesson(pg, k)
+    pg.wait_for_function("s => window.__fvSection && window.__fvSection.k === s", arg=sec, timeout=WAIT)
+
+
+@pytest.mark.parametrize("deck", [list(range(len(LESSONS))), [0, 2, 4, 8]], ids=["every lesson", "a deck of four"])
+def test_the_clicker_alone_shows_every_figure_and_walks_back(server, projector, deck):  # noqa: F811
+    pg = projector
     query = SETTINGS + ("" if len(deck) == len(LESSONS) else "&deck=" + ",".join(str(k + 1) for k in deck))
     pg.goto(lesson_url(server, deck[0], "?" + query))
     on_lesson(pg, deck[0])
@@ -171,15 +185,11 @@ def test_the_clicker_alone_shows_every_figure_and_walks_back(server, browser, de
     shown = [stop for k, stop in enumerate(forward) if k == 0 or stop != forward[k - 1]]
     assert back == list(reversed(shown)), "PageUp retraces every section PageDown showed"
     assert all(key in pg.url for key in ("n=2048", "d=128", "present=true")), pg.url
-    ctx.close()
 
 
-def test_the_presenter_link_resumes_at_its_section_and_the_reader_link_reads(server, browser):  # noqa: F811
-    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
-    pg = ctx.new_page()
-    pg.goto(lesson_url(server, 3, "?n=2048&present=true&sec=2"))
-    on_lesson(pg, 3)
-    pg.wait_for_function("() => window.__fvSection && window.__fvSection.k === 2", timeout=WAIT)
+def test_the_presenter_link_resumes_at_its_section_and_the_reader_link_reads(server, projector):  # noqa: F811
+    pg = projector
+    open_at_section(pg, lesson_url(server, 3, "?n=2048&present=true&sec=2"), 3, 2)
     assert "engine says" in pg.locator(".st-key-question").first.inner_text(), "opened past its question"
     pg.get_by_text("Share this view").click()
     presenter = pg.locator(".st-key-presenter_link [data-testid='stCode']")
@@ -192,19 +202,13 @@ def test_the_presenter_link_resumes_at_its_section_and_the_reader_link_reads(ser
     on_lesson(pg, 3)
     expect(pg.locator(".st-key-reveal_answer button").first).to_be_visible(timeout=WAIT)
     assert pg.locator("[data-testid='stPlotlyChart']").count() > 0, "a reader sees the lesson under its question"
-    pg.goto(link)
-    on_lesson(pg, 3)
-    pg.wait_for_function("() => window.__fvSection && window.__fvSection.k === 2", timeout=WAIT)
-    ctx.close()
+    open_at_section(pg, link, 3, 2)
 
 
-def test_the_arrow_keys_step_the_player_of_the_section_on_screen(server, browser):  # noqa: F811
+def test_the_arrow_keys_step_the_player_of_the_section_on_screen(server, projector):  # noqa: F811
     """Lesson 9 on a projector has a player per bug: → steps the one in the section on screen."""
-    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
-    pg = ctx.new_page()
-    pg.goto(lesson_url(server, 8, "?present=true&sec=2"))
-    on_lesson(pg, 8)
-    pg.wait_for_function("() => window.__fvSection && window.__fvSection.k === 2", timeout=WAIT)
+    pg = projector
+    open_at_section(pg, lesson_url(server, 8, "?present=true&sec=2"), 8, 2)
     frames = [pg.locator("[data-testid='stMain'] iframe").nth(i).element_handle().content_frame() for i in range(2)]
     for fr in frames:
         fr.wait_for_selector("#label[data-step]", timeout=WAIT)
@@ -215,4 +219,3 @@ def test_the_arrow_keys_step_the_player_of_the_section_on_screen(server, browser
     pg.keyboard.press("ArrowRight")
     expect(frames[1].locator("#label")).to_have_attribute("data-step", str(steps[1] + 1), timeout=WAIT)
     assert int(frames[0].locator("#label").get_attribute("data-step")) == steps[0], "the other player stayed"
-    ctx.close()
