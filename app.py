@@ -35,5 +35,6 @@ if question is not None and ui.resumes_inside(current):
 if predict.ask(current, question):  # on a projector, the question alone until its answer is out
     page.run()
 ui.lesson_nav(current)
+ui.assumptions()
 ui.share_link()
 ui.sync_url()

@@ -14,6 +14,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from flashviz.config import CUSTOM, HARDWARE, Config, Hardware, custom_hardware
 from flashviz.memory import clamp_tiles
 from flashviz.format import column_format
+from flashviz.sources import ASSUMPTIONS, READING, SOURCES
 
 from .lessons import LESSONS
 from .params import CUSTOM_GPU, FIELDS, OWN, SHARED, UNITS, Param, shown
@@ -471,22 +472,25 @@ def side_by_side(*charts_and_keys, widths=None) -> None:
             chart(fig, key)
 
 
-READING = (
-    ("FlashAttention: fast and memory-efficient exact attention with IO-awareness", "Dao et al., 2022",
-     "https://arxiv.org/abs/2205.14135"),
-    ("FlashAttention-2: faster attention with better parallelism and work partitioning", "Dao, 2023",
-     "https://arxiv.org/abs/2307.08691"),
-    ("Online normalizer calculation for softmax", "Milakov and Gimelshein, 2018",
-     "https://arxiv.org/abs/1805.02867"),
-    ("FlashAttention-3: fast and accurate attention with asynchrony and low precision", "Shah et al., 2024",
-     "https://arxiv.org/abs/2407.08608"),
-)
-
-
 def reading_list() -> None:
     """Where the ideas come from. Links only: nothing is fetched until a reader clicks."""
     st.subheader("Reading list")
-    st.markdown("\n".join(f"- [{title}]({url}), {who}." for title, who, url in READING))
+    st.markdown("\n".join(f"- [{s.title}]({s.url}), {s.who}." for s in (SOURCES[k] for k in READING)))
+
+
+def assumes(key: str) -> str:
+    """A visible "model" mark for a sentence that rests on one of this model's assumptions: a link
+    to its entry in the list every lesson ends with (assumptions)."""
+    return f"[*model: {ASSUMPTIONS[key].title}*](#model-{key})"
+
+
+def assumptions() -> None:
+    """What this model assumes, and what a real kernel does instead: the list every "model" mark
+    links to, at the foot of every lesson."""
+    st.subheader("What this model assumes", anchor="what-this-model-assumes", divider="gray")
+    for key, a in ASSUMPTIONS.items():
+        st.markdown(f"**{a.title.capitalize()}.** {a.model}\n\n*A real kernel:* {a.real}")
+        st.html(f'<span id="model-{key}"></span>')  # the mark's target (assumes)
 
 
 def _url(params: dict) -> str:

@@ -35,3 +35,21 @@ def change_percent(base: float, other: float) -> str:
 def regime(bytes_per_flop: float, balance: float) -> str:
     """"memory" when a kernel needs more bytes per flop than the machine feeds."""
     return "memory" if bytes_per_flop > balance else "compute"
+
+
+def tiles_overflow(cfg) -> bool:
+    """True when one forward tile step's working set is over the SRAM budget."""
+    from .memory import fits, working_set
+    return not fits(working_set(cfg.Br, cfg.Bc, cfg.d), cfg.sram_elements)
+
+
+def overflow_cause(cfg) -> str:
+    """The clause a traffic sentence adds when the tiles overflow (empty when they fit): the
+    overflow, not the algorithm, is then what the flash count is made of."""
+    if not tiles_overflow(cfg):
+        return ""
+    from .format import bytes_text
+    from .memory import working_set
+    ws = working_set(cfg.Br, cfg.Bc, cfg.d) * cfg.element_bytes
+    return (f"its {cfg.Br} × {cfg.Bc} tiles need {bytes_text(ws)} of SRAM against a "
+            f"{bytes_text(cfg.sram_bytes)} budget, and the seed's model charges what does not fit to HBM")
