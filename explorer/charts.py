@@ -357,7 +357,8 @@ def io_theorem(df) -> go.Figure:
     fig = go.Figure([
         _line(df["n"], df["std counted"], "standard, counted", STANDARD),
         _line(df["n"], df["Nd + N^2"], "Θ(Nd + N²)", STANDARD, dash="dot", symbol="square"),
-        _line(df["n"], df["flash counted"], "flash, counted", FLASH, symbol="diamond"),
+        _line(df["n"], df["flash fa1"], "flash, counted, paper's order (fa1)", FLASH, symbol="diamond"),
+        _line(df["n"], df["flash fa2"], "flash, counted, FA2's order", FLASH, dash="dash", symbol="circle-open"),
         _line(df["n"], df["N^2 d^2 / M"], "Θ(N²d²/M)", FLASH, dash="dot", symbol="triangle-up"),
     ])
     return _style(fig, "sequence length N (tokens)", "HBM accesses (elements)", "Theorem 2 beside the counts",

@@ -359,6 +359,27 @@ def check_tile_size(ck: Claims, p: dict) -> None:
     elif cfg.Bc > 1 and ck.find(r"Halve Bc, double the traffic", required=False):
         ck.expect(costs.flash_cost(cfg.with_(Bc=cfg.Bc // 2)).moved > costs.flash_cost(cfg).moved,
                   "halving Bc does not raise the traffic")
+    check_io_theorem(ck, cfg)
+
+
+def check_io_theorem(ck: Claims, cfg: Config) -> None:
+    """Lesson 4's doubled budget: each loop order's count at the paper's rule's tiles for M and 2M,
+    at the sweep's largest N, and the reason given for FlashAttention-2's."""
+    top = int(ck.find(r"At N = ([\d,]+), N²d²/M halves").group(1).replace(",", ""))
+    counts = {}
+    for order in ("fa1", "fa2"):
+        for m in (cfg.sram_bytes, 2 * cfg.sram_bytes):
+            at = cfg.with_(sram_bytes=m, loop_order=order)
+            counts[order, m] = costs.flash_cost(at.at_n(top, *paper_block_sizes(at.sram_elements, cfg.d))).hbm_elements
+    said = ck.find(rf"the paper's order \(fa1\) makes\s+{COMPARE} accesses")
+    ck.ratio_claim(said, counts["fa1", cfg.sram_bytes], counts["fa1", 2 * cfg.sram_bytes], "fa1 at 2M")
+    said = ck.find(rf"FlashAttention-2's order makes\s+{COMPARE} accesses")
+    ck.ratio_claim(said, counts["fa2", cfg.sram_bytes], counts["fa2", 2 * cfg.sram_bytes], "fa2 at 2M")
+    Br, wide_Br = (paper_block_sizes(m, cfg.d)[0] for m in (cfg.sram_elements, 2 * cfg.sram_elements))
+    if ck.find(r"the cap, not the order, is what holds FlashAttention-2's count still", required=False):
+        ck.expect(Br == wide_Br == cfg.d, f"the rule's Br is {Br} at M and {wide_Br} at 2M, d = {cfg.d}")
+    else:
+        ck.find(rf"Br grows with M \({Br} → {wide_Br}\)")
 
 
 def _halved(cfg: Config, tile: str) -> Config:
