@@ -7,9 +7,11 @@ from explorer.params import Param
 from flashviz import animation, costs
 from flashviz.claims import change_percent, compare
 from flashviz.format import bytes_text
+from flashviz.sources import cite
 
 st.title("The backward pass")
-st.markdown("#### Standard attention stores P for the backward. FlashAttention keeps m and l and recomputes.")
+st.markdown("#### Standard attention stores P for the backward. FlashAttention keeps a few numbers per row "
+            "and recomputes.")
 cfg = ui.config()
 ns = tuple(sorted({512, 2048, 8192, cfg.n}))
 demo = cache.demo(5, ns=ns, d=cfg.d, block=min(cfg.Br, 512), dtype=cfg.dtype, causal=cfg.causal)
@@ -26,7 +28,8 @@ ui.own_setting(f"Square {tiles.Br} × {tiles.Br} tiles (the sidebar's Br); Bc, t
 ui.slide("The numbers")
 c = st.columns(4)
 c[0].metric("standard keeps", bytes_text(here["std stored MB"] * 2**20), help=f"Q, K, V and P at n = {cfg.n}")
-c[1].metric("flash keeps", bytes_text(here["flash stored MB"] * 2**20), help="Q, K, V, m and l")
+c[1].metric("flash keeps", bytes_text(here["flash stored MB"] * 2**20),
+            help="Q, K, V, m and l, as the first paper and the seed keep them")
 c[2].metric("recomputing S, fwd + bwd", change_percent(fwd + stored_bwd, fwd + bwd),
             help="flops of forward + backward, recomputing S against keeping P, on the same tiles")
 c[3].metric("flash vs standard, flops", change_percent(std_total, fwd + bwd),
@@ -52,7 +55,10 @@ Forward and backward together: standard attention does two matmuls forward and f
 tile: five matmuls instead of four, {change_percent(stored_bwd, bwd)} on the backward alone and
 **{change_percent(fwd + stored_bwd, fwd + bwd)}** over forward and backward. {verdict}
 The seed quotes 10 against 12 n²d (+20%); its standard count leaves out one of the four
-backward matmuls. Stored memory follows the seed's rule: Q, K, V plus P, or plus m and l. Our backward
+backward matmuls. Stored memory follows the seed's rule: Q, K, V plus P, or plus m and l, the running max and
+sum of every row, as the first paper's backward reads them ({cite("fa1", "Appendix B, Algorithm 4")}). FlashAttention-2
+keeps one number per row instead, the log-sum-exp L = m + log l, and rebuilds P = exp(S − L) from it
+({cite("fa2", "§3.1")}): {bytes_text(cfg.n * cfg.element_bytes)} less than this count at n = {cfg.n}. Our backward
 also reads O to form D = rowsum(dO ∘ O) (the "+ O" column). It is the trade `gradient_checkpointing=True`
 makes, for one operator: pay {change_percent(fwd + stored_bwd, fwd + bwd)} flops for the recompute, keep
 {compare(here["std stored MB"], here["flash stored MB"])}.
@@ -85,7 +91,8 @@ def _player() -> None:
     ui.own_setting(note or f"The player runs its own n = {bcfg.n} and d = {bcfg.d}, small enough to watch; "
                            "tiles, data type and mask come from the sidebar.")
     ui.explain("Outer loop over key blocks, inner over query blocks. Each tile rebuilds S and P from Q, K and "
-               "the m and l the forward kept; dK and dV of the key block add up in SRAM, dQ of the query rows "
+               "the m and l the forward kept (FlashAttention-2: the log-sum-exp L); dK and dV of the key block add "
+               "up in SRAM, dQ of the query rows "
                "goes back to HBM. ← → step, space plays; PageDown still moves on.")
     if ui.presenting():
         with player_slot:

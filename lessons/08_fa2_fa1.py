@@ -6,6 +6,7 @@ from flashviz import costs, sweeps
 from flashviz.claims import compare
 from flashviz.format import bytes_text
 from flashviz.memory import clamp_tiles
+from flashviz.sources import cite
 
 st.title("FlashAttention-2 and -1")
 st.markdown("#### Same tiles, same exact answer. FlashAttention-2 changed which loop is outside, "
@@ -41,7 +42,7 @@ st.markdown(f"With {cfg.Br} × {cfg.Bc} tiles, the paper's order (FA1) moves "
                if fa2_without_Bc or fa1_without_Br else
                "Traffic alone does not say which order is better: with a wide Bc, FA1 can even move less."))
 ui.explain(f"""
-**What FlashAttention-2 changed, and why.**
+**What FlashAttention-2 changed, and why** ({cite("fa2", "§3")}).
 - **The outer loop runs over query blocks.** Algorithm 1 of the first paper keeps a K/V block in SRAM and
   streams the query blocks past it, so every inner step reads Qᵢ, Oᵢ, mᵢ, lᵢ from HBM and writes Oᵢ, mᵢ,
   lᵢ back. FA2 keeps a query block and streams K and V past it, so **O is written once**
@@ -49,13 +50,21 @@ ui.explain(f"""
 - **Parallel over the sequence, too.** With the query block outside, each block of output rows is
   independent, so the GPU runs one thread block per (batch, head, query block). FA1 parallelised over
   batch × heads only, which leaves most of an A100's 108 SMs idle for long sequences at small batch.
+  The FlashAttention-2 paper credits both of these, the swapped loops and the parallelism over the
+  sequence, to Phil Tillet's Triton implementation, which had them first ({cite("fa2", "§3.2")}).
 - **Fewer non-matmul operations.** FA2 keeps O unnormalised and divides by l once at the end (delayed
   normalisation); Algorithm 1 rescales by l at every step. Here that is
   {fa1['non-matmul Mops'] / fa2['non-matmul Mops']:.2f}× the non-matmul work, and on an A100 those run at
-  19.5 TFLOP/s against 312 for 16-bit matmuls.
+  19.5 TFLOP/s against 312 for 16-bit matmuls ({cite("fa2", "§3.1")}). For the backward it stores one
+  log-sum-exp L = m + log l per row instead of m and l (lesson 5).
 - **Split-Q inside a block.** The warps of a thread block split the query rows, not K and V, so they
-  never have to exchange and add partial results through shared memory.
-- **Causal masking**: tiles whose keys all come after their queries are skipped, with no loads and no flops.
+  never have to exchange and add partial results through shared memory ({cite("fa2", "§3.3")}).
+
+**Causal masking is older.** The first paper already skips the tiles a mask hides entirely: its
+block-sparse FlashAttention computes only the blocks a block mask keeps ({cite("fa1", "§3.3")}), and a
+causal mask is such a mask. FlashAttention-2 spells out the causal case: skip the tiles above the diagonal,
+apply the mask only on the tiles the diagonal crosses, about 1.7–1.8× faster than without a mask on its
+A100s ({cite("fa2", "§3.1.1")}).
 """)
 ns = sweeps.ns_around(cfg.n, 256, 4096, 2)
 by_n = cache.loop_orders_over_n(ui.sweep_config(ns), ns)
