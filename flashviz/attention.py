@@ -15,6 +15,14 @@ from .config import Config
 from .memory import Counters
 
 
+# The largest x whose exp(x) a type can hold: ln of its largest finite value. bfloat16 keeps float32's
+# 8-bit exponent with 8 significant bits, so its largest value is (2 - 2**-7) * 2**127.
+EXP_LIMIT = {"float64": float(np.log(np.finfo(np.float64).max)),
+             "float32": float(np.log(np.finfo(np.float32).max)),
+             "bfloat16": float(np.log((2 - 2.0**-7) * 2.0**127)),
+             "float16": float(np.log(np.finfo(np.float16).max))}
+
+
 def random_qkv(n: int, d: int, seed: int = 0, dtype=np.float64):
     """Q, K, V whose scores Q K^T have unit variance (the 1/sqrt(d) scale)."""
     rng = np.random.default_rng(seed)

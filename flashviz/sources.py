@@ -60,4 +60,10 @@ ASSUMPTIONS: dict[str, Assumption] = {
         "Shared memory does not spill: a kernel whose shared-memory tiles do not fit does not launch "
         f"({cite('fa2', '§3.3')}: \"the kernel cannot run at all\"). Registers do spill, to local memory, "
         "which is cached in L1 and L2 before it reaches HBM. A real kernel picks tiles that fit."),
+    "fp64": Assumption(
+        "computed in float64",
+        "The NumPy runs compute in float64: overflow past e^709.8, rounding near 1e-16.",
+        "Kernels take 16-bit inputs (float16 or bfloat16), multiply on tensor cores with float32 accumulation "
+        "and keep the softmax's m, l and O in float32 registers: exp overflows past e^88.7 there, and a "
+        "float16 store holds at most 65,504, about e^11.1."),
 }

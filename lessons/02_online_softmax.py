@@ -5,7 +5,7 @@ import streamlit as st
 
 from explorer import cache, charts, predict, ui
 from explorer.params import OWN, Param
-from flashviz.attention import online_softmax, random_row, softmax
+from flashviz.attention import EXP_LIMIT, online_softmax, random_row, softmax
 
 st.title("Online softmax")
 st.markdown("#### Stream a row in blocks, carry two numbers: the largest score so far, m, and a running sum, l.")
@@ -33,7 +33,8 @@ ui.slide("The row, streamed", steps=({"os_spread": OWN["os_spread"].default}, {"
 if ui.presenting():  # the sliders above are off the screen: say what this step set
     st.caption(f"A row of {length} scores, spread (std) {spread:g}, streamed in blocks of {block}.")
 m1, m2, m3 = st.columns(3)
-m1.metric("online: max |diff|", f"{np.abs(online - exact).max():.2e}")
+m1.metric("online: max |diff|", f"{np.abs(online - exact).max():.2e}",
+          help="Both computed in float64: this is the float64 rounding of a different order of additions.")
 m2.metric("no rescale: max |diff|", f"{np.abs(broken - exact).max():.2e}")
 m3.metric("no rescale: sum", f"{broken.sum():.6f}", delta=f"{broken.sum() - 1:.6f}")
 ui.explain("""
@@ -63,8 +64,16 @@ with np.errstate(over="ignore"):
     unsafe = online_softmax(scores, 2, subtract_max=False)
 with np.errstate(over="ignore"):
     overflows = bool(np.isinf(np.exp(scores.max())))
-st.markdown(f"exp({scores.max():g}) {'overflows' if overflows else 'still fits in'} float64, "
-            "whose largest value is about 1.8·10³⁰⁸ = e^709.8.")
+over = [t for t in ("float64", "float32", "bfloat16", "float16") if scores.max() > EXP_LIMIT[t]]
+st.markdown(f"exp({scores.max():g}) {'overflows' if overflows else 'still fits in'} float64, the type this "
+            f"demo computes in, whose largest value is about 1.8·10³⁰⁸ = e^{EXP_LIMIT['float64']:.1f}. "
+            + ("Of the types a GPU kernel computes or stores in, it overflows "
+               + ", ".join(over[over[0] == "float64":])
+               + "." if over else "It fits every type a GPU kernel uses as well.")
+            + f" A real kernel takes 16-bit inputs and keeps its softmax in float32 registers, where exp "
+            f"overflows past {EXP_LIMIT['float32']:.1f}; a score matrix stored in float16 overflows past "
+            f"e^{EXP_LIMIT['float16']:.2f} (65,504), in bfloat16 past e^{EXP_LIMIT['bfloat16']:.1f} "
+            f"({ui.assumes('fp64')}).")
 # As text: a table widget shows NaN as an empty "None", which hides the point of the demo.
 with np.errstate(over="ignore"):
     raw = np.exp(scores)

@@ -6,6 +6,7 @@ import streamlit as st
 from explorer import cache, charts, ui
 from explorer.params import OWN
 from flashviz.bugs import NOISE
+from flashviz.sources import cite
 
 st.title("Exact means exact")
 st.markdown("#### FlashAttention computes the same function. A local window computes a different one.")
@@ -34,8 +35,13 @@ ui.explain(f"""
 The 2019–2022 "efficient attention" papers (Reformer, Linformer, Performer, Longformer, BigBird) cut
 flops by computing a cheaper, different function. The stand-in here lets each query see only the
 {window} keys around it{" (all of them at this n, so it is exact as well)" if window >= n else ""}.
-FlashAttention's error is the order of floating-point additions: about 1e-16 in
-float64. The window's is the keys it never looked at. Each picture below is |difference| per output
+FlashAttention's error is the order of floating-point additions: {flash['max abs diff']:.0e} here, in
+float64 ({ui.assumes("fp64")}). The window's is the keys it never looked at. A real kernel rounds far more
+coarsely: float16 inputs carry about three significant decimal digits, bfloat16 about two, and the
+softmax runs in float32. There the
+FlashAttention-3 paper measures its FP16 kernels' error below a plain FP16 implementation's, because the
+scores and probabilities stay in float32 instead of being stored in 16 bits between kernels
+({cite("fa3", "§4.3")}). Each picture below is |difference| per output
 entry, on a log scale: dark is float noise, bright is a wrong answer.
 """)
 local_title = f"|local window {window} − standard|"

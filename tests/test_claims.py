@@ -304,6 +304,15 @@ def check_online_softmax(ck: Claims, p: dict) -> None:
         value = np.exp(np.float64(top))
     overflows = bool(np.isinf(value))
     ck.expect((m.group(2) == "overflows") == overflows, f"exp({top}) is {value}: {m.group(0)!r}")
+    # the GPU types it overflows, from each type's largest value (bfloat16: 8 exponent bits, 8 significant)
+    largest = {"float32": float(np.finfo(np.float32).max), "bfloat16": (2 - 2.0**-7) * 2.0**127,
+               "float16": float(np.finfo(np.float16).max)}
+    over = [t for t in largest if top > math.log(largest[t])]
+    if over:
+        said = ck.find(r"it overflows ([a-z0-9, ]+)\.").group(1).split(", ")
+        ck.expect(said == over, f"exp({top}) overflows {over}; the page says {said}")
+    else:
+        ck.find(r"It fits every type a GPU kernel uses as well\.")
     # the same verdict in the table beside it
     table = next(df.value for df in ck.at.dataframe if "exp(score)" in df.value.columns)
     ck.expect(("inf" in set(table["exp(score)"])) == overflows, f"the overflow table disagrees: {table}")
