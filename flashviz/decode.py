@@ -213,6 +213,21 @@ def merge(parts):
     return m, l, O / l
 
 
+def merge_lse(parts):
+    """The merge in the form Flash-Decoding writes its partials: each chunk's normalised output
+    O_i / l_i and one log-sum-exp per row, lse_i = m_i + log l_i. Then lse = log sum e^(lse_i) and
+    O = sum e^(lse_i - lse) O_i / l_i: the same answer as `merge`, since e^(lse_i) = l_i e^(m_i)."""
+    top = np.maximum.reduce([p[0] for p in parts])
+    lse = top + np.log(sum(np.exp(p[0] - top) for p in parts))
+    return lse, sum(np.exp(p[0] - lse) * p[1] for p in parts)
+
+
+def to_lse_form(part):
+    """(m_i, l_i, unnormalised O_i) -> (lse_i, O_i / l_i), what Flash-Decoding's chunks write."""
+    m, l, O = part
+    return m + np.log(l), O / l
+
+
 def decode_attention(Q, K, V, cfg: DecodeConfig, tally: Tally | None = None):
     """Attention of Q (batch, heads, n_q, d) against the cache K, V (batch, kv_heads, n_kv, d),
     with every HBM crossing counted in `tally`. Returns O (batch, heads, n_q, d)."""
@@ -335,6 +350,7 @@ def merge_walkthrough(n_kv: int = 16, d: int = 4, splits: int = 4, seed: int = 0
         scale = float(np.exp(mi - m)[0, 0])
         steps.append({"chunk": k + 1, "keys": f"{k * cfg.chunk}–{min(n_kv, (k + 1) * cfg.chunk) - 1}",
                       "m_i": float(mi[0, 0]), "l_i": float(li[0, 0]), "O_i": Oi[0].copy(),
+                      "lse_i": float((mi + np.log(li))[0, 0]),
                       "e^(m_i − m)": scale, "weight share": scale * float(li[0, 0]) / float(l[0, 0])})
     unsplit = reference_attention(Q, K, V)[0, 0, 0]
     return steps, (float(m[0, 0]), float(l[0, 0]), O[0]), unsplit

@@ -32,6 +32,9 @@ SOURCES: dict[str, Source] = {
                      "https://arxiv.org/abs/1805.02867"),
     "rabe": Source("Rabe and Staats", "Self-attention does not need O(n²) memory", "Rabe and Staats, 2021",
                    "https://arxiv.org/abs/2112.05682"),
+    "flash_decoding": Source("Flash-Decoding", "Flash-Decoding for long-context inference",
+                             "Dao, Haziza, Massa and Sizov, 2023",
+                             "https://crfm.stanford.edu/2023/10/12/flashdecoding.html"),
 }
 
 # The reading list, in the order a reader meets the ideas.
@@ -66,4 +69,19 @@ ASSUMPTIONS: dict[str, Assumption] = {
         "Kernels take 16-bit inputs (float16 or bfloat16), multiply on tensor cores with float32 accumulation "
         "and keep the softmax's m, l and O in float32 registers: exp overflows past e^88.7 there, and a "
         "float16 store holds at most 65,504, about e^11.1."),
+    "bandwidth_share": Assumption(
+        "bandwidth in proportion to busy SMs",
+        "A kernel whose blocks keep k of a GPU's S SMs busy gets k/S of its HBM bandwidth.",
+        "Bandwidth saturates well before every SM is busy: a fraction of the SMs, each with enough loads in "
+        "flight, can keep HBM at its peak."),
+    "split_merge": Assumption(
+        "merge left out",
+        "Split-KV's merge of the chunks' partials costs nothing: no launch, no time, no bytes.",
+        "FlashAttention's split-KV path writes the partials to memory and runs a separate combine kernel "
+        "that reads them back."),
+    "roofline": Assumption(
+        "roofline time",
+        "A kernel's time is the larger of its bytes over the HBM bandwidth and its flops over the peak rate.",
+        "That is a bound, not a prediction: launches, the tail of the last wave, latency and imperfect "
+        "overlap of copies and arithmetic all add time."),
 }

@@ -10,6 +10,7 @@ from flashviz.claims import compare, regime
 from flashviz.config import CUSTOM, HARDWARE
 from flashviz.format import bytes_text, times_text
 from flashviz.memory import fits
+from flashviz.sources import cite
 
 st.title("Inference: one query, the whole cache")
 
@@ -110,8 +111,10 @@ blocks = cfg.thread_blocks
 ui.explain(f"""
 A decode kernel gives each (sequence, K/V head) pair its own thread block: here
 {cfg.batch} × {cfg.kv_heads} = **{blocks}** block{'s' if blocks > 1 else ''} for the {hw.name}'s **{hw.sms}** SMs.
-Flash-Decoding cuts the cache into chunks, one block per chunk, each writing a partial (m, l, O); a small
-second kernel merges them. The model here gives a kernel that fills k of S SMs k/S of the bandwidth.
+Flash-Decoding ({cite("flash_decoding")}) cuts the cache into chunks, one block per chunk; each writes a partial
+result, and a separate reduction kernel merges them. This model gives a kernel that fills k of S SMs k/S of
+the HBM bandwidth ({ui.assumes("bandwidth_share")}); on a real GPU a fraction of the SMs can already keep HBM
+busy, so the model overstates what splitting gains.
 """)
 if best > 1:
     st.markdown(f"Unsplit, the work fills {one['SMs busy %']:.0f}% of the SMs. Split into **{best}** chunks it "
@@ -148,12 +151,19 @@ def _merge() -> None:
     st.markdown(f"l = Σ e^(m_i − m) l_i = **{l:.6f}**; O = Σ e^(m_i − m) O_i / l = "
                 f"[{', '.join(f'{x:.6f}' for x in O)}]. Unsplit attention gives "
                 f"[{', '.join(f'{x:.6f}' for x in unsplit)}]: the largest difference is **{err:.1e}**, float noise.")
+    lse, O_lse = decode.merge_lse([(np.float64(s["lse_i"]), s["O_i"] / s["l_i"]) for s in steps])
+    st.markdown(f"Flash-Decoding as published writes the same numbers in another form: each chunk's normalised "
+                f"output O_i / l_i and one log-sum-exp, lse_i = m_i + log l_i (the lse_i column). Its reduction "
+                f"takes lse = log Σ e^(lse_i) = **{float(lse):.6f}** (= m + log l) and O = Σ e^(lse_i − lse) "
+                f"O_i / l_i, which differs from the merge above by at most {float(np.abs(O_lse - O).max()):.1e}.")
 
 
 _merge()
 
 ui.explain(f"""
-**What this model leaves out.** Real decode kernels overlap the merge, keep partials in L2, and a
-{hw.l2_mb} MB L2 can hold a short cache outright; this counts HBM bytes and a roofline, as the other lessons
-do. The model's weights are read at every step too; they are not counted here.
+**What this model leaves out.** The merge: FlashAttention's split-KV path runs it as a separate combine
+kernel, with its own launch and its own read of the partials, and this model counts neither
+({ui.assumes("split_merge")}). The L2: a {hw.l2_mb} MB L2 can hold a short cache outright. This counts HBM
+bytes and a roofline, as the other lessons do ({ui.assumes("roofline")}). The model's weights are read at
+every step too; they are not counted here.
 """)

@@ -136,3 +136,13 @@ def test_prefill_is_more_intense_than_decode_on_the_roofline():
 def test_bad_configs_are_refused(bad):
     with pytest.raises(ValueError):
         DecodeConfig(**bad)
+
+
+def test_the_log_sum_exp_merge_flash_decoding_writes_equals_the_m_l_O_merge():
+    rng = np.random.default_rng(3)
+    parts = [(rng.normal(size=(2, 1)) * 5, rng.uniform(1, 9, size=(2, 1)), rng.normal(size=(2, 4)))
+             for _ in range(5)]
+    m, l, O = decode.merge(parts)
+    lse, O_lse = decode.merge_lse([decode.to_lse_form(p) for p in parts])
+    assert np.allclose(lse, m + np.log(l), rtol=0, atol=1e-12), (lse, m + np.log(l))
+    assert np.abs(O_lse - O).max() < 1e-12, np.abs(O_lse - O).max()
