@@ -71,7 +71,8 @@ def _player() -> None:
     ui.slide("The tile player")
     ui.own_setting(note or f"The player runs its own n = {acfg.n} and d = {acfg.d}, small enough to watch; "
                            "tiles, budget, data type, mask and loop order come from the sidebar.")
-    ui.explain("Each step is one tile: its scores exist only in SRAM. Rows whose running max moved are "
+    ui.explain("Each step is one tile: its scores never reach HBM (in FlashAttention-2's kernels they sit in "
+               "registers, part of what the papers call SRAM). Rows whose running max moved are "
                "highlighted with their rescale factor. ← → step, space plays; PageDown still moves on.")
     player(cache.player_html(acfg, "standard" if show_standard else "flash"))
     st.download_button("Download the listing", listing.script(cfg.loop_order), file_name="flash_listing.py",
