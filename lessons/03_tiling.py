@@ -5,7 +5,7 @@ from explorer import cache, charts, ui
 from explorer.params import Param
 from explorer.player import player
 from flashviz import animation, listing, sweeps
-from flashviz.claims import compare
+from flashviz.claims import compare, overflow_cause, tiles_overflow
 from flashviz.format import bytes_text
 
 st.title("Tiling: same answer, flat memory")
@@ -71,8 +71,10 @@ def _player() -> None:
     ui.slide("The tile player")
     ui.own_setting(note or f"The player runs its own n = {acfg.n} and d = {acfg.d}, small enough to watch; "
                            "tiles, budget, data type, mask and loop order come from the sidebar.")
-    ui.explain("Each step is one tile: its scores never reach HBM (in FlashAttention-2's kernels they sit in "
-               "registers, part of what the papers call SRAM). Rows whose running max moved are "
+    kept = ("its scores never reach HBM" if not tiles_overflow(acfg) else
+            f"its scores would stay on chip, but here {overflow_cause(acfg)} ({ui.assumes('spill')})")
+    ui.explain(f"Each step is one tile: {kept}. In FlashAttention-2's kernels the scores sit in registers, part "
+               "of what the papers call SRAM. Rows whose running max moved are "
                "highlighted with their rescale factor. ← → step, space plays; PageDown still moves on.")
     player(cache.player_html(acfg, "standard" if show_standard else "flash"))
     st.download_button("Download the listing", listing.script(cfg.loop_order), file_name="flash_listing.py",
