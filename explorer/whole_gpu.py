@@ -93,7 +93,7 @@ def launch_error(kernel_name: str, d: int, hw: Hardware, occ: Occupancy) -> str:
     """Why the kernel cannot launch here, its source, and what would."""
     others = [k for k in launchable(d, hw) if k != kernel_name]
     fix = (f"For this GPU at d = {d}, pick {', '.join(others)}." if others else
-           f"None of this lesson's kernels fits this GPU at d = {d}.")
+           f"No kernel of this lesson fits this GPU at d = {d}.")
     amd = (" These are the kernels as built for the H200; a ROCm build picks tiles and stages that fit 64 KB "
            "of LDS." if arch_of(hw).chiplets > 1 else "")
     return (f"**{kernel_name} cannot launch on the {hw.name} at d = {d}:** {occ.launch}. A kernel whose tiles "
