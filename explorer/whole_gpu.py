@@ -114,10 +114,11 @@ def model_curves(d: int, bh: int, kernel_name: str, hw: Hardware) -> pd.DataFram
 
 
 def reads_figure(curves: pd.DataFrame, measured: pd.DataFrame, cross: int | None, title: str,
-                 plain: pd.DataFrame | None = None) -> go.Figure:
+                 plain: pd.DataFrame | None = None, cache_name: str = "L2") -> go.Figure:
     """Reads (MB, log) against n (log): the floor, the two-level and three-level models,
-    the H200's measured points, and the n where a head's K + V outgrow the L2 share; plain
-    attention's model (4n² + 4nd moved per head, where S fits) and measured points beside them."""
+    the H200's measured points, and the n where a head's K + V outgrow the share of the cache
+    DRAM reads go through (`cache_name`); plain attention's model (4n² + 4nd moved per head,
+    where S fits) and measured points beside them."""
     mb = 2**20
     fig = go.Figure()
     if "plain" in curves and curves["plain"].notna().any():
@@ -130,8 +131,8 @@ def reads_figure(curves: pd.DataFrame, measured: pd.DataFrame, cross: int | None
                         mode="markers", marker={"color": "#666", "size": 11, "symbol": "square"})
     styles = {"floor": ("#009E73", "dot"), "two-level": ("#D55E00", "dash"), "three-level": ("#0072B2", "solid")}
     for col, (colour, dash) in styles.items():
-        name = {"floor": "compulsory Q + K + V", "two-level": "two-level model (one block, no L2)",
-                "three-level": "three-level model (waves, L2)"}[col]
+        name = {"floor": "compulsory Q + K + V", "two-level": f"two-level model (one block, no {cache_name})",
+                "three-level": f"three-level model (waves, {cache_name})"}[col]
         fig.add_scatter(x=curves["n"], y=curves[col] / mb, name=name, mode="lines",
                         line={"color": colour, "dash": dash, "width": 3})
     if len(measured):
@@ -140,8 +141,10 @@ def reads_figure(curves: pd.DataFrame, measured: pd.DataFrame, cross: int | None
     if cross:
         fig.add_vline(x=cross, line={"color": "#CC79A7", "width": 2, "dash": "dot"})
         # a log axis places annotations by log10 of the value
-        fig.add_annotation(x=math.log10(cross), y=1, yref="paper", text="K + V in flight outgrow L2", showarrow=False,
-                           xanchor="left", font={"size": 17, "color": "#8B3A6B"})
+        # the label on the side of the line with room for it (the axis runs from 2^10 to 2^20)
+        fig.add_annotation(x=math.log10(cross), y=1, yref="paper", text=f"K + V in flight outgrow {cache_name}",
+                           showarrow=False, xanchor="left" if cross <= 2**15 else "right",
+                           font={"size": 17, "color": "#8B3A6B"})
     # Dark text at projector sizes, set on every part: Streamlit's theme would grey it otherwise.
     ink, label = {"size": 17, "color": "#111111"}, {"size": 18, "color": "#111111"}
     # The legend under the title, above the plot (as explorer.charts lays out): below the plot it ran

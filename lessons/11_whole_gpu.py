@@ -25,7 +25,7 @@ bh = ui.bound(PARAMS["wg_bh"], c[2])
 gpu = ui.bound(PARAMS["wg_gpu"], c[3])
 kname = ui.bound(PARAMS["wg_kernel"], c[4])
 if gpu == CUSTOM and ui.value("hw") != CUSTOM:  # the sidebar draws them while its GPU is "custom"
-    ui.custom_gpu_controls(c[3])
+    ui.custom_gpu_controls(st.columns([1, 2])[0])  # wide enough for the button's whole label
 ui.own_setting("This lesson has its own n, d, batch × heads, GPU and kernel (fp16): the sidebar's do not apply.")
 hw, kernel = gpu_named(gpu), kernel_named(kname, d)
 arch, occ = arch_of(hw), kernel.occupancy(d, hw)
@@ -99,7 +99,8 @@ on_h200 = gpu == H200
 chart_hw = HARDWARE[H200] if occ.launch else hw  # a kernel that cannot launch here: the H200's models
 title = f"{kname}, d = {d}, batch × heads = {bh}, {chart_hw.name}"
 ui.chart(cache.figure(reads_figure, model_curves(d, bh, kname, chart_hw), pts if on_h200 else pts.iloc[0:0],
-                      crossover(d, bh, kname, chart_hw), title, plain_pts if on_h200 else plain_pts.iloc[0:0]),
+                      crossover(d, bh, kname, chart_hw), title, plain_pts if on_h200 else plain_pts.iloc[0:0],
+                      arch_of(chart_hw).cache),
          "wg_reads")
 have = sorted(int(x) for x in df[(df["impl"] == impl) & (df["d"] == d)]["batch_heads"].unique())
 if occ.launch:
