@@ -231,3 +231,11 @@ def test_the_h200s_triton_tiles_do_not_fit_the_mi300x_lds():
     assert occ.launch and "96 KB of LDS" in occ.launch and occ.blocks == 0, occ
     with pytest.raises(ValueError, match="cannot launch on the MI300X"):
         whole_gpu(4096, 128, 1, triton(128, 64, 128), MI300X)
+
+
+def test_every_preset_has_an_architecture_whose_figures_are_sourced():
+    from flashviz.gpu_arch import ARCH
+    from flashviz.sources import SOURCES
+    assert set(ARCH) == set(HARDWARE), f"presets without an architecture, or stale names: {set(ARCH) ^ set(HARDWARE)}"
+    for name, arch in ARCH.items():
+        assert arch.sources and set(arch.sources) <= set(SOURCES), f"{name}: sources {arch.sources}"
