@@ -270,8 +270,9 @@ def whole_gpu_reads(n: int, d: int, bh: int, kernel, hw: Hardware) -> Question:
         f"(waves of blocks sharing the {cache}) predicts its DRAM reads at how many times the compulsory "
         "Q + K + V (each read once)?", "ratio", w.over_floor,
         f"{w.blocks:,} blocks run {w.resident:,} at a time in {w.waves:,} wave{'s' if w.waves > 1 else ''}; the "
-        f"K + V in flight between two waves of a head ({bytes_text(w.in_flight)}) {fits} {share} "
-        f"({bytes_text(w.l2_share)}), so each head's K + V comes from DRAM "
+        f"K + V in flight between two waves of a head ({bytes_text(w.in_flight)}) "
+        f"{f'{fits} {share} ({bytes_text(w.l2_share)})' if w.l2_share else 'find no L2 to stay in'}, so each "
+        "head's K + V comes from DRAM "
         f"{'once' if per_head == 1 else f'{per_head:.3g} times on average'}: "
         f"{bytes_text(w.reads)} against a floor of {bytes_text(w.compulsory)}. The two-level model reads "
         f"{compare(w.reads, w.two_level)}.", LADDER, f"{w.over_floor:.3g}×")
