@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from flashviz.config import HARDWARE
+from flashviz.config import Hardware
 from flashviz.player_schema import WaveRun
 
 from .player import embed, page, with_data
@@ -21,11 +21,11 @@ def render_html(data: WaveRun) -> str:
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def gpu_player_html(n: int, d: int, bh: int, kernel_name: str, gpu: str) -> str:
+def gpu_player_html(n: int, d: int, bh: int, kernel_name: str, hw: Hardware) -> str:
     from flashviz.gpu_animation import wave_frames
 
     from .whole_gpu import kernel_named
-    return render_html(wave_frames(n, d, bh, kernel_named(kernel_name, d), HARDWARE[gpu]))
+    return render_html(wave_frames(n, d, bh, kernel_named(kernel_name, d), hw))
 
 
 def gpu_player(html: str) -> None:

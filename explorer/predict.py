@@ -48,13 +48,15 @@ def inference_config():
                         Bc=ui.value("Bc"), dtype=tensor_dtype(ui.value("dtype")))
 
 
-def _whole_gpu() -> Question:
-    from flashviz.config import HARDWARE
-
-    from .whole_gpu import PARAMS, kernel_named
+def _whole_gpu() -> Question | None:
+    """Lesson 11's question; none while the chosen kernel cannot launch on the chosen GPU (the
+    lesson says why)."""
+    from .whole_gpu import PARAMS, gpu_named, kernel_named
     d = ui.peek(PARAMS["wg_d"])
-    return q.whole_gpu_reads(ui.peek(PARAMS["wg_n"]), d, ui.peek(PARAMS["wg_bh"]),
-                             kernel_named(ui.peek(PARAMS["wg_kernel"]), d), HARDWARE[ui.peek(PARAMS["wg_gpu"])])
+    kernel, hw = kernel_named(ui.peek(PARAMS["wg_kernel"]), d), gpu_named(ui.peek(PARAMS["wg_gpu"]))
+    if kernel.occupancy(d, hw).launch:
+        return None
+    return q.whole_gpu_reads(ui.peek(PARAMS["wg_n"]), d, ui.peek(PARAMS["wg_bh"]), kernel, hw)
 
 
 def question_for(file: str) -> Question | None:

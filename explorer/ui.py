@@ -128,7 +128,7 @@ def shared_controls() -> None:
                                      "block may use. \"custom\": type your own GPU's figures.", note_where=side)
     bound(SHARED["dtype"], dtype_col, "Sets the bytes per element moved; NumPy computes in float64.", note_where=side)
     if chosen == CUSTOM:
-        _custom_gpu_controls(side)
+        custom_gpu_controls(side)
     gpu = hardware()
     sram = bound(SHARED["sram"], side, "M: the shared memory one thread block may use: "
                                        f"{gpu.smem_per_block_kb} KB on the {gpu.name}.")
@@ -145,10 +145,11 @@ def shared_controls() -> None:
     bound(SHARED["present"], side, "Hides the longer explanations and caveats, for a projector.")
 
 
-def _custom_gpu_controls(side) -> None:
+def custom_gpu_controls(side) -> None:
     """The reader's GPU: its figures behind a button under the GPU's name, so the sidebar still
     fits a 1280x720 screen (a third column beside the menus cut "custom" to "custon"). A note
-    about a figure from a link shows in the sidebar itself, seen without opening anything."""
+    about a figure from a link shows beside the button itself, seen without opening anything.
+    Drawn once a run: in the sidebar when its GPU is "custom", else by a lesson that offers it."""
     box = side.popover("Your GPU's figures", icon=":material/edit:", width="stretch")
     box.caption("Your GPU's figures, from its sheet: dense rates, no sparsity.")
     for k in range(0, len(CUSTOM_GPU), 2):
@@ -395,13 +396,13 @@ def hardware() -> Hardware:
     """The GPU the sidebar names: a preset, or the reader's own figures."""
     if value("hw") != CUSTOM:
         return HARDWARE[value("hw")]
-    figures = [_typed(p) for p in CUSTOM_GPU]
-    return custom_hardware(*figures)
+    return custom_gpu()
 
 
-def _typed(p: Param):
-    """A custom-GPU field's value, drawn this run or not (then the last one the reader typed)."""
-    return st.session_state.get(p.key, st.session_state.get(SAVED, {}).get(p.key, p.default))
+def custom_gpu() -> Hardware:
+    """The reader's own GPU from its typed figures, drawn this run or not (then the link's, or
+    the last ones typed)."""
+    return custom_hardware(*(peek(p) for p in CUSTOM_GPU))
 
 
 def simulable(cfg: Config, max_tiles: int = 4096, block: int | None = None, quiet: bool = False) -> Config:

@@ -1,12 +1,14 @@
 """Frames of the whole-GPU model, one per wave of resident blocks, for the client-side player.
 
-Each frame says which blocks run (as head and query-block ranges), which heads' K + V
-sit in L2 and how full the wave's share is, and the DRAM reads so far against the
-compulsory floor and the two-level model. Numbers only: explorer/gpu_player.html draws them.
+Each frame says which blocks run (as head and query-block ranges), which heads' K + V sit
+in the shared cache (L2, or CDNA 3's Infinity Cache) and how full the wave's share is, and
+the DRAM reads so far against the compulsory floor and the two-level model. Numbers only:
+explorer/gpu_player.html draws them.
 """
 from __future__ import annotations
 
 from .config import Hardware
+from .gpu_arch import arch_of
 from .gpu_model import Kernel, whole_gpu
 from .player_schema import HeadSpan, WaveFrame, WaveRun
 
@@ -35,7 +37,9 @@ def wave_frames(n: int, d: int, bh: int, kernel: Kernel, hw: Hardware, element_b
     if len(frames) > MAX_FRAMES:
         every = -(-len(frames) // MAX_FRAMES)
         frames = [f for i, f in enumerate(frames) if i % every == 0 or i == len(frames) - 1]
-    return {"bh": bh, "Tr": Tr, "Br": kernel.Br, "G": G, "sms": hw.sms, "per_sm": R // hw.sms if R >= hw.sms else 1,
-            "waves": w.waves, "kernel": kernel.name, "l2_share": w.l2_share, "l2_total": hw.l2_mb * 2**20,
+    arch = arch_of(hw)
+    return {"bh": bh, "Tr": Tr, "Br": kernel.Br, "G": G, "sms": hw.sms, "unit": arch.unit,
+            "per_sm": R // hw.sms if R >= hw.sms else 1, "waves": w.waves, "kernel": kernel.name,
+            "cache": arch.cache, "l2_share": w.l2_share, "l2_total": arch.cache_bytes(hw),
             "compulsory": w.compulsory, "two_level": w.two_level, "reads": w.reads, "rereads": w.rereads,
             "frames": frames}

@@ -1,22 +1,26 @@
-"""The whole GPU: a three-level model (HBM <-> L2 <-> SRAM) of the flash forward's DRAM reads.
+"""The whole GPU: a three-level model (HBM <-> shared cache <-> SRAM) of the flash forward's DRAM reads.
 
 The two-level model (costs.flash_cost) runs one thread block at a time with nothing
 between HBM and SRAM, so every query block reads all of K and V: Q + Tr (K + V) per
-head. A real GPU runs many blocks at once and they share an L2. This model, in closed
-form, with the same counting rules (each element read from DRAM counts once, Q once per
-block, O written once):
+head. A real GPU runs many blocks at once and they share a cache (NVIDIA's L2, AMD CDNA 3's
+Infinity Cache: gpu_arch). This model, in closed form, with the same counting rules (each
+element read from DRAM counts once, Q once per block, O written once):
 
   grid        one block per (head, query block): G = BH * Tr blocks, Tr = ceil(n / Br)
-  residency   R = SMs * blocks per SM; blocks per SM from the kernel's shared memory
-              (its tile sizes) and registers (registers per thread read off the profiler)
+  residency   R = units * blocks per unit; blocks per SM (CU) from the kernel's shared memory
+              (its tile sizes), registers (per thread, read off the profiler) and warp slots,
+              by the GPU family's rules (gpu_arch.Arch.occupancy)
   order       blocks start in grid order, query block fastest: head 0's Tr blocks, then
               head 1's; blocks k*R .. (k+1)*R - 1 form wave k
   sharing     the resident blocks of one head read the same K/V tiles at about the same
-              time: one DRAM read of a tile serves the whole wave through L2
-  re-reads    between two waves of one head, L2 also takes the other heads' K + V of the
-              wave and the wave's Q and O tiles ("K + V in flight"); if that outgrows the
-              L2 share, the next wave finds nothing and reads that head's K + V again
+              time: one DRAM read of a tile serves the whole wave through the shared cache
+  re-reads    between two waves of one head, the cache also takes the other heads' K + V of
+              the wave and the wave's Q and O tiles ("K + V in flight"); if that outgrows the
+              wave's share, the next wave finds nothing and reads that head's K + V again
   floor       never below the compulsory Q + K + V
+  chiplets    on CDNA 3, blocks go round-robin to 8 XCDs, each with a private 4 MB L2 between
+              its CUs and the Infinity Cache; the same rule per XCD counts what the L2s read
+              from the Infinity Cache (not DRAM reads)
 
 Notation as in the paper: n, d, Br, Bc, Tr. BH is batch x heads; e the element size.
 """
@@ -26,20 +30,11 @@ from dataclasses import dataclass
 from math import ceil
 
 from . import memory as mem
-from .config import HARDWARE, KB, MB, Config, Hardware
+from .config import HARDWARE, Config, Hardware
 from .costs import census, flash_cost, floor_sum
+from .gpu_arch import Occupancy, arch_of
 
-# Hopper and Ampere: 64 K 32-bit registers per SM, at most 32 blocks and 64 warps per SM
-# (CUDA programming guide, compute capabilities 8.0 and 9.0; the same on all four presets).
-REGISTERS_PER_SM = 65536
-MAX_BLOCKS_PER_SM = 32
-MAX_WARPS_PER_SM = 64
-REGISTER_GRANULE = 8         # registers are allocated per thread in steps of 8
-SMEM_RESERVED_BYTES = 1 * KB  # the driver keeps 1 KB of shared memory per block (sm_80 and later)
-# A100 and H100/H200 split their L2 into two partitions; an SM caches through the one near it
-# (NVIDIA's A100 and H100 whitepapers). Assumption: the blocks of a wave get one partition's worth.
-L2_PARTITIONS = 2
-
+THREADS_PER_WARP = 32  # the kernels' warps, as written for NVIDIA and measured on the H200
 
 @dataclass(frozen=True)
 class Kernel:
@@ -56,12 +51,14 @@ class Kernel:
         """Shared memory per block from the tile sizes (memory.kernel_smem)."""
         return mem.kernel_smem(self.Br, self.Bc, d, self.stages) * element_bytes
 
-    def blocks_per_sm(self, d: int, hw: Hardware, element_bytes: int = 2) -> int:
-        """Resident blocks per SM: the least of the shared-memory, register, warp and block limits."""
-        by_smem = (hw.smem_per_sm_kb * KB) // (self.smem_bytes(d, element_bytes) + SMEM_RESERVED_BYTES)
-        regs = -(-self.regs_per_thread // REGISTER_GRANULE) * REGISTER_GRANULE
-        by_regs = REGISTERS_PER_SM // (regs * 32 * self.warps)
-        return max(0, min(by_smem, by_regs, MAX_WARPS_PER_SM // self.warps, MAX_BLOCKS_PER_SM))
+    @property
+    def threads(self) -> int:
+        return self.warps * THREADS_PER_WARP
+
+    def occupancy(self, d: int, hw: Hardware, element_bytes: int = 2) -> Occupancy:
+        """Resident blocks per SM (CU) by the GPU's architecture (gpu_arch): the same tiles, threads
+        and registers per thread on every GPU. On a CDNA 3 CU its 128 threads are two wavefronts."""
+        return arch_of(hw).occupancy(self.smem_bytes(d, element_bytes), self.threads, self.regs_per_thread, hw)
 
 
 def sdpa_flash(d: int) -> Kernel:
@@ -81,7 +78,8 @@ def triton(block_m: int, block_n: int, d: int) -> Kernel:
 
 @dataclass(frozen=True)
 class Whole:
-    """One forward pass on the whole GPU. Bytes are DRAM bytes; waves are of resident blocks."""
+    """One forward pass on the whole GPU. Bytes are DRAM bytes unless named otherwise; waves are
+    of resident blocks; "l2_share" is the wave's share of the cache DRAM reads go through."""
 
     n: int
     d: int
@@ -100,6 +98,11 @@ class Whole:
     writes: int           # O once
     compulsory: int       # Q + K + V, each once
     two_level: int        # Q + Tr (K + V) per head: the tile model's reads
+    chiplets: int = 1     # dies with a private L2 (CDNA 3: 8 XCDs); the fields below only when > 1
+    chiplet_in_flight: float = 0.0  # bytes one XCD's L2 must hold between two waves of a head
+    chiplet_l2: float = 0.0         # bytes of L2 per XCD
+    chiplet_rereads: bool = False   # chiplet_in_flight > chiplet_l2
+    chiplet_fills: int = 0          # bytes the XCDs' L2s read from the shared cache (Q, and K + V)
 
     @property
     def over_floor(self) -> float:
@@ -117,27 +120,59 @@ def wave_passes(bh: int, Tr: int, R: int) -> int:
 def whole_gpu(n: int, d: int, bh: int, kernel: Kernel, hw: Hardware, element_bytes: int = 2,
               resident: int | None = None, l2_bytes: float | None = None) -> Whole:
     """The model at one config. `resident` and `l2_bytes` override the hardware's (for the
-    limits: resident=1, l2_bytes=0 is the two-level model)."""
-    e = element_bytes
+    limits: resident=1, l2_bytes=0 is the two-level model). A kernel that cannot launch on this
+    GPU (its tiles need more shared memory than a block may use) raises ValueError, saying why."""
+    e, arch = element_bytes, arch_of(hw)
     Tr = ceil(n / kernel.Br)
     G = bh * Tr
-    R = resident if resident is not None else hw.sms * kernel.blocks_per_sm(d, hw, e)
-    R = max(1, min(R, G))
-    share = l2_bytes if l2_bytes is not None else hw.l2_mb * MB / L2_PARTITIONS
+    if resident is None:
+        occ = kernel.occupancy(d, hw, e)
+        if occ.launch:
+            raise ValueError(f"{kernel.name} cannot launch on the {hw.name} at d = {d}: {occ.launch}")
+        resident = hw.sms * occ.blocks
+    R = max(1, min(resident, G))
+    share = l2_bytes if l2_bytes is not None else arch.shared_cache_bytes(hw)
     q_head, kv_head = mem.load_Qi(n, d) * e, mem.load_Kj_Vj(n, d) * e  # Q, and K + V, of one head
-    # Heads a wave touches: a window of R consecutive blocks meets (R - 1) / Tr + 1 heads on average.
-    heads = min(bh, (R - 1) / Tr + 1)
-    # Between two waves of one head, L2 takes the wave's heads' K + V plus the wave's Q tiles read
-    # and O tiles written (each Br x d): what must stay for the next wave to hit.
-    in_flight = heads * kv_head + R * (mem.load_Qi(kernel.Br, d) + mem.write_Oi(kernel.Br, d)) * e
+    tiles = (mem.load_Qi(kernel.Br, d) + mem.write_Oi(kernel.Br, d)) * e  # one block's Q and O tiles
+    in_flight = _in_flight(bh, Tr, R, kv_head, tiles)
     rereads = in_flight > share
     # LRU over a cyclic stream: if the cycle is longer than the cache, every tile misses (all or nothing).
     passes = wave_passes(bh, Tr, R) if rereads else bh
     reads = bh * q_head + passes * kv_head
+    chip_R = max(1, R // arch.chiplets)  # each XCD holds its share of a wave's blocks
+    chip_in_flight = _in_flight(bh, Tr, chip_R, kv_head, tiles) if arch.chiplets > 1 else 0.0
+    chip_l2 = arch.chiplet_l2_mb * 2**20
+    chip_rereads = arch.chiplets > 1 and chip_in_flight > chip_l2
+    fills = (bh * q_head + chiplet_fills(bh, Tr, R, arch.chiplets, chip_rereads) * kv_head
+             if arch.chiplets > 1 else 0)
     return Whole(n=n, d=d, bh=bh, Tr=Tr, blocks=G, resident=R, waves=ceil(G / R), passes=passes,
                  in_flight=in_flight, l2_share=share, rereads=rereads, q_bytes=bh * q_head,
                  kv_head_bytes=kv_head, reads=reads, writes=bh * q_head, compulsory=bh * (q_head + kv_head),
-                 two_level=two_level_reads(n, d, bh, kernel, e))
+                 two_level=two_level_reads(n, d, bh, kernel, e), chiplets=arch.chiplets,
+                 chiplet_in_flight=chip_in_flight, chiplet_l2=chip_l2, chiplet_rereads=chip_rereads,
+                 chiplet_fills=fills)
+
+
+def _in_flight(bh: int, Tr: int, R: int, kv_head: int, tiles: int) -> float:
+    """Bytes a cache must hold between two waves of one head for the next wave to hit: the K + V
+    of the heads a wave touches (a window of R consecutive blocks meets (R - 1) / Tr + 1 heads on
+    average) and the wave's Q tiles read and O tiles written."""
+    return min(bh, (R - 1) / Tr + 1) * kv_head + R * tiles
+
+
+def chiplet_fills(bh: int, Tr: int, R: int, chiplets: int, rereads: bool) -> int:
+    """Times a head's K + V is read into a chiplet's L2, summed over heads: each chiplet that runs a
+    block of the head (block b runs on chiplet b mod `chiplets`) reads it once, or once per wave
+    of the head when its L2 loses it between waves (`rereads`)."""
+    total = 0
+    for h in range(bh):
+        first, last = h * Tr, (h + 1) * Tr  # the head's blocks [first, last)
+        if not rereads:
+            total += min(chiplets, Tr)
+            continue
+        for k in range(first // R, (last - 1) // R + 1):
+            total += min(chiplets, min(last, (k + 1) * R) - max(first, k * R))
+    return total
 
 
 def _tile_model(n: int, d: int, kernel: Kernel) -> Config:

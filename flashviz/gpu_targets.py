@@ -66,7 +66,7 @@ def targets(df: pd.DataFrame, rates: Rates, gpu: str = "H200 SXM") -> pd.DataFra
         matmul_only = max(forward_flops(n, d, bh) / rates.matmul, t.dram_s)
         rows.append({"kernel": k.name, "n": n, "d": d, "B·H": bh,
                      "K+V per head MB": w.kv_head_bytes / 2**20, "waves": w.waves,
-                     "blocks per SM": k.blocks_per_sm(d, hw),
+                     "blocks per SM": k.occupancy(d, hw).blocks,
                      "measured reads MB": r.dram_read_bytes / 2**20,
                      "model reads MB": w.reads / 2**20, "two-level MB": w.two_level / 2**20,
                      "floor MB": w.compulsory / 2**20,
@@ -74,7 +74,8 @@ def targets(df: pd.DataFrame, rates: Rates, gpu: str = "H200 SXM") -> pd.DataFra
                      "two-level ÷ measured": w.two_level / r.dram_read_bytes,
                      "measured writes MB": r.dram_write_bytes / 2**20,
                      "measured ms": r.time_ms, "matmul ms": 1e3 * t.matmul_s, "softmax ms": 1e3 * t.softmax_s,
-                     "model ms": 1e3 * t.total_s, "time: model ÷ measured": 1e3 * t.total_s / r.time_ms,
+                     "model ms": 1e3 * t.total_s, "model bound": t.bound,
+                     "time: model ÷ measured": 1e3 * t.total_s / r.time_ms,
                      "matmul-only ÷ measured": 1e3 * matmul_only / r.time_ms,
                      "passes per head": w.passes / bh})
     out = pd.DataFrame(rows)

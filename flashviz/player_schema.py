@@ -261,12 +261,14 @@ class WaveRun(TypedDict):
     Tr: int                                     # query blocks per head
     Br: int                                     # query rows per block
     G: int                                      # blocks in the grid, bh x Tr
-    sms: int                                    # streaming multiprocessors
-    per_sm: int                                 # blocks resident on one SM
+    sms: int                                    # compute units: NVIDIA's SMs, AMD's CUs
+    unit: str                                   # what the GPU's maker calls one: "SM" or "CU"
+    per_sm: int                                 # blocks resident on one unit
     waves: int                                  # waves in the run
     kernel: str                                 # the kernel's name
-    l2_share: float                             # bytes of L2 one wave gets
-    l2_total: int                               # bytes of L2 on the GPU
+    cache: str                                  # the cache DRAM reads go through: "L2", "Infinity Cache"
+    l2_share: float                             # bytes of that cache one wave gets
+    l2_total: int                               # bytes of that cache on the GPU
     compulsory: int                             # DRAM bytes of Q, K and V read once each
     two_level: int                              # DRAM bytes the tile (two-level) model reads
     reads: int                                  # DRAM bytes this model reads in all

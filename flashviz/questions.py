@@ -258,16 +258,21 @@ def decode_step(cfg: DecodeConfig, hw: Hardware) -> Question:
 
 
 def whole_gpu_reads(n: int, d: int, bh: int, kernel, hw: Hardware) -> Question:
-    """Lesson 11: DRAM reads over the compulsory Q + K + V, on the whole GPU (waves and L2)."""
+    """Lesson 11: DRAM reads over the compulsory Q + K + V, on the whole GPU (waves and the shared cache)."""
+    from .gpu_arch import arch_of
     from .gpu_model import whole_gpu
-    w = whole_gpu(n, d, bh, kernel, hw)
+    arch, w = arch_of(hw), whole_gpu(n, d, bh, kernel, hw)
+    cache, share = arch.cache, f"the {arch.cache}" + (" share" if arch.cache_parts > 1 else "")
     fits = "outgrow" if w.rereads else "fit in"
+    per_head = w.passes / bh
     return Question(
         f"{kernel.name} on the {hw.name}, fp16: n = {n:,}, d = {d}, batch × heads = {bh}. The whole-GPU model "
-        "(waves of blocks sharing an L2) predicts its DRAM reads at how many times the compulsory Q + K + V "
-        "(each read once)?", "ratio", w.over_floor,
-        f"{w.blocks:,} blocks run {w.resident} at a time in {w.waves} wave{'s' if w.waves > 1 else ''}; the K + V "
-        f"in flight between two waves of a head ({bytes_text(w.in_flight)}) {fits} the L2 share "
-        f"({bytes_text(w.l2_share)}), so each head's K + V comes from DRAM {w.passes / bh:.3g} times on average: "
+        f"(waves of blocks sharing the {cache}) predicts its DRAM reads at how many times the compulsory "
+        "Q + K + V (each read once)?", "ratio", w.over_floor,
+        f"{w.blocks:,} blocks run {w.resident:,} at a time in {w.waves:,} wave{'s' if w.waves > 1 else ''}; the "
+        f"K + V in flight between two waves of a head ({bytes_text(w.in_flight)}) "
+        f"{f'{fits} {share} ({bytes_text(w.l2_share)})' if w.l2_share else 'find no L2 to stay in'}, so each "
+        "head's K + V comes from DRAM "
+        f"{'once' if per_head == 1 else f'{per_head:.3g} times on average'}: "
         f"{bytes_text(w.reads)} against a floor of {bytes_text(w.compulsory)}. The two-level model reads "
         f"{compare(w.reads, w.two_level)}.", LADDER, f"{w.over_floor:.3g}×")

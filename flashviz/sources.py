@@ -35,6 +35,24 @@ SOURCES: dict[str, Source] = {
     "flash_decoding": Source("Flash-Decoding", "Flash-Decoding for long-context inference",
                              "Dao, Haziza, Massa and Sizov, 2023",
                              "https://crfm.stanford.edu/2023/10/12/flashdecoding.html"),
+    # The whole-GPU model's per-architecture figures (flashviz.gpu_arch).
+    "cuda_guide": Source("CUDA programming guide", "CUDA C++ Programming Guide: technical specifications per "
+                         "compute capability", "NVIDIA",
+                         "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html"
+                         "#features-and-technical-specifications"),
+    "a100_wp": Source("A100 whitepaper", "NVIDIA A100 Tensor Core GPU Architecture", "NVIDIA, 2020",
+                      "https://images.nvidia.com/aem-dam/en-zz/Solutions/data-center/"
+                      "nvidia-ampere-architecture-whitepaper.pdf"),
+    "rocm_specs": Source("ROCm GPU specifications", "AMD GPU specifications (AMD Instinct GPUs table)",
+                         "AMD, ROCm documentation", "https://rocm.docs.amd.com/en/latest/reference/gpu-arch-specs.html"),
+    "llvm_amdgpu": Source("LLVM's AMDGPU backend", "LLVM AMDGPU backend, AMDGPUBaseInfo.cpp (the occupancy rules "
+                          "of gfx90a and gfx942)", "LLVM project",
+                          "https://github.com/llvm/llvm-project/blob/main/llvm/lib/Target/AMDGPU/Utils/"
+                          "AMDGPUBaseInfo.cpp"),
+    "rocm_partitions": Source("AMD's MI300 partition modes", "Deep dive into the MI300 compute and memory "
+                              "partition modes", "AMD, ROCm blogs",
+                              "https://rocm.blogs.amd.com/software-tools-optimization/compute-memory-modes/"
+                              "README.html"),
 }
 
 # The reading list, in the order a reader meets the ideas.
@@ -84,4 +102,30 @@ ASSUMPTIONS: dict[str, Assumption] = {
         "A kernel's time is the larger of its bytes over the HBM bandwidth and its flops over the peak rate.",
         "That is a bound, not a prediction: launches, the tail of the last wave, latency and imperfect "
         "overlap of copies and arithmetic all add time."),
+    "l2": Assumption(
+        "all-or-nothing L2",
+        "Lesson 11's whole-GPU model: the blocks of a wave move along K and V together, so one DRAM read of a "
+        "tile serves them all through the cache they share (NVIDIA's L2, of which a wave gets one of its two "
+        "partitions; AMD CDNA 3's 256 MB Infinity Cache). Between two waves of a head, if the bytes in flight "
+        "outgrow that share, the next wave finds none of the head's K and V and reads all of it again; if "
+        "they fit, it finds all of it.",
+        "A real cache is neither: LRU with many ways keeps part of K and V past the crossover, and the "
+        "blocks of a wave drift apart, so a tile can leave the cache before the last blocks read it. Lesson "
+        "11's targets set the model against the H200's measured reads, config by config."),
+    "softmax_added": Assumption(
+        "softmax time added to the matmuls",
+        "Lesson 11's time model adds the softmax's time (exponentials and other FP32 work) to the matmuls' "
+        "time, as in FlashAttention-2-style kernels, where the warps that run a tile's matmuls also run its "
+        "softmax.",
+        f"FlashAttention-3 hides most of it on Hopper: two warpgroups take turns, one's softmax running while "
+        f"the other's matmuls do (ping-pong scheduling, {cite('fa3', '§3.1')}), and within a warpgroup the "
+        f"softmax of one tile overlaps the matmul of the next ({cite('fa3', '§3.2')}); the time is then "
+        "closer to the larger of the two than to their sum."),
+    "same_kernels": Assumption(
+        "the H200's kernels on every GPU",
+        "Lesson 11 places each kernel on every GPU with the tiles, threads and registers per thread that "
+        "Nsight Compute read on the H200; on AMD CDNA 3 its 128 or 256 threads are two or four wavefronts of 64.",
+        "Each GPU runs its own build: on an A100 or B200 the compiler may allocate other registers, and on "
+        "the MI300X PyTorch's flash attention is a different kernel (ROCm's), with tiles, stages and register "
+        "use of its own. The residency and the wave count are the model's, not measured there."),
 }

@@ -1,52 +1,93 @@
-"""Lesson 11: the whole GPU. Waves of thread blocks, the L2 they share, and measured DRAM reads."""
+"""Lesson 11: the whole GPU. Waves of thread blocks, the cache they share, and measured DRAM reads."""
 import pandas as pd
 import streamlit as st
 
 from explorer import cache, ui
 from explorer.gpu_player import gpu_player, gpu_player_html
-from explorer.whole_gpu import IMPL, PARAMS, crossover, kernel_named, model_curves, reads_figure
+from explorer.whole_gpu import (IMPL, PARAMS, crossover, figures_cited, gpu_named, kernel_named, launch_error,
+                                model_curves, reads_figure, residency_text)
 from flashviz import gpu_targets
 from flashviz.claims import compare
-from flashviz.config import HARDWARE
+from flashviz.config import CUSTOM, HARDWARE
 from flashviz.format import bytes_text
+from flashviz.gpu_arch import arch_of, is_modelled
 from flashviz.gpu_model import forward_time, whole_gpu
+from flashviz.sources import cite
 
+H200 = "H200 SXM"
 
 st.title("The whole GPU")
-st.markdown("#### Many blocks run at once and share an L2. How many bytes does DRAM really see?")
+st.markdown("#### Many blocks run at once and share a cache. How many bytes does DRAM really see?")
 c = st.columns([1.1, 0.8, 1, 1, 1.25])  # the kernel menu wide enough for "PyTorch flash"
 n = ui.bound(PARAMS["wg_n"], c[0])
 d = ui.bound(PARAMS["wg_d"], c[1])
 bh = ui.bound(PARAMS["wg_bh"], c[2])
 gpu = ui.bound(PARAMS["wg_gpu"], c[3])
 kname = ui.bound(PARAMS["wg_kernel"], c[4])
+if gpu == CUSTOM and ui.value("hw") != CUSTOM:  # the sidebar draws them while its GPU is "custom"
+    ui.custom_gpu_controls(st.columns([1, 2])[0])  # wide enough for the button's whole label
 ui.own_setting("This lesson has its own n, d, batch × heads, GPU and kernel (fp16): the sidebar's do not apply.")
-hw, kernel = HARDWARE[gpu], kernel_named(kname, d)
-w = whole_gpu(n, d, bh, kernel, hw)
-per_sm = kernel.blocks_per_sm(d, hw)
+hw, kernel = gpu_named(gpu), kernel_named(kname, d)
+arch, occ = arch_of(hw), kernel.occupancy(d, hw)
+unit = arch.unit
+if not is_modelled(hw):
+    st.caption(f"A custom GPU is modelled as NVIDIA's ({cite('cuda_guide')}: 64 K registers, 64 warps and 32 "
+               "blocks per SM, 1 KB of shared memory kept per block; the L2 in two partitions): your figures set "
+               "its SMs, the shared memory one block may use and its L2"
+               + (", also the sidebar's." if ui.value("hw") == CUSTOM else "."))
+if occ.launch:
+    st.error(launch_error(kname, d, hw, occ), icon=ui.NO_ICON)
+else:
+    w = whole_gpu(n, d, bh, kernel, hw)
+    per = occ.blocks
+    ui.slide("The numbers")
+    m = st.columns(4)
+    m[0].metric("blocks in the grid", f"{w.blocks:,}", help="batch × heads × query blocks (Tr = n / Br)")
+    m[1].metric("resident at once", f"{hw.sms} × {per}",
+                help=f"{unit}s × blocks per {unit}: the least that {arch.smem}, registers and {arch.warp_name} "
+                     "slots allow")
+    m[2].metric("waves", f"{w.waves:,}")
+    m[3].metric("DRAM reads ÷ floor", f"{w.over_floor:.2f}×", help="the three-level model over Q + K + V once")
 
-ui.slide("The numbers")
-m = st.columns(4)
-m[0].metric("blocks in the grid", f"{w.blocks:,}", help="batch × heads × query blocks (Tr = n / Br)")
-m[1].metric("resident at once", f"{hw.sms} × {per_sm}", help="SMs × blocks per SM (shared memory and registers)")
-m[2].metric("waves", f"{w.waves:,}")
-m[3].metric("DRAM reads ÷ floor", f"{w.over_floor:.2f}×", help="the three-level model over Q + K + V once")
-
-fits = "outgrow" if w.rereads else "fit in"
-ui.explain(f"""
-The grid has one thread block per (head, query block of {kernel.Br} rows): {w.blocks:,} blocks. The {hw.name}
-keeps {per_sm} of them on each of its {hw.sms} SMs (shared memory: {kernel.smem_bytes(d) // 1024} KB per block from
-the tiles; registers: {kernel.regs_per_thread} per thread, read off Nsight Compute), so {w.resident:,} run at once
-and the grid runs in {w.waves:,} wave{'s' if w.waves > 1 else ''}, a head's query blocks one after another.
-The blocks of a wave read the same K and V tiles at about the same time, so one DRAM read serves them all
-through L2. Between two waves of a head, L2 must also take the wave's other heads and its Q and O tiles:
-{bytes_text(w.in_flight)} in flight, which {fits} the {bytes_text(w.l2_share)} share a wave gets (one of the
-L2's two partitions). So each head's K + V comes from DRAM {w.passes / bh:.3g} times on average, and the
-reads come to {bytes_text(w.reads)}: the two-level model (one block at a time, no L2) reads
-{compare(w.reads, w.two_level)}.
+    fits = "outgrow" if w.rereads else "fit in"
+    per_head = w.passes / bh
+    times = "once" if per_head == 1 else f"{per_head:.3g} times on average"
+    kernels_from = "" if gpu == H200 else f" {ui.assumes('same_kernels')}"
+    if w.l2_share == 0:
+        cache_kept = "and with no L2 none of it is kept"
+    elif arch.cache_parts > 1:
+        cache_kept = (f"which {fits} the {bytes_text(w.l2_share)} share a wave gets (one of the {arch.cache}'s "
+                      f"{arch.cache_parts} partitions)")
+    else:
+        cache_kept = f"which {fits} the {bytes_text(w.l2_share)} {arch.cache}"
+    chiplets = "" if arch.chiplets == 1 else (
+        f"The {hw.name} deals blocks out to its {arch.chiplets} chiplets (XCDs) in turn, {hw.sms // arch.chiplets} "
+        f"CUs each; each XCD has a private {arch.chiplet_l2_mb} MB L2, and all {arch.chiplets} share a "
+        f"{bytes_text(w.l2_share)} Infinity Cache in front of HBM, so that is the cache that decides DRAM reads. ")
+    ui.explain(f"""
+The grid has one {arch.block} per (head, query block of {kernel.Br} rows): {w.blocks:,} blocks. The {hw.name}
+keeps {per} of them on each of its {hw.sms} {unit}s, the least of what each limit allows:
+{residency_text(kernel, d, hw, occ)}{kernels_from}.
+So {w.resident:,} run at once and the grid runs in {w.waves:,} wave{'s' if w.waves > 1 else ''}, a head's query
+blocks one after another. {chiplets}The blocks of a wave read the same K and V tiles at about the same time, so
+one DRAM read serves them all through the {arch.cache}. Between two waves of a head, the {arch.cache} must also
+take the wave's other heads and its Q and O tiles: {bytes_text(w.in_flight)} in flight, {cache_kept}
+{ui.assumes('l2')}. So each head's K + V comes from DRAM {times}, and the reads come to {bytes_text(w.reads)}: the
+two-level model (one block at a time, no cache) reads {compare(w.reads, w.two_level)}.
 """)
-ui.slide("The waves")
-gpu_player(gpu_player_html(n, d, bh, kname, gpu))
+    if arch.chiplets > 1:
+        xcd_fits = "outgrows" if w.chiplet_rereads else "fits in"
+        ui.explain(f"""
+The XCDs' own L2s see more traffic, though not from DRAM. Each XCD holds its {w.resident // arch.chiplets} blocks
+of a wave; between two waves of a head its L2 must keep {bytes_text(w.chiplet_in_flight)}, which
+{xcd_fits} its {arch.chiplet_l2_mb} MB, so each XCD reads a head's K + V from the Infinity Cache
+{"once per wave of the head" if w.chiplet_rereads else "once"}: {bytes_text(w.chiplet_fills)} of Infinity Cache
+reads in all against {bytes_text(w.reads)} from DRAM.
+""")
+    st.caption(f"The tiles of Q, K and V sit in {arch.smem}; the scores S, the probabilities P and the O "
+               "accumulator sit in registers. The papers' \"SRAM\" is both. Figures: " + figures_cited(hw) + ".")
+    ui.slide("The waves")
+    gpu_player(gpu_player_html(n, d, bh, kname, hw))
 
 ui.slide("Measured on the H200")
 st.subheader("Measured on the H200")
@@ -54,14 +95,19 @@ df, rates, table, plain_df, plain_table = cache.gpu_measured()
 impl = IMPL[kname]
 pts = df[(df["impl"] == impl) & (df["d"] == d) & (df["batch_heads"] == bh)].sort_values("n")
 plain_pts = plain_df[(plain_df["d"] == d) & (plain_df["batch_heads"] == bh)].sort_values("n")
-cross = crossover(d, bh, kname, hw)
-title = f"{kname}, d = {d}, batch × heads = {bh}, {gpu}"
-on_h200 = gpu == "H200 SXM"
-ui.chart(cache.figure(reads_figure, model_curves(d, bh, kname, gpu), pts if on_h200 else pts.iloc[0:0], cross, title,
-                      plain_pts if on_h200 else plain_pts.iloc[0:0]), "wg_reads")
+on_h200 = gpu == H200
+chart_hw = HARDWARE[H200] if occ.launch else hw  # a kernel that cannot launch here: the H200's models
+title = f"{kname}, d = {d}, batch × heads = {bh}, {chart_hw.name}"
+ui.chart(cache.figure(reads_figure, model_curves(d, bh, kname, chart_hw), pts if on_h200 else pts.iloc[0:0],
+                      crossover(d, bh, kname, chart_hw), title, plain_pts if on_h200 else plain_pts.iloc[0:0],
+                      arch_of(chart_hw).cache),
+         "wg_reads")
 have = sorted(int(x) for x in df[(df["impl"] == impl) & (df["d"] == d)]["batch_heads"].unique())
-if gpu != "H200 SXM":
-    st.caption(f"The measurements are the H200's; for the {gpu} the chart shows the models only.")
+if occ.launch:
+    st.caption(f"{kname} cannot launch on the {hw.name} at d = {d}: the chart shows the models on the H200, "
+               "where it was measured.")
+elif not on_h200:
+    st.caption(f"The measurements are the H200's; for the {hw.name} the chart shows the models only.")
 elif pts.empty:
     st.caption(f"No measurements at batch × heads = {bh} for d = {d}: measured at {', '.join(map(str, have))}.")
 ui.explain("""
@@ -70,19 +116,22 @@ sitting in L2 when the kernel ends are never counted as DRAM writes, so this pag
 lists writes beside them.
 """)
 
-ui.slide("Why FlashAttention-2 splits the sequence")
-st.subheader("Why FlashAttention-2 splits the sequence over blocks")
-small = whole_gpu(n, d, min(bh, 8), kernel, hw)
-if ui.presenting():  # the paragraph below is hidden: its figures, in one line
-    st.markdown(f"At batch × heads = {min(bh, 8)}, FlashAttention-1's one block per head keeps **{min(bh, 8)} of "
-                f"{hw.sms} SMs** busy. FlashAttention-2's query blocks of {kernel.Br} rows make **{small.blocks:,} "
-                f"blocks**, filling {min(small.blocks, small.resident):,} of the {hw.sms * per_sm:,} slots at once.")
-ui.explain(f"""
-FlashAttention-1 gave each (batch, head) one thread block. With batch × heads = {min(bh, 8)} that is
-{min(bh, 8)} busy SM{'s' if min(bh, 8) > 1 else ''} out of {hw.sms}. FlashAttention-2 also splits each head's
+if not occ.launch:
+    ui.slide("Why FlashAttention-2 splits the sequence")
+    st.subheader("Why FlashAttention-2 splits the sequence over blocks")
+    small, few = whole_gpu(n, d, min(bh, 8), kernel, hw), min(bh, 8)
+    slots = hw.sms * occ.blocks
+    if ui.presenting():  # the paragraph below is hidden: its figures, in one line
+        st.markdown(f"At batch × heads = {few}, FlashAttention-1's one block per head keeps **{few} of "
+                    f"{hw.sms} {unit}s** busy. FlashAttention-2's query blocks of {kernel.Br} rows make "
+                    f"**{small.blocks:,} blocks**, filling {min(small.blocks, small.resident):,} of the {slots:,} "
+                    "slots at once.")
+    ui.explain(f"""
+FlashAttention-1 gave each (batch, head) one thread block. With batch × heads = {few} that is
+{few} busy {unit}{'s' if few > 1 else ''} out of {hw.sms}. FlashAttention-2 also splits each head's
 queries into blocks of {kernel.Br} rows, so the same work makes {small.blocks:,} blocks and fills
-{min(small.blocks, small.resident):,} of the {hw.sms * per_sm:,} slots at once. The price is the one this page
-measures: each wave reads its head's K and V again once they no longer fit in L2.
+{min(small.blocks, small.resident):,} of the {slots:,} slots at once. The price is the one this page
+measures: each wave reads its head's K and V again once they no longer fit in the {arch.cache}.
 """)
 
 st.subheader("Plain attention, for scale")
@@ -123,7 +172,10 @@ ok_before = int(table["matmul-only ÷ measured"].between(*gpu_targets.TIME_OK).s
 misses = table[~table["reads in 0.8–1.25"]]
 low, high = misses[misses["reads: model ÷ measured"] < 0.8], misses[misses["reads: model ÷ measured"] > 1.25]
 slow = table[~table["time in 0.7–1.4"]]
-here = forward_time(n, d, bh, kernel, w.reads + w.writes, rates)
+# The time model's parts at the reader's n, d, batch × heads and kernel, on this H200 (its rates are the H200's).
+at_h200 = whole_gpu(n, d, bh, kernel, HARDWARE[H200])
+here = forward_time(n, d, bh, kernel, at_h200.reads + at_h200.writes, rates)
+dram_bound = int((table["model bound"] == "DRAM").sum())
 slow_text = [f"{r['kernel']} at n = {r['n']:,}, d = {r['d']}, B·H = {r['B·H']}: {r['time: model ÷ measured']:.2f}×"
              for _, r in slow.iterrows()]
 one_wave = slow[slow["waves"] == 1]
@@ -145,20 +197,25 @@ K + V of {low["K+V per head MB"].min() if len(low) else 0:.0f} MB or more: there
 apart along K and V, so L2 loses a tile before the wave's last blocks read it; the model assumes the blocks of
 a wave move together. It says too much at {len(high)} (up to
 {high["reads: model ÷ measured"].max() if len(high) else 1:.2f}×), next to the crossover: it treats L2 as
-all-or-nothing (LRU over a cycle longer than the cache), while the real L2 still keeps part of K and V.
+all-or-nothing (LRU over a cycle longer than the cache) {ui.assumes('l2')}, while the real L2 still keeps part
+of K and V.
 
 **Time: {ok_time} of {len(table)} within 0.7–1.4×** ({ok_before} with the matmuls alone). The time model
 counts three kinds of work and divides each by a rate of this H200 measured in the same run as the kernels
 (the measured inputs): the two matmuls, 4n²d flops per head, at cuBLAS's {rates.matmul / 1e12:.0f} TFLOP/s;
 one exponential per score (and one per row and tile for the rescale) at {rates.exp / 1e12:.2f} T/s, what a
-simple elementwise kernel of exponentials reaches on the special-function units (FlashAttention-3's paper
-gives 3.9 TFLOP/s for the H100, the same chip); and the softmax's other work (row max, subtraction, row sum,
+simple elementwise kernel of exponentials reaches on the special-function units ({cite('fa3', '§3.1')} gives
+3.9 TFLOP/s for the H100, the same chip); and the softmax's other work (row max, subtraction, row sum,
 rescaling l and O, as the tile counter counts it) at {rates.fp32 / 1e12:.1f} T FP32 instructions/s, measured
 the same way. These kernels are built like FlashAttention-2: the warps that run a tile's matmuls also run its
-softmax, so the softmax time is **added** to the matmul time, not hidden under it. FlashAttention-3 overlaps
-them on Hopper (one warp group's softmax while another's matmul runs), and for it the model would take the
-larger of the two. DRAM time ({rates.dram / 1e12:.2f} TB/s copy) overlaps both and is never the larger here.
-At your settings: matmuls {here.matmul_s * 1e3:.3g} ms + exponentials {here.exp_s * 1e3:.3g} ms + other
+softmax, so the model **adds** the softmax time to the matmul time {ui.assumes('softmax_added')}.
+FlashAttention-3 hides most of it on Hopper: two warpgroups take turns, one's softmax running while the other's
+matmuls do (ping-pong scheduling, {cite('fa3', '§3.1')}), and inside a warpgroup the softmax of one tile
+overlaps the matmul of the next ({cite('fa3', '§3.2')}); for such a kernel the model would take the larger of
+the two. DRAM time ({rates.dram / 1e12:.2f} TB/s copy) overlaps both, and is the larger at
+{"none" if dram_bound == 0 else f"{dram_bound}"} of the {len(table)} configs.
+At your n, d, batch × heads and kernel on this H200: matmuls {here.matmul_s * 1e3:.3g} ms + exponentials
+{here.exp_s * 1e3:.3g} ms + other
 softmax work {here.other_s * 1e3:.3g} ms = {here.arithmetic_s * 1e3:.3g} ms; the exponentials alone are
 {here.exp_s / here.matmul_s:.0%} of the matmul time, though they are {1 / (4 * d):.2%} as many operations.
 Misses ({len(slow)}): {"; ".join(slow_text) or "none"}. {under_text}{t128_text}

@@ -1,9 +1,10 @@
 """The three-level model: its floor, its two-level limit, and how it moves."""
-from hypothesis import given, settings
+import pytest
+from hypothesis import assume, given, settings
 from pytest import approx
 from hypothesis import strategies as st
 
-from flashviz.config import HARDWARE
+from flashviz.config import HARDWARE, custom_hardware
 from flashviz.config import Config
 from flashviz.costs import flash_cost, standard_cost
 from flashviz.gpu_model import (Kernel, Rates, forward_time, plain_reads, plain_writes, sdpa_flash, softmax_ops,
@@ -21,6 +22,7 @@ gpus = st.sampled_from(sorted(HARDWARE))
 @settings(max_examples=200, deadline=None)
 @given(ns, ds, bhs, kernels, gpus)
 def test_never_below_compulsory(n, d, bh, k, gpu):
+    assume(k.occupancy(d, HARDWARE[gpu]).launch is None)  # tiles too big for the MI300X's 64 KB of LDS
     w = whole_gpu(n, d, bh, k, HARDWARE[gpu])
     assert w.reads >= w.compulsory, f"{w.reads} < floor {w.compulsory}"
 
@@ -67,7 +69,7 @@ def test_small_heads_sit_on_the_floor():
 
 def test_residency_from_tiles_matches_the_profiler():
     # Nsight Compute's occupancy limits on the H200 (data/h200/whole_gpu.csv): 2, 2, 1, 2, 4, 1
-    got = [k.blocks_per_sm(d, H200) for k, d in [(sdpa_flash(128), 128), (triton(128, 64, 128), 128),
+    got = [k.occupancy(d, H200).blocks for k, d in [(sdpa_flash(128), 128), (triton(128, 64, 128), 128),
                                                    (triton(128, 128, 128), 128), (triton(64, 64, 128), 128),
                                                    (triton(64, 64, 64), 64), (triton(128, 128, 64), 64)]]
     assert got == [2, 2, 1, 2, 4, 1]
@@ -135,3 +137,105 @@ def test_plain_attention_measured_in_every_call():
     assert len(p) == 8 and (p["kernels"] >= 4).all()
     assert p["reads: model ÷ measured"].between(0.5, 0.7).all()   # the model has no separate scale pass
     assert (p["reads: four-kernel ÷ measured"] > 0.75).all() and (p["reads: four-kernel ÷ measured"] <= 1.0).all()
+
+
+# ---------------------------------------------------------------------------------------------
+# Every GPU the lesson offers, and AMD CDNA 3's rules against a hand count from the sources.
+
+MI300X = HARDWARE["MI300X"]
+
+
+def _launches(k, d, hw):
+    return k.occupancy(d, hw).launch is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(ds, kernels, st.sampled_from(sorted(HARDWARE)))
+def test_a_kernel_that_launches_keeps_at_least_one_block_per_unit(d, k, gpu):
+    occ = k.occupancy(d, HARDWARE[gpu])
+    assert (occ.launch is None) == (occ.blocks >= 1), f"{k.name} on {gpu} at d = {d}: {occ}"
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(16, 4096), st.integers(1, 4096), st.integers(0, 4096), ds, kernels)
+def test_a_custom_gpu_either_holds_blocks_or_says_why_not(smem_kb, sms, l2_mb, d, k):
+    hw = custom_hardware(1555, 312, 19.5, smem_kb, l2_mb, sms, 40)
+    occ = k.occupancy(d, hw)
+    if occ.launch:
+        assert k.smem_bytes(d) > smem_kb * 1024, f"{occ.launch} though {k.smem_bytes(d)} B fit {smem_kb} KB"
+        with pytest.raises(ValueError, match="cannot launch"):
+            whole_gpu(4096, d, 1, k, hw)
+    else:
+        w = whole_gpu(4096, d, 1, k, hw)
+        assert occ.blocks >= 1 and w.resident >= 1 and w.reads >= w.compulsory, (occ, w)
+
+
+def test_mi300x_holds_one_pytorch_flash_workgroup_per_cu_by_lds():
+    # Hand count (ROCm specs: 64 KiB LDS per CU; LLVM AMDGPU: 512 VGPRs per lane per SIMD, 4 SIMDs,
+    # 8 wavefronts per SIMD, VGPRs in steps of 8). d = 64: tiles (128 + 2 * 128) * 64 * 2 B = 48 KB,
+    # 64 // 48 = 1; d = 128: (128 + 2 * 64) * 128 * 2 B = 64 KB, 64 // 64 = 1 (no driver reservation).
+    # Registers: 128 threads = 2 wavefronts; 255 -> 256 VGPRs, 512 // 256 = 2 per SIMD, 8 per CU, 4 blocks.
+    for d, smem in ((64, 48 * 1024), (128, 64 * 1024)):
+        occ = sdpa_flash(d).occupancy(d, MI300X)
+        assert sdpa_flash(d).smem_bytes(d) == smem and occ.launch is None
+        assert dict(occ.limits) == {"LDS": 1, "registers": 4, "wavefront slots": 16}, (d, occ.limits)
+        assert occ.blocks == 1 and occ.limited_by == "LDS", (d, occ)
+
+
+def test_mi300x_runs_the_default_in_four_waves_of_304():
+    for d in (64, 128):
+        w = whole_gpu(131072, d, 1, sdpa_flash(d), MI300X)
+        # 131072 / 128 = 1024 blocks, 304 CUs x 1 resident: ceil(1024 / 304) = 4 waves
+        assert (w.blocks, w.resident, w.waves) == (1024, 304, 4), (d, w.blocks, w.resident, w.waves)
+
+
+def test_mi300x_infinity_cache_keeps_reads_on_the_floor_where_the_h200_l2_does_not():
+    # d = 128, one head: K + V = 64 MB, in flight 64 MB + 304 blocks x 64 KB of Q and O tiles = 83 MB,
+    # under the 256 MB Infinity Cache; the H200's 30 MB share re-reads K + V in each of 4 waves.
+    amd, nv = whole_gpu(131072, 128, 1, sdpa_flash(128), MI300X), whole_gpu(131072, 128, 1, sdpa_flash(128), H200)
+    assert amd.in_flight == 64 * 2**20 + 304 * 64 * 1024 and amd.l2_share == 256 * 2**20, amd
+    assert amd.reads == amd.compulsory == 96 * 2**20, f"MI300X reads {amd.reads / 2**20} MB"
+    assert nv.reads == 32 * 2**20 + 4 * 64 * 2**20, f"H200 reads {nv.reads / 2**20} MB"
+
+
+def test_mi300x_reads_again_once_k_and_v_outgrow_the_infinity_cache():
+    # n = 524288, d = 128: K + V = 256 MB per head, more than the whole 256 MB Infinity Cache.
+    w = whole_gpu(524288, 128, 1, sdpa_flash(128), MI300X)
+    assert w.rereads and w.reads == 128 * 2**20 + w.waves * 256 * 2**20, (w.waves, w.reads / 2**20)
+
+
+def test_each_xcd_reads_k_and_v_from_the_infinity_cache_once_per_wave_when_its_l2_is_outgrown():
+    # 8 XCDs x 4 waves x 64 MB of K + V, plus Q (32 MB) once: blocks go to the XCDs round-robin.
+    w = whole_gpu(131072, 128, 1, sdpa_flash(128), MI300X)
+    assert w.chiplet_rereads and w.chiplet_fills == 32 * 2**20 + 8 * 4 * 64 * 2**20, w.chiplet_fills / 2**20
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 16), st.integers(1, 300), st.integers(1, 700), st.booleans())
+def test_chiplet_fills_count_xcds_by_brute_force(bh, Tr, R, rereads):
+    from flashviz.gpu_model import chiplet_fills
+    seen: set[tuple] = set()
+    for b in range(bh * Tr):
+        seen.add((b // Tr, b % 8, b // R if rereads else 0))  # (head, XCD, wave when L2 forgets)
+    assert chiplet_fills(bh, Tr, R, 8, rereads) == len(seen)
+
+
+def test_nvidia_has_no_chiplet_level():
+    w = whole_gpu(131072, 128, 1, sdpa_flash(128), H200)
+    assert w.chiplets == 1 and w.chiplet_fills == 0 and not w.chiplet_rereads
+
+
+def test_the_h200s_triton_tiles_do_not_fit_the_mi300x_lds():
+    # two stages of 64-row K and V tiles at d = 128: (128 + 4 * 64) * 128 * 2 B = 96 KB > 64 KB
+    occ = triton(128, 64, 128).occupancy(128, MI300X)
+    assert occ.launch and "96 KB of LDS" in occ.launch and occ.blocks == 0, occ
+    with pytest.raises(ValueError, match="cannot launch on the MI300X"):
+        whole_gpu(4096, 128, 1, triton(128, 64, 128), MI300X)
+
+
+def test_every_preset_has_an_architecture_whose_figures_are_sourced():
+    from flashviz.gpu_arch import ARCH
+    from flashviz.sources import SOURCES
+    assert set(ARCH) == set(HARDWARE), f"presets without an architecture, or stale names: {set(ARCH) ^ set(HARDWARE)}"
+    for name, arch in ARCH.items():
+        assert arch.sources and set(arch.sources) <= set(SOURCES), f"{name}: sources {arch.sources}"

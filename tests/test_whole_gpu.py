@@ -19,6 +19,7 @@ def open_lesson(**query) -> AppTest:
     for k, v in query.items():
         at.query_params[k] = v
     at.run()
+    at.query_params.update(query)  # a deep link: the lesson's own settings are in the URL when it first runs
     at.switch_page(LESSON).run()
     assert not at.exception, at.exception
     return at
@@ -79,6 +80,40 @@ def test_the_players_last_frame_reads_what_the_model_says():
 
 
 def test_every_gpu_renders():
-    for gpu in HARDWARE:
+    for gpu in [*HARDWARE, "custom"]:
         at = open_lesson(wg_gpu=gpu)
         assert not at.exception, gpu
+
+
+def _metric(at, label):
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def test_the_mi300x_keeps_one_block_per_cu_at_d_128_not_zero():
+    # 64 KB of tiles in 64 KB of LDS (no reservation on CDNA 3): 1 per CU, 304 at once, 4 waves
+    at = open_lesson(wg_gpu="MI300X", wg_d="128")
+    shown = " ".join(m.value for m in at.markdown)
+    assert _metric(at, "resident at once") == "304 × 1" and _metric(at, "waves") == "4", shown[:400]
+    assert "keeps 1 of them on each of its 304 CUs" in shown and "Infinity Cache" in shown, shown[:600]
+
+
+def test_a_kernel_whose_tiles_do_not_fit_says_so_and_names_one_that_does():
+    at = open_lesson(wg_gpu="MI300X", wg_d="128", wg_kernel="Triton 128×64")
+    errors = " ".join(e.value for e in at.error)
+    assert "cannot launch on the MI300X" in errors and "96 KB of LDS" in errors and "PyTorch flash" in errors, errors
+    assert not [m for m in at.metric if m.label == "resident at once"], "no residency for a kernel that cannot run"
+    assert len(at.get("plotly_chart")) == 1, "the chart falls back to the H200's models"
+
+
+def test_a_custom_gpu_too_small_for_the_tiles_gets_a_clear_message():
+    at = open_lesson(wg_gpu="custom", gpu_smem="16")
+    errors = " ".join(e.value for e in at.error)
+    assert "cannot launch on the custom GPU" in errors and "16 KB" in errors, errors
+    assert "modelled as NVIDIA's" in " ".join(c.value for c in at.caption)
+
+
+def test_a_custom_gpus_figures_can_be_typed_in_the_lesson():
+    at = open_lesson(wg_gpu="custom")
+    assert at.number_input(key="gpu_sms").value == 108
+    at.number_input(key="gpu_sms").set_value(50).run()
+    assert not at.exception and _metric(at, "resident at once").startswith("50 × "), _metric(at, "resident at once")
