@@ -487,7 +487,9 @@ def assumes(key: str) -> str:
 
 def assumptions() -> None:
     """What this model assumes, and what a real kernel does instead: the list every "model" mark
-    links to, at the foot of every lesson."""
+    links to, at the foot of every lesson (not on a projector: it is reading, not a section)."""
+    if presenting():
+        return
     st.subheader("What this model assumes", anchor="what-this-model-assumes", divider="gray")
     for key, a in ASSUMPTIONS.items():
         st.markdown(f"**{a.title.capitalize()}.** {a.model}\n\n*A real kernel:* {a.real}")
