@@ -368,7 +368,7 @@ def io_theorem(df) -> go.Figure:
 def backward_bars(df) -> go.Figure:
     ns = [_n_label(n) for n in df["n"]]
     fig = go.Figure([go.Bar(x=ns, y=df["std stored MB"], name="standard: keeps P", marker_color=STANDARD),
-                     go.Bar(x=ns, y=df["flash stored MB"], name="flash: keeps m and l",
+                     go.Bar(x=ns, y=df["flash stored + O MB"], name="flash: keeps O, m and l",
                             marker_color=FLASH)])
     fig.update_layout(barmode="group")
     return _style(fig, "sequence length n (tokens)", "stored for backward (MB)", "What the forward keeps",

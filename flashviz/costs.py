@@ -163,8 +163,8 @@ def storing_backward_flops(cfg: Config) -> int:
 
 def stored_for_backward(cfg: Config, method: str, include_O: bool = False) -> int:
     """Elements the forward leaves in HBM for the backward, the seed's way:
-    Q, K, V plus P (standard) or m and l (flash). With include_O, also O,
-    which our recomputing backward reads for D = rowsum(dO * O)."""
+    Q, K, V plus P (standard) or m and l (flash). With include_O, also O, which the paper's
+    recomputing backward (Algorithm 4) reads for D = rowsum(dO * O); the seed leaves it out."""
     n, d = cfg.n, cfg.d
     kept = n * n if method == "standard" else 2 * n
     return 3 * n * d + kept + (n * d if include_O and method == "flash" else 0)

@@ -136,11 +136,11 @@ def demo5(ns=(512, 2048, 8192), d: int = 64, block: int = 64, dtype: str = "floa
                         "traffic cut": std_mb / fl_mb})
     notes = [
         f"stored = Q, K, V plus P (standard) or m and l (flash), {dtype}: the seed's rule",
-        "our recomputing backward also reads O, for D = rowsum(dO * O): the '+ O' column",
+        "the paper's recomputing backward (Algorithm 4) also reads O, for D = rowsum(dO * O): the '+ O' column",
         "GFLOPs are forward + backward as counted: standard 2 + 4 matmuls = 12 n^2 d, "
         "flash 2 + 5 = 14 n^2 d, so +16.7%",
-        "the seed quotes 10 n^2 d vs 12 n^2 d (+20%): its count leaves out one of the four "
-        "backward matmuls of the standard pass",
+        "the seed quotes 10 n^2 d vs 12 n^2 d (+20%): both its counts leave out one backward "
+        "matmul (2 n^2 d each)",
     ]
     return Demo(5, "The backward pass: pay flops, save bytes",
                 {"memory and flops": pd.DataFrame(rows), "traffic": pd.DataFrame(traffic)}, notes)

@@ -28,8 +28,9 @@ ui.own_setting(f"Square {tiles.Br} × {tiles.Br} tiles (the sidebar's Br); Bc, t
 ui.slide("The numbers")
 c = st.columns(4)
 c[0].metric("standard keeps", bytes_text(here["std stored MB"] * 2**20), help=f"Q, K, V and P at n = {cfg.n}")
-c[1].metric("flash keeps", bytes_text(here["flash stored MB"] * 2**20),
-            help="Q, K, V, m and l, as the first paper and the seed keep them")
+c[1].metric("flash keeps", bytes_text(here["flash stored + O MB"] * 2**20),
+            help="Q, K, V, O, m and l, what the first paper's backward reads (the seed leaves O out: "
+                 f"{bytes_text(here['flash stored MB'] * 2**20)})")
 c[2].metric("recomputing S, fwd + bwd", change_percent(fwd + stored_bwd, fwd + bwd),
             help="flops of forward + backward, recomputing S against keeping P, on the same tiles")
 c[3].metric("flash vs standard, flops", change_percent(std_total, fwd + bwd),
@@ -54,14 +55,18 @@ Forward and backward together: standard attention does two matmuls forward and f
 (dV = PᵀdO, dP = dO·Vᵀ, dQ = dS·K, dK = dSᵀ·Q). The recomputing backward first redoes S = QKᵀ per
 tile: five matmuls instead of four, {change_percent(stored_bwd, bwd)} on the backward alone and
 **{change_percent(fwd + stored_bwd, fwd + bwd)}** over forward and backward. {verdict}
-The seed quotes 10 against 12 n²d (+20%); its standard count leaves out one of the four
-backward matmuls. Stored memory follows the seed's rule: Q, K, V plus P, or plus m and l, the running max and
-sum of every row, as the first paper's backward reads them ({cite("fa1", "Appendix B, Algorithm 4")}). FlashAttention-2
-keeps one number per row instead, the log-sum-exp L = m + log l, and rebuilds P = exp(S − L) from it
-({cite("fa2", "§3.1")}): {bytes_text(cfg.n * cfg.element_bytes)} less than this count at n = {cfg.n}. Our backward
-also reads O to form D = rowsum(dO ∘ O) (the "+ O" column). It is the trade `gradient_checkpointing=True`
-makes, for one operator: pay {change_percent(fwd + stored_bwd, fwd + bwd)} flops for the recompute, keep
-{compare(here["std stored MB"], here["flash stored MB"])}.
+The seed quotes 10 against 12 n²d (+20%): both its counts leave out one backward matmul (2n²d each),
+where counting all of them gives 12 against 14 n²d.
+
+**What each keeps for the backward.** Standard attention's backward reads Q, K, V and P
+({cite("fa1", "Appendix B, Algorithm 3")}). FlashAttention's reads Q, K, V, the output O and the running max
+and sum m and l of every row ({cite("fa1", "Appendix B, Algorithm 4")}): O because the gradient of the softmax
+needs D = rowsum(dO ∘ O). The seed counts flash without O (the "flash stored" column); the figures here count
+it (the "flash + O" column). FlashAttention-2 keeps one number per row instead of m and l, the log-sum-exp
+L = m + log l, and rebuilds P = exp(S − L) from it ({cite("fa2", "§3.1")}): {bytes_text(cfg.n * cfg.element_bytes)}
+less than this count at n = {cfg.n}. It is the trade `gradient_checkpointing=True` makes, for one operator: pay
+{change_percent(fwd + stored_bwd, fwd + bwd)} flops for the recompute, keep
+{compare(here["std stored MB"], here["flash stored + O MB"])}.
 """)
 ui.slide("Stored and moved")
 ui.side_by_side((cache.figure(charts.backward_bars, mem), "backward_memory"),
