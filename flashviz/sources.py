@@ -60,4 +60,18 @@ ASSUMPTIONS: dict[str, Assumption] = {
         "Shared memory does not spill: a kernel whose shared-memory tiles do not fit does not launch "
         f"({cite('fa2', '§3.3')}: \"the kernel cannot run at all\"). Registers do spill, to local memory, "
         "which is cached in L1 and L2 before it reaches HBM. A real kernel picks tiles that fit."),
+    "roofline": Assumption(
+        "a kernel's time is its roofline",
+        "A kernel takes the larger of two times: its HBM bytes at the vendor's bandwidth, and its "
+        "matmul flops at the vendor's peak rate (plus any other arithmetic at the FP32 rate). Kernels "
+        "that run one after another add up.",
+        "A real kernel reaches neither peak: launches, the first and last waves of blocks, and L2 all "
+        "take their share. The roofline bounds the time from below; lessons 10 and 11 set it beside "
+        "measured kernels."),
+    "sram_registers": Assumption(
+        "SRAM is one budget",
+        "Shared memory and registers are one on-chip budget M, the \"SRAM\" of the papers.",
+        f"In FlashAttention-2 and -3 kernels the scores S, the probabilities P and the output accumulator "
+        f"O live in registers, and shared memory holds the tiles of Q, K and V ({cite('fa3', '§3.1')}: "
+        "P·V is issued with its first operand in registers)."),
 }
