@@ -53,8 +53,9 @@ def _simulable(cfg: Config, block: int | None = None) -> Config:
 
 def _config_cases(tag: str, cfg: Config) -> list:
     hw = HARDWARE["H100 SXM"] if "H100 SXM" in HARDWARE else next(iter(HARDWARE.values()))
-    out = [(charts.bytes_vs_flops, (sweeps.over_n(cfg, sweeps.ns_around(cfg.n, 128, 8192, 4)),)),
-           (charts.roofline, (sweeps.roofline_points(cfg, hw), HARDWARE, cfg.dtype, hw.name))]
+    out = [(charts.bytes_vs_flops, (sweeps.over_n(cfg, sweeps.ns_around(cfg.n, 128, 8192, 4)), cfg.dtype)),
+           (charts.roofline, (sweeps.roofline_points(cfg, hw), HARDWARE, cfg.dtype, hw.name)),
+           (charts.roofline, (sweeps.roofline_points(cfg, hw, kernels=True), HARDWARE, cfg.dtype, hw.name))]
     table = sweeps.over_n(cfg, sweeps.ns_around(cfg.n, 128, 2048, 2))
     out += [(charts.memory_over_n, (table,)), (charts.traffic_over_n, (table,))]
     blocks = sweeps.over_blocks(cfg, tuple(b for b in (8, 16, 32, 64, 128, 256, 512, 1024) if b <= cfg.n))

@@ -64,6 +64,7 @@ def gpu_measured():
 
 # Tables of closed forms, rebuilt by every rerun otherwise.
 roofline_points = cache(sweeps.roofline_points)
+standard_time = cache(sweeps.standard_time)
 hardware_table = cache(sweeps.hardware_table)
 cut_by_block = cache(sweeps.cut_by_block)
 loop_orders = cache(sweeps.loop_orders)

@@ -74,13 +74,32 @@ def census(n: int, Br: int, Bc: int, causal: bool) -> Census:
     return Census({shape: k for shape, k in counts.items() if k})
 
 
-def standard_cost(cfg: Config) -> Cost:
-    """Algorithm 0: S and P make a round trip each through HBM."""
+SOFTMAX_OPS = 5  # per score: row max, subtract, exp, row sum, divide (attention.standard_attention)
+
+
+def standard_kernels(cfg: Config) -> list[tuple[str, Cost]]:
+    """Algorithm 0 as the kernels it runs, one per line of the algorithm: each reads its
+    inputs from HBM and writes its output back. Their moved, flops and nonmatmul add up to
+    standard_cost's. The causal mask is applied to S as the first kernel writes it (as in
+    attention.standard_attention), so it is no pass of its own here; PyTorch's attention in
+    the paper's Figure 1 (right) runs mask and dropout as kernels of their own."""
     n, d = cfg.n, cfg.d
-    moved = (mem.read_Q_K(n, d) + mem.write_S(n) + mem.read_S(n) + mem.write_P(n)
-             + mem.read_P_V(n, d) + mem.write_O(n, d))
-    return Cost(moved=moved, spilled=0, flops=4 * n * n * d,
-                nonmatmul=5 * n * n, peak=n * n, working_set=0,
+
+    def kernel(moved: int, flops: int = 0, nonmatmul: int = 0) -> Cost:
+        return Cost(moved=moved, spilled=0, flops=flops, nonmatmul=nonmatmul, peak=n * n,
+                    working_set=0, element_bytes=cfg.element_bytes)
+    return [
+        ("S = QKᵀ", kernel(mem.read_Q_K(n, d) + mem.write_S(n), flops=2 * n * n * d)),      # line 1
+        ("softmax", kernel(mem.read_S(n) + mem.write_P(n), nonmatmul=SOFTMAX_OPS * n * n)),  # line 2
+        ("O = PV", kernel(mem.read_P_V(n, d) + mem.write_O(n, d), flops=2 * n * n * d)),     # line 3
+    ]
+
+
+def standard_cost(cfg: Config) -> Cost:
+    """Algorithm 0: S and P make a round trip each through HBM. The sum of its kernels."""
+    kernels = [cost for _, cost in standard_kernels(cfg)]
+    return Cost(moved=sum(k.moved for k in kernels), spilled=0, flops=sum(k.flops for k in kernels),
+                nonmatmul=sum(k.nonmatmul for k in kernels), peak=cfg.n * cfg.n, working_set=0,
                 element_bytes=cfg.element_bytes)
 
 
@@ -174,3 +193,8 @@ def io_theorem(n: int, d: int, sram_elements: int) -> dict:
     """The orders of Theorem 2, with constant 1: standard Nd + N^2,
     FlashAttention N^2 d^2 / M (elements)."""
     return {"standard": n * d + n * n, "flash": n * n * d * d / sram_elements}
+
+
+def kv_tokens_within(budget_bytes: float, d: int, element_bytes: int) -> int:
+    """The longest sequence whose K and V for one head (2nd elements) fit in budget_bytes."""
+    return int(budget_bytes // (2 * d * element_bytes))

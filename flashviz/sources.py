@@ -97,11 +97,6 @@ ASSUMPTIONS: dict[str, Assumption] = {
         "Split-KV's merge of the chunks' partials costs nothing: no launch, no time, no bytes.",
         "FlashAttention's split-KV path writes the partials to memory and runs a separate combine kernel "
         "that reads them back."),
-    "roofline": Assumption(
-        "roofline time",
-        "A kernel's time is the larger of its bytes over the HBM bandwidth and its flops over the peak rate.",
-        "That is a bound, not a prediction: launches, the tail of the last wave, latency and imperfect "
-        "overlap of copies and arithmetic all add time."),
     "l2": Assumption(
         "all-or-nothing L2",
         "Lesson 11's whole-GPU model: the blocks of a wave move along K and V together, so one DRAM read of a "
@@ -128,4 +123,18 @@ ASSUMPTIONS: dict[str, Assumption] = {
         "Each GPU runs its own build: on an A100 or B200 the compiler may allocate other registers, and on "
         "the MI300X PyTorch's flash attention is a different kernel (ROCm's), with tiles, stages and register "
         "use of its own. The residency and the wave count are the model's, not measured there."),
+    "roofline": Assumption(
+        "a kernel's time is its roofline",
+        "A kernel takes the larger of two times: its HBM bytes at the vendor's bandwidth, and its "
+        "matmul flops at the vendor's peak rate (plus any other arithmetic at the FP32 rate). Kernels "
+        "that run one after another add up.",
+        "A real kernel reaches neither peak: launches, the first and last waves of blocks, and L2 all "
+        "take their share. The roofline bounds the time from below; lessons 10 and 11 set it beside "
+        "measured kernels."),
+    "sram_registers": Assumption(
+        "SRAM is one budget",
+        "Shared memory and registers are one on-chip budget M, the \"SRAM\" of the papers.",
+        f"In FlashAttention-2 and -3 kernels the scores S, the probabilities P and the output accumulator "
+        f"O live in registers, and shared memory holds the tiles of Q, K and V ({cite('fa3', '§3.1')}: "
+        "P·V is issued with its first operand in registers)."),
 }

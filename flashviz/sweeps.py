@@ -80,18 +80,51 @@ def io_curves(cfg: Config, ns) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def roofline_points(cfg: Config, hw: Hardware) -> pd.DataFrame:
-    """Arithmetic intensity of each method and the rate the roofline allows."""
-    peak = hw.peak_flops(cfg.dtype)
+def _on_roof(hw: Hardware, dtype: str, hbm_bytes: float, flops: float, nonmatmul: float = 0) -> dict:
+    """One kernel on the roofline: its time is the larger of moving its bytes and doing its
+    work, matmul flops at the dtype's rate (Hardware.peak_flops), the rest on CUDA cores at
+    the FP32 rate. The rate is its work over that time."""
+    work = flops + nonmatmul
+    memory_s = hbm_bytes / hw.hbm_bytes_per_s
+    compute_s = flops / hw.peak_flops(dtype) + nonmatmul / hw.fp32_flops
+    time_s = max(memory_s, compute_s)
+    return {"flops per byte": work / hbm_bytes, "bytes per flop": hbm_bytes / work,
+            "attainable TFLOP/s": work / time_s / 1e12,
+            "bound": "memory" if memory_s > compute_s else "compute",
+            "time us (roofline)": time_s * 1e6}
+
+
+def roofline_points(cfg: Config, hw: Hardware, kernels: bool = False) -> pd.DataFrame:
+    """Arithmetic intensity of each method and the rate and time the roofline allows.
+
+    By default standard attention is one point, its bytes and flops summed (the seed's
+    comparison). With `kernels`, it is the kernels it runs (costs.standard_kernels), each
+    on its own roof, with a 'kernel' column; its time is then their sum, since each waits
+    for the one before. Flash is one kernel either way, at its matmul flops (its own exp
+    and rescaling are left out, as in the seed's point)."""
     rows = []
-    for name, cost in (("standard", costs.standard_cost(cfg)), ("flash", costs.flash_cost(cfg))):
-        ai = cost.flops / cost.hbm_bytes
-        rate = min(peak, hw.hbm_bytes_per_s * ai)
-        rows.append({"method": name, "flops per byte": ai, "bytes per flop": 1 / ai,
-                     "attainable TFLOP/s": rate / 1e12,
-                     "bound": "memory" if rate < peak else "compute",
-                     "time us (roofline)": cost.flops / rate * 1e6})
+    if kernels:
+        for name, cost in costs.standard_kernels(cfg):
+            rows.append({"method": "standard", "kernel": name,
+                         **_on_roof(hw, cfg.dtype, cost.hbm_bytes, cost.flops, cost.nonmatmul)})
+    else:
+        std = costs.standard_cost(cfg)
+        rows.append({"method": "standard", **_on_roof(hw, cfg.dtype, std.hbm_bytes, std.flops)})
+    flash = costs.flash_cost(cfg)
+    rows.append({"method": "flash", **({"kernel": "flash"} if kernels else {}),
+                 **_on_roof(hw, cfg.dtype, flash.hbm_bytes, flash.flops)})
     return pd.DataFrame(rows)
+
+
+def standard_time(cfg: Config, hw: Hardware) -> dict:
+    """Standard attention's time on the roofline, µs: its kernels one after another, the part
+    of that spent in memory-bound kernels, and the seed's single point for comparison."""
+    kernels = roofline_points(cfg, hw, kernels=True)
+    kernels = kernels[kernels["method"] == "standard"]
+    time = kernels["time us (roofline)"]
+    return {"kernels us": float(time.sum()),
+            "memory-bound us": float(time[kernels["bound"] == "memory"].sum()),
+            "one point us": float(roofline_points(cfg, hw).iloc[0]["time us (roofline)"])}
 
 
 def loop_orders(cfg: Config) -> pd.DataFrame:

@@ -2,10 +2,11 @@
 import streamlit as st
 
 from explorer import cache, charts, ui
-from flashviz import sweeps
-from flashviz.claims import compare, regime
-from flashviz.config import HARDWARE, tensor_dtype
+from flashviz import costs, sweeps
+from flashviz.claims import compare, overflow_cause, regime
+from flashviz.config import HARDWARE, MB, tensor_dtype
 from flashviz.format import bytes_text, count_text
+from flashviz.sources import cite
 
 st.title("Where the time goes")
 cfg = ui.config()
@@ -14,10 +15,14 @@ gpus = HARDWARE if hw.name in HARDWARE else {**HARDWARE, hw.name: hw}  # the rea
 # The roofline's headline is the precision attention runs in: 16-bit on tensor cores.
 # A float32/float64 sidebar keeps the seed's tables; its comparison becomes the side note.
 roof = cfg.with_(dtype=tensor_dtype(cfg.dtype))
-points = cache.roofline_points(roof, hw)
-std_pt, flash_pt = points.iloc[0], points.iloc[1]
-need, feed = std_pt["bytes per flop"], hw.balance(roof.dtype)
-bound_here = regime(need, feed)
+points = cache.roofline_points(roof, hw)  # standard attention as one point: the seed's comparison
+kernels = cache.roofline_points(roof, hw, kernels=True)  # as the kernels it runs, and flash's one
+std_k, flash_pt = kernels[kernels["method"] == "standard"], kernels.iloc[-1]
+times = cache.standard_time(roof, hw)
+need, feed = points.iloc[0]["bytes per flop"], hw.balance(roof.dtype)
+waiting = std_k[std_k["bound"] == "memory"]["kernel"].tolist()
+bound_here = "memory" if 2 * times["memory-bound us"] > times["kernels us"] else "compute"
+share = f"{times['memory-bound us'] / times['kernels us']:.0%}"
 
 ui.slide("The numbers")
 if bound_here == "memory":
@@ -40,40 +45,71 @@ cols = st.columns(4)
 cols[0].metric(f"{roof.dtype} traffic", bytes_text(std_cost["std HBM MB"] * 2**20),
                help=f"standard attention, n = {cfg.n}, d = {cfg.d}, {roof.dtype}")
 cols[1].metric("work", count_text(std_cost["std GFLOPs"] * 1e9, "flop"))
-cols[2].metric("needs, bytes/flop", f"{need:.3g}")
+cols[2].metric("needs, bytes/flop", f"{need:.3g}",
+               help="all of standard attention's bytes over all of its matmul flops: one point for its "
+                    "three kernels, the seed's comparison")
 cols[3].metric("feeds, bytes/flop", f"{feed:.3g}",
                help=f"{hw.name}, machine balance: HBM bandwidth over the {roof.dtype} matmul rate. "
                     "A kernel that needs more bytes per flop than this waits on memory.")
 
-if bound_here == "memory":
-    st.success(f"Memory-bound: standard attention asks for {need / feed:.1f}× more bytes per flop than the "
-               f"{hw.name} feeds in {roof.dtype}. The arithmetic units wait on the moving.", icon=ui.NO_ICON)
+if len(waiting) == len(std_k):
+    names = f"all {len(std_k)} of its kernels wait"
 else:
-    st.warning(f"Compute-bound here: {need:.3g} ≤ {feed:.3g} bytes per flop. At this n and d the matmuls "
-               "are big enough to keep the units busy; a longer row of scores per byte tips the balance.",
-               icon=ui.NO_ICON)
+    names = (" and ".join(f"the {k}" for k in waiting) or "none of its kernels") + (
+        " waits" if len(waiting) <= 1 else " wait")
+if bound_here == "memory":
+    st.success(f"Memory-bound: {names} on HBM, {share} of standard attention's "
+               f"{times['kernels us']:.3g} µs on the {hw.name}'s roofline in {roof.dtype}. The arithmetic "
+               "units wait on the moving.", icon=ui.NO_ICON)
+else:
+    st.warning(f"Compute-bound here: the matmuls keep the units busy for most of standard attention's "
+               f"{times['kernels us']:.3g} µs; {names} on HBM, {share} of it. Larger n and d give the "
+               "matmuls more flops per byte; the softmax's never change.", icon=ui.NO_ICON)
 
+softmax = std_k[std_k["kernel"] == "softmax"].iloc[0]
 ui.explain(f"""
 Standard attention writes the n×n score matrix S to HBM, reads it back for the softmax, writes the
 probabilities P and reads them again for P·V: **4nd + 4n²** elements. At n = {cfg.n} the n² terms are
 **{(4 * cfg.n**2) / (4 * cfg.n * cfg.d + 4 * cfg.n**2):.1%}** of the traffic. The flops are the two
 matmuls, 4n²d. Per flop, standard attention needs **{need:.3g} bytes** in {roof.dtype}; the {hw.name}
 delivers **{feed:.3g}** at its {roof.dtype} tensor-core rate.
+
+That average is over three kernels, one per line of the paper's Algorithm 0, each reading its inputs from
+HBM and writing its output back: **S = QKᵀ** reads Q and K and writes S; the **softmax** reads S and writes
+P; **O = PV** reads P and V and writes O. The softmax does no matmul at all: {costs.SOFTMAX_OPS} operations
+per score (max, subtract, exp, sum, divide) for two elements moved, {softmax['flops per byte']:.3g} operations
+per byte in {roof.dtype} at any n and d, where the {hw.name}'s CUDA cores need
+{hw.fp32_flops / hw.hbm_bytes_per_s:.3g} per byte to stay busy. It is memory-bound whatever the sizes: the first
+paper's own argument ({cite('fa1', '§2.1–2.2 and Figure 1, right')}).
+The count masks S as the first kernel writes it; PyTorch's attention in that figure runs the mask and
+dropout as kernels of their own, more passes over n² elements of the same kind.
 """)
 
 sweep = ui.sweep_config(ns).with_(dtype=roof.dtype)
-ui.slide("Bytes against flops, and the roofline")
-ui.side_by_side((cache.figure(charts.bytes_vs_flops, cache.over_n(sweep, ns)), "bytes_vs_flops"),
-                (cache.figure(charts.roofline, points, gpus, roof.dtype, hw.name), "roofline"))
+ui.slide("Bytes against flops")
+ui.chart(cache.figure(charts.bytes_vs_flops, cache.over_n(sweep, ns), roof.dtype), "bytes_vs_flops")
+ui.slide("The kernels on the roofline")  # full width: three labelled marks and a roof per GPU
+ui.chart(cache.figure(charts.roofline, kernels, gpus, roof.dtype, hw.name), "roofline")
 
-st.markdown(f"**On the roofline** ({hw.name}, {roof.dtype}): standard attention is "
-            f"**{std_pt['bound']}-bound** at {std_pt['attainable TFLOP/s']:.1f} TFLOP/s; flash moves "
-            f"{compare(std_cost['std HBM MB'], std_cost['flash HBM MB'])} and is "
-            f"**{flash_pt['bound']}-bound** at {flash_pt['attainable TFLOP/s']:.1f} TFLOP/s.")
+cause = overflow_cause(roof)
+flash_cost = costs.flash_cost(roof)
+overflow = (f" ({cause}: {bytes_text(flash_cost.spilled * roof.element_bytes)} of its "
+            f"{bytes_text(flash_cost.hbm_bytes)} is that spill {ui.assumes('spill')})" if cause else "")
+steps = "; ".join(f"{k['kernel']} **{k['bound']}-bound**, {k['time us (roofline)']:.3g} µs"
+                  for _, k in std_k.iterrows())
+st.markdown(f"**On the roofline** ({hw.name}, {roof.dtype}): standard attention runs {len(std_k)} kernels, "
+            f"one after another: {steps}; **{times['kernels us']:.3g} µs** in all. Flash runs one kernel and "
+            f"moves {compare(std_cost['std HBM MB'], std_cost['flash HBM MB'])}{overflow}: "
+            f"**{flash_pt['bound']}-bound** at {flash_pt['attainable TFLOP/s']:.1f} TFLOP/s, "
+            f"**{flash_pt['time us (roofline)']:.3g} µs**. {ui.assumes('roofline')}")
 
 wide = cfg.with_(dtype="float32")
 wide_need = cache.roofline_points(wide, hw).iloc[0]["bytes per flop"]
 wide_feed = hw.balance("float32")
+wide_k = cache.roofline_points(wide, hw, kernels=True)
+wide_k = wide_k[wide_k["method"] == "standard"]
+wide_t = cache.standard_time(wide, hw)
+mixed = wide_k["bound"].nunique() > 1
 ui.explain(f"""
 **The seed's comparison, in float32.** On CUDA cores in float32 the {hw.name} feeds {wide_feed:.3g}
 bytes per flop and standard attention at n = {cfg.n}, d = {cfg.d} needs {wide_need:.3g}:
@@ -82,31 +118,45 @@ bytes per flop and standard attention at n = {cfg.n}, d = {cfg.d} needs {wide_ne
 this comparison at n = 1024, d = 64 on an A100: 0.06 needed against 0.08 fed, compute-bound. It matters
 which units do the matmuls: tensor cores in 16-bit are about {hw.fp16_tensor_flops / hw.fp32_flops:.0f}×
 faster than CUDA cores in float32, while the bytes only halve.
+
+One point for the whole of standard attention gives **{wide_t['one point us']:.3g} µs** on this float32
+roofline; its kernels, each on its own, give **{wide_t['kernels us']:.3g} µs** ({" + ".join(
+    f"{t:.3g}" for t in wide_k["time us (roofline)"])} µs){
+    ": the single point lets the matmuls' spare bandwidth pay for the softmax's bytes, which the kernels, one "
+    "after another, cannot do" if mixed else ""}. {ui.assumes('roofline')}
 """)
-ui.slide("The seed's table and the two points")
+ui.slide("The seed's table and the kernels")
 ui.table(seed_table, "where_time_goes", f"Standard attention, d = {cfg.d}, {cfg.dtype} "
          "(the seed's table is d = 64, float32)")
-ui.table(points, "roofline_points", f"The two points on the roofline, {roof.dtype}")
+ui.table(kernels, "roofline_points", f"Standard attention's kernels and flash on the roofline, {roof.dtype}: "
+         "times in µs, each the larger of its bytes at the HBM bandwidth and its work at the peak rate")
 
 ui.slide("HBM and SRAM")
 st.subheader("HBM and SRAM")
 ui.explain(f"""
 A GPU has two memories that matter here. **HBM** (high-bandwidth memory) is the big one off the chip:
-tens of gigabytes, where Q, K, V and O live, read at a few terabytes a second. **SRAM** is the shared
-memory inside each streaming multiprocessor: a couple of hundred kilobytes per SM, about ten times
-faster, and the only place the arithmetic units read from quickly. A kernel copies a tile from HBM into
-SRAM, works on it, and writes results back. One thread block may use at most the "per block" column;
-that is the budget M of lesson 4 (the sidebar's is {cfg.sram_bytes // 1024} KB).
+tens of gigabytes, where Q, K, V and O live, read at a few terabytes a second. **SRAM** is the memory on
+the chip, inside each streaming multiprocessor: its shared memory, a couple of hundred kilobytes per SM
+and about ten times faster, and its registers, beside the arithmetic units. The papers' "SRAM" covers
+both: in FlashAttention-2 and -3 kernels the scores S, the probabilities P and the output accumulator O
+live in registers, while shared memory holds the tiles of Q, K and V ({cite('fa3', '§3.1')}). This model
+counts the two as one budget {ui.assumes('sram_registers')}. A kernel copies a tile from HBM into SRAM,
+works on it, and writes results back. One thread block may use at most the "per block" column of shared
+memory; that is the budget M of lesson 4 (the sidebar's is {cfg.sram_bytes // 1024} KB).
 """)
 ui.table(cache.hardware_table(gpus), "hardware", "Vendor figures; SRAM is shared memory, in KB per SM and per "
          "block; rates are dense, in TFLOP/s. The papers' \"192 KB per SM\" is L1 and shared memory together.",
          headers={"SRAM/block KB": "per block KB", "bf16 TFLOP/s": "bf16 rate",
                   "fp32 TFLOP/s": "fp32 rate"})
-ui.explain("""
+tokens = costs.kv_tokens_within(hw.l2_mb * MB, roof.d, roof.element_bytes)
+l2 = (f" The {hw.name}'s {hw.l2_mb} MB of L2 in all could hold one head's K and V (d = {roof.d}, {roof.dtype}) "
+      f"for up to {count_text(tokens)} tokens, so at n = {cfg.n} flash's re-reads of them "
+      f"{'could' if cfg.n <= tokens else 'could not all'} come from L2 instead of HBM; lesson 11 models that."
+      if tokens else "")
+ui.explain(f"""
 **What this model leaves out.** It counts bytes between HBM and on-chip SRAM and nothing else: no L2
-cache (which on an H100 or H200 can hold K and V for a few thousand tokens), no registers, no kernel
-launch cost, no overlap of copy and compute. The roofline is an upper bound on the rate, not a
-prediction of the time.
+cache, no kernel launch cost, no overlap of copy and compute.{l2} The roofline is an upper bound on the
+rate, not a prediction of the time.
 """)
 if not row.empty:
     st.caption(f"n² share of the traffic at n = {cfg.n}: {row['n^2 share %'].iloc[0]:.1f}%")

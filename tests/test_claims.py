@@ -258,55 +258,116 @@ def _balance(hw, dtype):
     return hw.hbm_bytes_per_s / peak, peak
 
 
+def _standard_kernels(cfg: Config, hw) -> list[tuple[str, str, float, float]]:
+    """Algorithm 0's three kernels by hand, each on its own roof: (name, bound, µs, work per byte).
+    S = QKᵀ reads Q, K and writes S; the softmax reads S, writes P and does 5 operations per score
+    on CUDA cores; O = PV reads P, V and writes O."""
+    n, d, eb = cfg.n, cfg.d, DTYPE_BYTES[cfg.dtype]
+    peak, out = hw.peak_flops(cfg.dtype), []
+    for name, elements, flops, other in (("S = QKᵀ", 2 * n * d + n * n, 2 * n * n * d, 0),
+                                         ("softmax", 2 * n * n, 0, 5 * n * n),
+                                         ("O = PV", n * n + 2 * n * d, 2 * n * n * d, 0)):
+        memory_s, compute_s = elements * eb / hw.hbm_bytes_per_s, flops / peak + other / hw.fp32_flops
+        out.append((name, "memory" if memory_s > compute_s else "compute", 1e6 * max(memory_s, compute_s),
+                    (flops + other) / (elements * eb)))
+    return out
+
+
 def check_where_time_goes(ck: Claims, p: dict) -> None:
     cfg, hw = engine_config(p), HARDWARE[p["hw"]]
     roof = cfg.with_(dtype=tensor_dtype(cfg.dtype))
     std, flash = costs.standard_cost(roof), costs.flash_cost(roof)
     need, flash_need = std.hbm_bytes / std.flops, flash.hbm_bytes / flash.flops
     feed, peak = _balance(hw, roof.dtype)
-    engine = "memory" if need > feed else "compute"
+    kernels = _standard_kernels(roof, hw)
+    total = sum(t for _, _, t, _ in kernels)
+    waiting = sum(t for _, bound, t, _ in kernels if bound == "memory")
+    engine = "memory" if 2 * waiting > total else "compute"
 
     m = ck.find(r"the (bytes|arithmetic) is what it waits on|the (bytes) are what it waits on")
     ck.expect((m.group(1) or m.group(2)) == ("bytes" if engine == "memory" else "arithmetic"),
-              f"headline says {m.group(0)!r}, the engine {engine}-bound ({need:.4g} vs {feed:.4g})")
+              f"headline says {m.group(0)!r}, the kernels wait on memory {waiting:.4g} of {total:.4g} µs")
     ck.expect(f"in {roof.dtype}" in ck.text, f"the roofline should be in {roof.dtype}")
     ck.expect(agrees(ck.metric("needs, bytes/flop"), need), f"needs {need:.4g} bytes/flop")
     ck.expect(agrees(ck.metric("feeds, bytes/flop"), feed), f"feeds {feed:.4g} bytes/flop")
     ck.expect(same_bytes(ck.metric(f"{roof.dtype} traffic"), std.hbm_bytes), f"standard moves {std.hbm_bytes} B")
 
-    m = ck.find(rf"Memory-bound: standard attention asks for ({NUM})× more bytes per flop than the (.+?) "
-                rf"feeds in (\w+)", required=False)
-    w = ck.find(rf"Compute-bound here: ({NUM}) ≤ ({NUM}) bytes per flop", required=False)
+    m = ck.find(rf"Memory-bound: (?P<who>.+?) on HBM, (?P<share>{NUM})% of standard attention's (?P<t>{NUM}) µs "
+                rf"on the (?P<hw>.+?)'s roofline in (?P<dt>\w+)", required=False)
+    w = ck.find(rf"Compute-bound here: the matmuls keep the units busy for most of standard attention's "
+                rf"(?P<t>{NUM}) µs; (?P<who>.+?) on HBM, (?P<share>{NUM})% of it", required=False)
     ck.expect(bool(m) != bool(w), "exactly one of the Memory-bound / Compute-bound alerts")
+    alert = m or w
+    ck.expect((engine == "memory") == bool(m), f"alert {alert.group(0)!r}, the kernels {engine}-bound")
+    ck.expect(agrees(alert.group("t"), total) and agrees(alert.group("share"), 100 * waiting / total),
+              f"alert {alert.group(0)!r}: {waiting:.4g} of {total:.4g} µs wait on memory")
+    names = [name for name, bound, _, _ in kernels if bound == "memory"]
+    said = "all 3 of its kernels wait" if len(names) == 3 else (
+        " and ".join(f"the {k}" for k in names) or "none of its kernels") + (" waits" if len(names) <= 1 else " wait")
+    ck.expect(alert.group("who") == said, f"alert names {alert.group('who')!r}, the memory-bound kernels {names}")
     if m:
-        ck.regime("memory", need, feed, "alert")
-        ck.expect(agrees(m.group(1), need / feed), f"alert ratio {m.group(1)} vs {need / feed:.4g}")
-        ck.expect((m.group(2), m.group(3)) == (hw.name, roof.dtype), f"alert names {m.group(2)}, {m.group(3)}")
-    else:
-        ck.regime("compute", need, feed, "alert")
-        ck.expect(agrees(w.group(1), need) and agrees(w.group(2), feed), f"alert figures {w.group(0)!r}")
+        ck.expect((m.group("hw"), m.group("dt")) == (hw.name, roof.dtype),
+                  f"alert names {m.group('hw')}, {m.group('dt')}")
 
-    m = ck.find(rf"standard attention is \*\*(?P<sb>\w+)-bound\*\* at (?P<sr>{NUM}) TFLOP/s; flash moves "
-                rf"{COMPARE} bytes and is \*\*(?P<fb>\w+)-bound\*\* at (?P<fr>{NUM}) TFLOP/s")
-    ck.regime(m.group("sb"), need, feed, "roofline: standard")
-    ck.expect(agrees(m.group("sr"), min(peak, hw.hbm_bytes_per_s / need) / 1e12), f"standard rate {m.group('sr')}")
+    softmax = next(k for k in kernels if k[0] == "softmax")
+    m = ck.find(rf"({NUM}) operations\s+per byte in (\w+) at any n and d, where the (.+?)'s CUDA cores need\s+"
+                rf"({NUM}) per byte")
+    ck.expect(agrees(m.group(1), softmax[3]) and m.group(2) == roof.dtype, f"softmax intensity {m.group(0)!r}")
+    ck.expect(agrees(m.group(4), hw.fp32_flops / hw.hbm_bytes_per_s), f"CUDA-core balance {m.group(0)!r}")
+    ck.expect(softmax[1] == "memory", f"the softmax is memory-bound by the lesson's own words: {softmax}")
+
+    m = ck.find(rf"standard attention runs 3 kernels, one after another: (?P<steps>.+?); \*\*(?P<t>{NUM}) µs\*\* "
+                rf"in all\. Flash runs one kernel and moves {COMPARE} bytes(?P<why> \(.+?\))?: "
+                rf"\*\*(?P<fb>\w+)-bound\*\* at (?P<fr>{NUM}) TFLOP/s, \*\*(?P<ft>{NUM}) µs\*\*")
+    steps = re.findall(rf"(.+?) \*\*(\w+)-bound\*\*, ({NUM}) µs(?:; |$)", m.group("steps"))
+    ck.expect([(a, b) for a, b, _ in steps] == [(k[0], k[1]) for k in kernels],
+              f"kernels {m.group('steps')!r}, the engine {kernels}")
+    ck.expect(all(agrees(t, k[2]) for (_, _, t), k in zip(steps, kernels)) and agrees(m.group("t"), total),
+              f"kernel times {m.group('steps')!r} = {m.group('t')}, the engine {kernels}")
     ck.ratio_claim(m, std.hbm_bytes, flash.hbm_bytes, "roofline: flash moves")
+    overflow = not fits(working_set(roof.Br, roof.Bc, roof.d), roof.sram_elements)
+    ck.expect(bool(m.group("why")) == overflow, f"the overflow named iff the tiles overflow ({overflow}): "
+                                                f"{m.group('why')!r}")
+    if overflow:
+        spill = re.search(rf"({NUM} [KMGT]?B) of its ({NUM} [KMGT]?B) is that spill", m.group("why"))
+        ck.expect(spill and same_bytes(spill.group(1), flash.spilled * roof.element_bytes)
+                  and same_bytes(spill.group(2), flash.hbm_bytes), f"spill {m.group('why')!r}")
     ck.regime(m.group("fb"), flash_need, feed, "roofline: flash")
-    ck.expect(agrees(m.group("fr"), min(peak, hw.hbm_bytes_per_s / flash_need) / 1e12),
-              f"flash rate {m.group('fr')}")
+    flash_rate = min(peak, hw.hbm_bytes_per_s / flash_need)
+    ck.expect(agrees(m.group("fr"), flash_rate / 1e12), f"flash rate {m.group('fr')}")
+    ck.expect(agrees(m.group("ft"), flash.flops / flash_rate * 1e6), f"flash time {m.group('ft')}")
 
     n2 = 4 * cfg.n ** 2 / (4 * cfg.n * cfg.d + 4 * cfg.n ** 2)
     m = ck.find(rf"At n = (\d+) the n² terms are\s+\*\*({NUM})%\*\*")
     ck.expect(int(m.group(1)) == cfg.n and agrees(m.group(2), 100 * n2), f"n² share {m.group(0)!r}")
 
-    wide = costs.standard_cost(cfg.with_(dtype="float32"))
-    wide_need, (wide_feed, _) = wide.hbm_bytes / wide.flops, _balance(hw, "float32")
+    wide_cfg = cfg.with_(dtype="float32")
+    wide = costs.standard_cost(wide_cfg)
+    wide_need, (wide_feed, wide_peak) = wide.hbm_bytes / wide.flops, _balance(hw, "float32")
     m = ck.find(rf"feeds ({NUM})\s+bytes per flop and standard attention at n = \d+, d = \d+ needs ({NUM}):"
                 rf"\s+\*\*(\w+)-bound\*\*")
     ck.expect(agrees(m.group(1), wide_feed) and agrees(m.group(2), wide_need), f"float32 figures {m.group(0)!r}")
     ck.regime(m.group(3), wide_need, wide_feed, "float32 side note")
     m = ck.find(rf"tensor cores in 16-bit are about ({NUM})×\s+faster")
     ck.expect(agrees(m.group(1), hw.fp16_tensor_flops / hw.fp32_flops), f"{m.group(0)!r}")
+    wide_k = _standard_kernels(wide_cfg, hw)
+    one = wide.flops / min(wide_peak, hw.hbm_bytes_per_s / wide_need) * 1e6
+    m = ck.find(rf"One point for the whole of standard attention gives \*\*({NUM}) µs\*\* on this float32\s+"
+                rf"roofline; its kernels, each on its own, give \*\*({NUM}) µs\*\* \(({NUM}) \+ ({NUM}) \+ ({NUM}) µs\)"
+                r"(: the single point)?")
+    ck.expect(agrees(m.group(1), one) and agrees(m.group(2), sum(k[2] for k in wide_k))
+              and all(agrees(m.group(3 + i), k[2]) for i, k in enumerate(wide_k)), f"float32 kernels {m.group(0)!r}")
+    ck.expect(bool(m.group(6)) == (len({k[1] for k in wide_k}) > 1), f"'the single point' clause iff the kernels' "
+                                                                      f"bounds differ: {wide_k}")
+
+    tokens = int(hw.l2_mb * MB // (2 * roof.d * roof.element_bytes))
+    m = ck.find(rf"could hold one head's K and V \(d = (\d+), (\w+)\)\s+for up to ({NUM}) (k |M )?tokens, so at "
+                rf"n = (\d+) flash's re-reads of them\s+(could not all|could) come from L2")
+    shown = number(m.group(3)) * {"k ": 1e3, "M ": 1e6}.get(m.group(4) or "", 1)
+    ck.expect(int(m.group(1)) == roof.d and m.group(2) == roof.dtype
+              and abs(shown - tokens) <= half_unit(m.group(3)) * {"k ": 1e3, "M ": 1e6}.get(m.group(4) or "", 1),
+              f"L2 holds K and V for {tokens} tokens: {m.group(0)!r}")
+    ck.expect((m.group(6) == "could") == (cfg.n <= tokens), f"{m.group(0)!r} with {tokens} tokens")
 
 
 def check_online_softmax(ck: Claims, p: dict) -> None:

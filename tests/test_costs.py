@@ -3,10 +3,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flashviz import costs
+from flashviz import costs, sweeps
 from flashviz.attention import flash_attention, random_qkv, standard_attention
 from flashviz.backward import flash_backward, standard_backward
-from flashviz.config import DTYPE_BYTES, Config
+from flashviz.config import DTYPE_BYTES, HARDWARE, HEAD_DIMS, SEQUENCE_LENGTHS, Config
 from flashviz.memory import Counters
 
 
@@ -88,3 +88,56 @@ def test_causal_traffic_equals_a_direct_tile_loop_at_large_n():
 def test_io_theorem_orders():
     io = costs.io_theorem(1024, 64, 24576)
     assert io == {"standard": 1024 * 64 + 1024**2, "flash": 1024**2 * 64**2 / 24576}
+
+
+def test_standard_kernels_move_what_their_lines_of_algorithm_0_read_and_write():
+    n, d = 512, 64
+    kernels = dict(costs.standard_kernels(Config(n=n, d=d, Br=64, Bc=64)))
+    assert [name for name in kernels] == ["S = QKᵀ", "softmax", "O = PV"]
+    moved = {name: k.moved for name, k in kernels.items()}
+    assert moved == {"S = QKᵀ": 2 * n * d + n * n, "softmax": 2 * n * n, "O = PV": n * n + 2 * n * d}, moved
+    flops = {name: (k.flops, k.nonmatmul) for name, k in kernels.items()}
+    assert flops == {"S = QKᵀ": (2 * n * n * d, 0), "softmax": (0, 5 * n * n), "O = PV": (2 * n * n * d, 0)}, flops
+
+
+@settings(max_examples=60, deadline=None)
+@given(configs(bugs=False))
+def test_standard_kernels_add_up_to_the_counted_run(cfg):
+    Q, K, V = random_qkv(cfg.n, cfg.d, 3)
+    got, _ = counted(standard_attention, cfg, Q, K, V)
+    kernels = [k for _, k in costs.standard_kernels(cfg)]
+    sums = (sum(k.moved for k in kernels), sum(k.flops for k in kernels), sum(k.nonmatmul for k in kernels))
+    assert sums == (got.moved, got.flops, got.nonmatmul), (sums, got)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from(SEQUENCE_LENGTHS), st.sampled_from(HEAD_DIMS), st.sampled_from(sorted(DTYPE_BYTES)),
+       st.sampled_from(sorted(HARDWARE)))
+def test_the_softmax_kernel_is_memory_bound_at_any_n_and_d_on_every_gpu(n, d, dtype, gpu):
+    points = sweeps.roofline_points(Config(n=n, d=d, Br=min(64, n), Bc=min(64, n), dtype=dtype),
+                                    HARDWARE[gpu], kernels=True).set_index("kernel")
+    assert points.loc["softmax", "bound"] == "memory", points.loc["softmax"]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from(SEQUENCE_LENGTHS), st.sampled_from(HEAD_DIMS), st.sampled_from(sorted(DTYPE_BYTES)),
+       st.sampled_from(sorted(HARDWARE)))
+def test_kernels_one_after_another_never_beat_the_single_point(n, d, dtype, gpu):
+    times = sweeps.standard_time(Config(n=n, d=d, Br=min(64, n), Bc=min(64, n), dtype=dtype), HARDWARE[gpu])
+    assert times["kernels us"] >= times["one point us"] * (1 - 1e-12), times
+    assert 0 <= times["memory-bound us"] <= times["kernels us"], times
+
+
+def test_kernels_take_19us_against_the_single_points_14us_at_the_seeds_example():
+    times = sweeps.standard_time(Config(n=1024, d=64, dtype="float32"), HARDWARE["A100 40GB"])
+    assert round(times["kernels us"], 1) == 19.2 and round(times["one point us"], 1) == 13.8, times
+
+
+def test_flash_is_the_same_point_with_or_without_standards_kernels():
+    cfg, hw = Config(n=2048, d=128, dtype="bfloat16", causal=True), HARDWARE["H100 SXM"]
+    one, kernels = sweeps.roofline_points(cfg, hw), sweeps.roofline_points(cfg, hw, kernels=True)
+    assert one.iloc[-1].drop("method").to_dict() == kernels.iloc[-1].drop(["method", "kernel"]).to_dict()
+
+
+def test_a_30_mb_l2_share_holds_one_heads_k_and_v_for_60k_tokens_at_d128_in_16_bit():
+    assert costs.kv_tokens_within(30 * 2**20, 128, 2) == 61_440
