@@ -53,6 +53,10 @@ SOURCES: dict[str, Source] = {
                               "partition modes", "AMD, ROCm blogs",
                               "https://rocm.blogs.amd.com/software-tools-optimization/compute-memory-modes/"
                               "README.html"),
+    "mqa": Source("Multi-query attention", "Fast transformer decoding: one write-head is all you need",
+                  "Shazeer, 2019", "https://arxiv.org/abs/1911.02150"),
+    "gqa": Source("GQA", "GQA: training generalized multi-query transformer models from multi-head checkpoints",
+                  "Ainslie et al., 2023", "https://arxiv.org/abs/2305.13245"),
 }
 
 # The reading list, in the order a reader meets the ideas.
@@ -137,4 +141,11 @@ ASSUMPTIONS: dict[str, Assumption] = {
         f"In FlashAttention-2 and -3 kernels the scores S, the probabilities P and the output accumulator "
         f"O live in registers, and shared memory holds the tiles of Q, K and V ({cite('fa3', '§3.1')}: "
         "P·V is issued with its first operand in registers)."),
+    "decode_blocks": Assumption(
+        "one block per K/V head",
+        "A decoding step runs one thread block per (sequence, K/V head), the group's query heads stacked as the "
+        "rows of its tile, so each cached byte is read once per step.",
+        "Kernels differ: FlashAttention-2's decoding path packs a group's query heads this way; vLLM's "
+        "PagedAttention kernel gives each query head its own block, and the heads of a group then each read "
+        "the shared K and V (through L2)."),
 }

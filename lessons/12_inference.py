@@ -9,6 +9,7 @@ from flashviz import decode
 from flashviz.claims import compare, regime
 from flashviz.config import CUSTOM, HARDWARE
 from flashviz.format import bytes_text, times_text
+from flashviz.gpu_arch import arch_of
 from flashviz.memory import fits
 from flashviz.sources import cite
 
@@ -39,7 +40,8 @@ step = decode.decode_cost(cfg)
 need, feed = step.bytes_per_flop, hw.balance(cfg.dtype)
 model_cache = decode.cache_bytes(cfg.n_kv, cfg.batch, cfg.kv_heads, cfg.d, layers, cfg.element_bytes)
 ui.slide("The numbers")
-st.markdown(f"#### Each new token's query reads the whole cache once and does {1 / need:.3g} flops per byte "
+st.markdown(f"#### Each new token's query reads the whole cache once and does {1 / need:.3g} "
+            f"flop{'' if f'{1 / need:.3g}' == '1' else 's'} per byte "
             f"with it: on the {hw.name}, decoding is {regime(need, feed)}-bound.")
 cols = st.columns(4)
 cols[0].metric("K/V cache, whole model", bytes_text(model_cache),
@@ -70,7 +72,11 @@ with right:
              "puts the two; balance in bytes per flop",
              headers={"balance, bytes/flop": "balance", "decode bound": "decode", "prefill bound": "prefill"})
 st.markdown(f"On the {hw.name}: decode is **{dec['bound']}-bound** at {dec['attainable TFLOP/s']:.3g} TFLOP/s, "
-            f"prefill **{pre['bound']}-bound** at {pre['attainable TFLOP/s']:.3g} TFLOP/s.")
+            f"prefill **{pre['bound']}-bound** at {pre['attainable TFLOP/s']:.3g} TFLOP/s, by this model's count "
+            f"({ui.assumes('roofline')})."
+            + (f" That count reads K and V from HBM once per block of {cfg.Br} query rows and leaves the L2 out; "
+               "a real kernel finds most of those re-reads in L2, and measured on the H200 FlashAttention's forward "
+               "is compute-bound (lesson 10)." if pre["bound"] == "memory" else ""))
 
 # --- the cache against the GPU's memory ---------------------------------------------------
 ui.slide("The cache against the GPU's memory")
@@ -88,14 +94,23 @@ ui.chart(cache.figure(charts.cache_over_n, cache.decode_cache_over_n(ns, cfg, la
 ui.slide("MHA, GQA, MQA")
 st.subheader("MHA → GQA → MQA")
 sharing = cache.decode_sharing_table(cfg, hw, layers)
+
+
+def _than_mha(row) -> str:
+    said = compare(sharing.iloc[0]["read per step MB"], row["read per step MB"])
+    return f"{said} per token {'as' if said.startswith('the same') else 'than'} MHA"
+
+
+
 mha, here, mqa = sharing.iloc[0], sharing[sharing["K/V heads"] == cfg.kv_heads].iloc[0], sharing.iloc[-1]
 st.markdown(f"Grouping the {cfg.heads} query heads onto {cfg.kv_heads} K/V head{'s' if cfg.kv_heads > 1 else ''} "
-            f"reads {compare(mha['read per step MB'], here['read per step MB'])} per token than MHA; MQA reads "
-            f"{compare(mha['read per step MB'], mqa['read per step MB'])}. The flops stay the same: every query "
+            f"reads {_than_mha(here)}; MQA reads {_than_mha(mqa)}. The flops stay the same: every query "
             "head still meets every cached key.")
-ui.explain("""
-Grouped-query attention is a model choice made at training time: fewer K/V heads means fewer numbers
-to cache and to read, at some cost in quality. The key/value heads slider above walks from MHA (one K/V
+ui.explain(f"""
+Fewer K/V heads is a choice made for the model, not the kernel: multi-query attention ({cite("mqa")}) and
+grouped-query attention ({cite("gqa")}) train with them, or uptrain an existing multi-head model with a few
+percent of its pre-training compute. Fewer K/V heads means fewer numbers to cache and to read, at some cost in
+quality that the GQA paper finds small. The key/value heads slider above walks from MHA (one K/V
 head per query head) through GQA to MQA (one for all).
 """)
 ui.table(sharing, "kv_sharing", f"One decoding step, {layers} layers, batch {cfg.batch}, n = {cfg.n_kv:,}; the "
@@ -109,7 +124,8 @@ best = decode.best_splits(sweep)
 one, chosen = sweep.iloc[0], sweep[sweep["splits"] == best].iloc[0]
 blocks = cfg.thread_blocks
 ui.explain(f"""
-A decode kernel gives each (sequence, K/V head) pair its own thread block: here
+This model gives each (sequence, K/V head) pair one thread block, its query heads stacked as the rows of one
+tile, as FlashAttention-2's decoding path does when it packs a group's heads ({ui.assumes("decode_blocks")}): here
 {cfg.batch} × {cfg.kv_heads} = **{blocks}** block{'s' if blocks > 1 else ''} for the {hw.name}'s **{hw.sms}** SMs.
 Flash-Decoding ({cite("flash_decoding")}) cuts the cache into chunks, one block per chunk; each writes a partial
 result, and a separate reduction kernel merges them. This model gives a kernel that fills k of S SMs k/S of
@@ -160,10 +176,13 @@ def _merge() -> None:
 
 _merge()
 
+arch = arch_of(hw)
+cache_said = (f"the {hw.name}'s {arch.cache_bytes(hw) // 2**20} MB {arch.cache}" if arch.cache_mb is not None
+              else f"a {hw.l2_mb} MB L2")
 ui.explain(f"""
 **What this model leaves out.** The merge: FlashAttention's split-KV path runs it as a separate combine
 kernel, with its own launch and its own read of the partials, and this model counts neither
-({ui.assumes("split_merge")}). The L2: a {hw.l2_mb} MB L2 can hold a short cache outright. This counts HBM
+({ui.assumes("split_merge")}). The cache in front of HBM: {cache_said} can hold a short K/V cache outright. This counts HBM
 bytes and a roofline, as the other lessons do ({ui.assumes("roofline")}). The model's weights are read at
 every step too; they are not counted here.
 """)
