@@ -6,6 +6,7 @@ from flashviz import sweeps
 from flashviz.claims import compare, regime
 from flashviz.config import HARDWARE, tensor_dtype
 from flashviz.format import bytes_text, count_text
+from flashviz.sources import preset_sources
 
 st.title("Where the time goes")
 cfg = ui.config()
@@ -98,10 +99,14 @@ faster, and the only place the arithmetic units read from quickly. A kernel copi
 SRAM, works on it, and writes results back. One thread block may use at most the "per block" column;
 that is the budget M of lesson 4 (the sidebar's is {cfg.sram_bytes // 1024} KB).
 """)
-ui.table(cache.hardware_table(gpus), "hardware", "Vendor figures; SRAM is shared memory, in KB per SM and per "
-         "block; rates are dense, in TFLOP/s. The papers' \"192 KB per SM\" is L1 and shared memory together.",
+gpu_table = cache.hardware_table(gpus)  # its "source" column names each row's sheet in the CSV; the caption links them
+ui.table(gpu_table, "hardware", "Vendor figures; SRAM is shared memory, in KB per SM and per "
+         "block; rates are dense, in TFLOP/s. The papers' \"192 KB per SM\" is L1 and shared memory together; "
+         f"registers are on-chip too, and this model counts one budget for all ({ui.assumes('sram_registers')}).",
+         show=[c for c in gpu_table.columns if c != "source"],
          headers={"SRAM/block KB": "per block KB", "bf16 TFLOP/s": "bf16 rate",
                   "fp32 TFLOP/s": "fp32 rate"})
+st.caption(preset_sources(gpus))
 ui.explain("""
 **What this model leaves out.** It counts bytes between HBM and on-chip SRAM and nothing else: no L2
 cache (which on an H100 or H200 can hold K and V for a few thousand tokens), no registers, no kernel
