@@ -119,3 +119,13 @@ def test_the_hardware_table_names_each_rows_sheet():
     assert table["MI300X"] == SOURCES["mi300x"].short
     assert table[own.name] == "typed in"
 
+
+def test_lesson_one_shows_the_sources_and_the_list_every_mark_links_to():
+    from tests.test_app import open_page, texts
+    at = open_page("lessons/01_where_time_goes.py")
+    shown = texts(at)
+    assert "[*model: one SRAM budget*](#model-sram_registers)" in shown
+    assert SOURCES["blackwell"].url in shown, "the caption under the GPU table links each sheet"
+    assert any(h.value == "What this model assumes" for h in at.subheader)
+    for key in ASSUMPTIONS:
+        assert f'id="model-{key}"' in shown, f"no entry for the mark #model-{key}"
