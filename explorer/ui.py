@@ -485,15 +485,24 @@ def assumes(key: str) -> str:
     return f"[*model: {ASSUMPTIONS[key].title}*](#model-{key})"
 
 
+# The mark's target: an anchor at the top of its entry, held clear of the fixed top navigation
+# when the browser scrolls to it; the entry a mark led to is lined in the margin.
+_ANCHOR = '<span id="model-{key}" class="fv-model" style="scroll-margin-top: 4.5rem"></span>'
+_TARGET_CSS = """<style>
+[data-testid="stMarkdownContainer"]:has(.fv-model:target) { box-shadow: -0.75rem 0 0 -0.4rem #f0a020; }
+</style>"""
+
+
 def assumptions() -> None:
     """What this model assumes, and what a real kernel does instead: the list every "model" mark
     links to, at the foot of every lesson (not on a projector: it is reading, not a section)."""
     if presenting():
         return
     st.subheader("What this model assumes", anchor="what-this-model-assumes", divider="gray")
+    st.html(_TARGET_CSS)
     for key, a in ASSUMPTIONS.items():
-        st.markdown(f"**{a.title.capitalize()}.** {a.model}\n\n*A real kernel:* {a.real}")
-        st.html(f'<span id="model-{key}"></span>')  # the mark's target (assumes)
+        st.markdown(f"{_ANCHOR.format(key=key)}**{a.title[0].upper() + a.title[1:]}.** {a.model}\n\n"
+                    f"*On real GPUs:* {a.real}", unsafe_allow_html=True)
 
 
 def _url(params: dict) -> str:

@@ -173,26 +173,22 @@ def tensor_dtype(dtype: str) -> str:
     TENSOR_DTYPE, a 16-bit one stays."""
     return TENSOR_DTYPE if dtype in WIDE_DTYPES else dtype
 
-# Vendor figures (shared/FACTS.md). H200 bandwidth and FP32 rate are from a
-# secondary copy of NVIDIA's sheet; the H200's L2 is what PyTorch reports on the
-# one this project measures on. The papers' "192 KB SRAM per SM" is L1 and shared
-# memory together; a single block may use at most smem_per_block_kb of it.
+# Every figure's source, field by field, is in sources.PRESET_SOURCES (tests/test_sources.py checks
+# that each has one). Dense rates: where a sheet prints the 16-bit tensor rate with sparsity, it is
+# halved. The papers' "192 KB SRAM per SM" is L1 and shared memory together; a single block may use
+# at most smem_per_block_kb of it (1 KB of the SM's shared memory is kept per block).
 HARDWARE = {
     "A100 40GB": Hardware("A100 40GB", 1.555e12, 19.5e12, 312e12, 163, 40, 40, 164, 108),
     "A100 80GB": Hardware("A100 80GB", 2.039e12, 19.5e12, 312e12, 163, 40, 80, 164, 108),
     "H100 SXM": Hardware("H100 SXM", 3.35e12, 67e12, 989e12, 227, 50, 80, 228, 132),
+    # SMs and L2: what PyTorch reports on the H200 this project measures on (NVIDIA's page lists neither).
     "H200 SXM": Hardware("H200 SXM", 4.8e12, 67e12, 989e12, 227, 60, 141, 228, 132),
-    # B200 (HGX, 1000 W). From secondary copies of NVIDIA's Blackwell datasheet (2°): 8 TB/s HBM3e,
-    # 2.25 PFLOP/s dense FP16/BF16 tensor, 80 TFLOP/s FP32. 180 GB is the HGX part's memory (DGX B200:
-    # 1,440 GB over 8 GPUs; MLPerf submissions name "B200-SXM-180GB"). 148 SMs, 126.5 MB L2 and
-    # 228 KB shared memory per SM are what the CUDA driver reports on one (pytorch/ao PR 4002, 2026;
-    # it also computes 7.7 TB/s from the bus width the driver reports now); 227 KB per block is the
-    # CUDA limit for compute capability 10.0, as on Hopper.
-    "B200": Hardware("B200", 8.0e12, 80e12, 2250e12, 227, 126, 180, 228, 148),
-    # MI300X (AMD, CDNA 3). AMD's ROCm GPU specifications page: 192 GiB HBM3, 304 compute units
-    # (our "SMs"), 64 KiB LDS (shared memory) per CU, 32 MiB L2 (4 per XCD) plus 256 MiB Infinity
-    # Cache, which this model leaves out as it leaves out L2. From secondary copies of AMD's
-    # datasheet (2°): 5.3 TB/s, 1307.4 TFLOP/s dense FP16/BF16 matrix, 163.4 TFLOP/s FP32 vector.
+    # B200 as in the HGX B200 (180 GB, 1,000 W): 7.7 TB/s and 75 TFLOP/s FP32 in NVIDIA's Blackwell
+    # datasheet, whose 8 TB/s and 80 TFLOP/s are the GB200 NVL72's GPU; 4.5 PFLOP/s FP16/BF16 with
+    # sparsity, 2.25 dense. 148 SMs and 126.5 MB L2: the CUDA driver's report on one (pytorch/ao #4002).
+    "B200": Hardware("B200", 7.7e12, 75e12, 2250e12, 227, 126, 180, 228, 148),
+    # MI300X (AMD, CDNA 3): 304 compute units (our "SMs"), 64 KiB LDS (shared memory) per CU and
+    # 32 MiB L2 (4 per XCD) in AMD's ROCm table, plus a 256 MiB Infinity Cache this model leaves out.
     "MI300X": Hardware("MI300X", 5.3e12, 163.4e12, 1307.4e12, 64, 32, 192, 64, 304),
 }
 

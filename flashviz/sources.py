@@ -2,25 +2,27 @@
 
 A page cites a paper or a vendor's table through `cite`, and marks a modelling choice of its
 own through an `Assumption` key: a source is written once, here, and tests/test_sources.py
-checks that every key a page uses exists, that every preset GPU's every figure has a source,
-and that every assumption says what a real kernel does instead.
+checks that every key a page uses exists, that every preset GPU's every figure has a source
+(PRESET_SOURCES), and that every assumption says what a real kernel does instead.
 
 Links only: nothing here is fetched. A page shows the link; a reader's click opens it.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
 class Source:
-    short: str  # how a page names it inline: "FlashAttention-2"
-    title: str  # the full title, for the reading list
-    who: str    # authors and year, or the vendor
-    url: str
+    short: str    # how a page names it inline: "FlashAttention-2"
+    title: str    # the full title, for the reading list
+    who: str      # authors and year, or the vendor
+    url: str = ""  # empty: not on the web (this project's own measurements)
 
 
 SOURCES: dict[str, Source] = {
+    # The papers, and the code where a paper does not say.
     "fa1": Source("FlashAttention", "FlashAttention: fast and memory-efficient exact attention with IO-awareness",
                   "Dao, Fu, Ermon, Rudra and Ré, 2022", "https://arxiv.org/abs/2205.14135"),
     "fa2": Source("FlashAttention-2", "FlashAttention-2: faster attention with better parallelism and work "
@@ -32,10 +34,46 @@ SOURCES: dict[str, Source] = {
                      "https://arxiv.org/abs/1805.02867"),
     "rabe": Source("Rabe and Staats", "Self-attention does not need O(n²) memory", "Rabe and Staats, 2021",
                    "https://arxiv.org/abs/2112.05682"),
-    "flash_decoding": Source("Flash-Decoding", "Flash-Decoding for long-context inference",
-                             "Dao, Haziza, Massa and Sizov, 2023",
-                             "https://crfm.stanford.edu/2023/10/12/flashdecoding.html"),
-    # The whole-GPU model's per-architecture figures (flashviz.gpu_arch).
+    "flashdecoding": Source("Flash-Decoding", "Flash-Decoding for long-context inference",
+                            "Dao, Haziza, Massa and Sizov, 2023 (Stanford CRFM and PyTorch blogs)",
+                            "https://crfm.stanford.edu/2023/10/12/flashdecoding.html"),
+    "mqa": Source("Multi-query attention", "Fast transformer decoding: one write-head is all you need",
+                  "Shazeer, 2019", "https://arxiv.org/abs/1911.02150"),
+    "gqa": Source("Grouped-query attention", "GQA: training generalized multi-query transformer models from "
+                  "multi-head checkpoints", "Ainslie, Lee-Thorp, de Jong, Zemlyanskiy, Lebrón and Sanghai, 2023",
+                  "https://arxiv.org/abs/2305.13245"),
+    "paged": Source("PagedAttention", "Efficient memory management for large language model serving with "
+                    "PagedAttention", "Kwon, Li, Zhuang, Sheng, Zheng, Yu, Gonzalez, Zhang and Stoica, 2023",
+                    "https://arxiv.org/abs/2309.06180"),
+    "fa_code": Source("flash-attention code", "Dao-AILab/flash-attention", "Dao and contributors",
+                      "https://github.com/Dao-AILab/flash-attention"),
+    # The vendors' sheets, one per preset, and the tables behind the per-SM figures.
+    "a100": Source("NVIDIA A100 datasheet", "NVIDIA A100 Tensor Core GPU datasheet", "NVIDIA, 2021",
+                   "https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/"
+                   "nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf"),
+    "ampere": Source("NVIDIA Ampere in depth", "NVIDIA Ampere architecture in-depth", "NVIDIA, 2020",
+                     "https://developer.nvidia.com/blog/nvidia-ampere-architecture-in-depth/"),
+    "h100": Source("NVIDIA H100 specifications", "NVIDIA H100 Tensor Core GPU", "NVIDIA",
+                   "https://www.nvidia.com/en-us/data-center/h100/"),
+    "hopper": Source("NVIDIA Hopper in depth", "NVIDIA Hopper architecture in-depth", "NVIDIA, 2022",
+                     "https://developer.nvidia.com/blog/nvidia-hopper-architecture-in-depth/"),
+    "h200": Source("NVIDIA H200 specifications", "NVIDIA H200 Tensor Core GPU", "NVIDIA",
+                   "https://www.nvidia.com/en-us/data-center/h200/"),
+    "blackwell": Source("NVIDIA Blackwell datasheet", "NVIDIA Blackwell datasheet", "NVIDIA",
+                        "https://resources.nvidia.com/en-us-blackwell-architecture/datasheet"),
+    "b200_query": Source("a B200's device query", "Update B200 peak memory bandwidth (pytorch/ao pull request "
+                         "4002): the CUDA driver's report on one B200", "pytorch/ao, 2026",
+                         "https://github.com/pytorch/ao/pull/4002"),
+    "mi300x": Source("AMD MI300X data sheet", "AMD Instinct MI300X accelerator data sheet", "AMD",
+                     "https://www.amd.com/content/dam/amd/en/documents/instinct-tech-docs/data-sheets/"
+                     "amd-instinct-mi300x-data-sheet.pdf"),
+    "rocm": Source("ROCm GPU specifications", "AMD GPU specifications (ROCm documentation)", "AMD",
+                   "https://rocm.docs.amd.com/en/latest/reference/gpu-specs.html"),
+    "cuda": Source("CUDA programming guide", "CUDA C++ programming guide: compute capabilities", "NVIDIA",
+                   "https://docs.nvidia.com/cuda/cuda-programming-guide/05-appendices/compute-capabilities.html"),
+    "h200_measured": Source("measured on this project's H200",
+                            "This project's H200: PyTorch's device properties, Nsight Compute and timings "
+                            "(data/h200, 2026-11-29 and 2026-11-30)", "this project"),
     "cuda_guide": Source("CUDA programming guide", "CUDA C++ Programming Guide: technical specifications per "
                          "compute capability", "NVIDIA",
                          "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html"
@@ -53,20 +91,68 @@ SOURCES: dict[str, Source] = {
                               "partition modes", "AMD, ROCm blogs",
                               "https://rocm.blogs.amd.com/software-tools-optimization/compute-memory-modes/"
                               "README.html"),
-    "mqa": Source("Multi-query attention", "Fast transformer decoding: one write-head is all you need",
-                  "Shazeer, 2019", "https://arxiv.org/abs/1911.02150"),
-    "gqa": Source("GQA", "GQA: training generalized multi-query transformer models from multi-head checkpoints",
-                  "Ainslie et al., 2023", "https://arxiv.org/abs/2305.13245"),
 }
 
 # The reading list, in the order a reader meets the ideas.
-READING = ("fa1", "online", "rabe", "fa2", "fa3")
+READING = ("fa1", "online", "rabe", "fa2", "fa3", "mqa", "gqa", "paged", "flashdecoding")
 
 
 def cite(key: str, where: str = "") -> str:
-    """A Markdown link naming the source and, if given, where in it: "[FlashAttention-2, §3.3](…)"."""
+    """A Markdown link naming the source and, if given, where in it: "[FlashAttention-2, §3.3](…)".
+    A source with no address (this project's measurements) is named in plain text."""
     s = SOURCES[key]
-    return f"[{s.short}{', ' + where if where else ''}]({s.url})"
+    text = f"{s.short}{', ' + where if where else ''}"
+    return f"[{text}]({s.url})" if s.url else text
+
+
+# Each preset GPU's figures (config.Hardware's fields but its name): field -> (source key, where in it).
+_SHEET = ("hbm_bytes_per_s", "fp32_flops", "fp16_tensor_flops", "hbm_gb")  # what a vendor's sheet lists
+_SMEM = ("smem_per_block_kb", "smem_per_sm_kb")
+_DENSE = "FP16/BF16 tensor is the sheet's sparse figure halved"
+
+
+def _from(key: str, where: str, fields: Iterable[str]) -> dict[str, tuple[str, str]]:
+    return {f: (key, where) for f in fields}
+
+
+PRESET_SOURCES: dict[str, dict[str, tuple[str, str]]] = {
+    "A100 40GB": {**_from("ampere", "the A100 specification tables (A100 SXM4 40 GB)",
+                          (*_SHEET, "l2_mb", "sms")),
+                  **_from("cuda", "technical specifications, compute capability 8.0", _SMEM)},
+    "A100 80GB": {**_from("a100", f"A100 80GB SXM column; {_DENSE}", _SHEET),
+                  **_from("ampere", "the A100 specification tables (108 SMs, 40 MB L2)", ("l2_mb", "sms")),
+                  **_from("cuda", "technical specifications, compute capability 8.0", _SMEM)},
+    "H100 SXM": {**_from("h100", f"specifications, H100 SXM; {_DENSE}", _SHEET),
+                 **_from("hopper", "the comparison of A100 and H100 (H100 SXM5: 132 SMs, 50 MB L2)", ("l2_mb", "sms")),
+                 **_from("cuda", "technical specifications, compute capability 9.0", _SMEM)},
+    "H200 SXM": {**_from("h200", f"specifications, H200 SXM; {_DENSE}", _SHEET),
+                 **_from("h200_measured", "torch.cuda.get_device_properties, 2026-11-30: 132 SMs, 60 MiB L2",
+                         ("l2_mb", "sms")),
+                 **_from("cuda", "technical specifications, compute capability 9.0", _SMEM)},
+    "B200": {**_from("blackwell", f"HGX B200 column (180 GB); {_DENSE}", _SHEET),
+             **_from("b200_query", "the driver's report: 148 SMs, 126.5 MB L2", ("l2_mb", "sms")),
+             **_from("cuda", "technical specifications, compute capability 10.0", _SMEM)},
+    "MI300X": {**_from("mi300x", "peak FP16/BF16 matrix (dense), FP32 vector, HBM3 capacity and bandwidth", _SHEET),
+               **_from("rocm", "Instinct table, MI300X: 304 CUs, 64 KiB LDS per CU, 32 MiB L2 (4 per XCD)",
+                       ("l2_mb", "sms", *_SMEM))},
+}
+
+
+def figure_source(preset: str, field: str) -> str:
+    """The citation of one preset's figure: figure_source("H200 SXM", "hbm_bytes_per_s")."""
+    return cite(*PRESET_SOURCES[preset][field])
+
+
+def preset_sources(presets: Iterable[str]) -> str:
+    """One line naming, for each source the presets rest on, which of them it gives: the caption
+    under a table of the GPUs. Presets not in PRESET_SOURCES (the reader's own GPU) are skipped."""
+    uses: dict[str, list[str]] = {}
+    for name in presets:
+        for key, _ in PRESET_SOURCES.get(name, {}).values():
+            uses.setdefault(key, [])
+            if name not in uses[key]:
+                uses[key].append(name)
+    return "Sources: " + "; ".join(f"{cite(key)} ({', '.join(names)})" for key, names in uses.items()) + "."
 
 
 @dataclass(frozen=True)
@@ -85,22 +171,25 @@ ASSUMPTIONS: dict[str, Assumption] = {
         "Shared memory does not spill: a kernel whose shared-memory tiles do not fit does not launch "
         f"({cite('fa2', '§3.3')}: \"the kernel cannot run at all\"). Registers do spill, to local memory, "
         "which is cached in L1 and L2 before it reaches HBM. A real kernel picks tiles that fit."),
-    "fp64": Assumption(
-        "computed in float64",
-        "The NumPy runs compute in float64: overflow past e^709.8, rounding near 1e-16.",
-        "Kernels take 16-bit inputs (float16 or bfloat16), multiply on tensor cores with float32 accumulation "
-        "and keep the softmax's m, l and O in float32 registers: exp overflows past e^88.7 there, and a "
-        "float16 store holds at most 65,504, about e^11.1."),
-    "bandwidth_share": Assumption(
-        "bandwidth in proportion to busy SMs",
-        "A kernel whose blocks keep k of a GPU's S SMs busy gets k/S of its HBM bandwidth.",
-        "Bandwidth saturates well before every SM is busy: a fraction of the SMs, each with enough loads in "
-        "flight, can keep HBM at its peak."),
-    "split_merge": Assumption(
-        "merge left out",
-        "Split-KV's merge of the chunks' partials costs nothing: no launch, no time, no bytes.",
-        "FlashAttention's split-KV path writes the partials to memory and runs a separate combine kernel "
-        "that reads them back."),
+    "sram_registers": Assumption(
+        "one SRAM budget",
+        "One budget M holds a tile step's whole working set: the Q, K and V tiles, the score tile S (or P) "
+        "and the row statistics m and l. The sidebar sets M; the GPU table's \"per block\" column is the "
+        "shared memory one thread block may use.",
+        "The papers' \"SRAM\" is the on-chip memory as a whole: the first sizes it at 192 KB per SM on an "
+        f"A100 ({cite('fa1', '§2.1')}), L1 and shared memory together. In FlashAttention-2 and -3 kernels "
+        "the K and V tiles sit in shared memory while S, P and the O accumulator live in registers, spread "
+        f"over the warps ({cite('fa_code', 'flash_fwd_kernel.h')}), each with its own limit: shared memory "
+        f"per block ({cite('cuda', 'technical specifications')}) and 64 K 32-bit registers per SM. Larger "
+        f"tiles need more of both ({cite('fa2', '§3.3')})."),
+    "two_level": Assumption(
+        "no cache between HBM and SRAM",
+        "The tile model (lessons 1 to 10, and 12) counts the traffic of one thread block at a time between "
+        "HBM and its SRAM, with nothing in between: every query block reads all of K and V from HBM, "
+        "Q + Tr (K + V) per head.",
+        "Many blocks run at once and share an L2 (32 to 126 MB on the presets). On this project's H200, "
+        "PyTorch's flash kernel reads about Q + K + V once from DRAM while one head's K and V fit in its L2 "
+        f"({cite('h200_measured', 'Nsight Compute, lesson 10')}); lesson 11 models the L2."),
     "l2": Assumption(
         "all-or-nothing L2",
         "Lesson 11's whole-GPU model: the blocks of a wave move along K and V together, so one DRAM read of a "
@@ -111,6 +200,16 @@ ASSUMPTIONS: dict[str, Assumption] = {
         "A real cache is neither: LRU with many ways keeps part of K and V past the crossover, and the "
         "blocks of a wave drift apart, so a tile can leave the cache before the last blocks read it. Lesson "
         "11's targets set the model against the H200's measured reads, config by config."),
+    "occupancy": Assumption(
+        "every SM full, by CUDA's limits",
+        "Lesson 11 counts the blocks resident on each SM from the kernel's shared memory and registers "
+        "against the limits of compute capabilities 8.0 and 9.0 (64 K 32-bit registers, 32-thread warps, "
+        "at most 32 blocks and 64 warps per SM, 1 KB of shared memory kept per block), and takes every SM "
+        "as holding that many.",
+        "A grid smaller than one wave leaves SMs with fewer blocks. The registers per thread were read off "
+        "the profiler on the H200 and change with the compiler. AMD's CDNA 3 runs wavefronts of 64 threads "
+        f"with 64 KB of LDS per compute unit and its own register file ({cite('rocm')}): NVIDIA's rules do "
+        "not carry over."),
     "softmax_added": Assumption(
         "softmax time added to the matmuls",
         "Lesson 11's time model adds the softmax's time (exponentials and other FP32 work) to the matmuls' "
@@ -120,6 +219,47 @@ ASSUMPTIONS: dict[str, Assumption] = {
         f"the other's matmuls do (ping-pong scheduling, {cite('fa3', '§3.1')}), and within a warpgroup the "
         f"softmax of one tile overlaps the matmul of the next ({cite('fa3', '§3.2')}); the time is then "
         "closer to the larger of the two than to their sum."),
+    "bandwidth_share": Assumption(
+        "bandwidth shared by the SMs in use",
+        "Lesson 12: a kernel whose thread blocks fill k of the GPU's S SMs gets k/S of its HBM bandwidth and "
+        "of its matmul rate.",
+        "The matmul rate does scale with the SMs in use, but HBM bandwidth is not dealt out per SM: each SM "
+        "is limited by the loads it keeps in flight, and a fraction of the SMs can draw most of the "
+        "bandwidth. A kernel on few SMs loses less memory rate than k/S, so split-KV gains less than this "
+        "model shows."),
+    "split_merge": Assumption(
+        "split-KV merge from HBM",
+        "Lesson 12 runs the split-KV merge as a second kernel after the first: each split writes its "
+        "(m, l, unnormalised O) to HBM and the merge reads them all back and writes O, timed by those bytes "
+        "at its own blocks' share of the SMs.",
+        "FlashAttention's split-KV path also runs a separate combine kernel "
+        f"({cite('fa_code', 'flash_fwd_splitkv_combine_kernel')}), but its small partials may still be in L2 "
+        f"when it reads them. {cite('flashdecoding')} writes each split's normalised output and one "
+        "log-sum-exp per row instead of (m, l, unnormalised O): the same information, weighted by "
+        "e^(lse_i − lse) in the merge."),
+    "fp64": Assumption(
+        "float64 arithmetic",
+        "The NumPy runs (lessons 2 and 6 among them) compute in float64: exp overflows only past e^709.8 "
+        "and rounding errors sit near 1e-16. The storage type sets the bytes counted, not the arithmetic.",
+        "Attention kernels take fp16 or bf16 inputs and keep the softmax statistics and the O accumulator "
+        "in float32, where exp overflows past e^88.7; stored in fp16 (largest 65,504) a value overflows "
+        "past e^11.1. Their rounding steps are about 1e-3 (fp16) and 8e-3 (bf16), and errors against a "
+        f"float64 reference are orders of magnitude above 1e-16 ({cite('fa3', 'numerical error table')})."),
+    "wide_rate": Assumption(
+        "float32 at the CUDA-core rate",
+        "Matmuls in float32 or float64 are counted at the FP32 CUDA-core rate, as the seed does; in fp16 "
+        "or bf16 at the dense tensor-core rate.",
+        "float64 runs at half the FP32 rate on these GPUs (A100: 9.7 against 19.5 TFLOP/s, or 19.5 on its "
+        "FP64 tensor cores), and libraries may run float32 matmuls on tensor cores as TF32 (A100: 156 "
+        f"TFLOP/s dense) ({cite('a100')})."),
+    "roofline": Assumption(
+        "roofline time",
+        "A kernel's time is the larger of bytes ÷ HBM bandwidth and flops ÷ peak rate, at the vendor's "
+        "peak figures (lessons 10 and 11: at the H200's measured ceilings).",
+        "The roofline bounds the rate from above. It counts no launch cost, no time to fill a pipeline, no "
+        "wave that leaves SMs idle, and takes copy and compute as perfectly overlapped. Real kernels reach "
+        "part of each peak: on this project's H200 cuBLAS reached about 720 of the 989 TFLOP/s and a device "
+        f"copy about 4.1 of the 4.8 TB/s ({cite('h200_measured', 'whole_gpu_ceilings.csv, 2026-11-30')})."),
     "same_kernels": Assumption(
         "the H200's kernels on every GPU",
         "Lesson 11 places each kernel on every GPU with the tiles, threads and registers per thread that "
@@ -127,20 +267,6 @@ ASSUMPTIONS: dict[str, Assumption] = {
         "Each GPU runs its own build: on an A100 or B200 the compiler may allocate other registers, and on "
         "the MI300X PyTorch's flash attention is a different kernel (ROCm's), with tiles, stages and register "
         "use of its own. The residency and the wave count are the model's, not measured there."),
-    "roofline": Assumption(
-        "a kernel's time is its roofline",
-        "A kernel takes the larger of two times: its HBM bytes at the vendor's bandwidth, and its "
-        "matmul flops at the vendor's peak rate (plus any other arithmetic at the FP32 rate). Kernels "
-        "that run one after another add up.",
-        "A real kernel reaches neither peak: launches, the first and last waves of blocks, and L2 all "
-        "take their share. The roofline bounds the time from below; lessons 10 and 11 set it beside "
-        "measured kernels."),
-    "sram_registers": Assumption(
-        "SRAM is one budget",
-        "Shared memory and registers are one on-chip budget M, the \"SRAM\" of the papers.",
-        f"In FlashAttention-2 and -3 kernels the scores S, the probabilities P and the output accumulator "
-        f"O live in registers, and shared memory holds the tiles of Q, K and V ({cite('fa3', '§3.1')}: "
-        "P·V is issued with its first operand in registers)."),
     "decode_blocks": Assumption(
         "one block per K/V head",
         "A decoding step runs one thread block per (sequence, K/V head), the group's query heads stacked as the "

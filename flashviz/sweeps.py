@@ -9,6 +9,7 @@ import pandas as pd
 from . import costs
 from .config import KB, MB, Config, Hardware
 from .memory import fits, paper_block_sizes
+from .sources import PRESET_SOURCES, SOURCES
 
 
 def over_n(cfg: Config, ns) -> pd.DataFrame:
@@ -167,9 +168,17 @@ def cut_by_block(n: int, ds, blocks, dtype: str = "float32") -> pd.DataFrame:
 
 
 def hardware_table(hardware: dict) -> pd.DataFrame:
-    """The GPUs' memories and rates side by side (vendor figures)."""
+    """The GPUs' memories and rates side by side, each row with the sheet its rates and memory come
+    from (sources.PRESET_SOURCES has every figure's; a GPU that is no preset was typed in)."""
     return pd.DataFrame([{
         "GPU": hw.name, "HBM GB": hw.hbm_gb, "HBM TB/s": hw.hbm_bytes_per_s / 1e12,
         "SMs": hw.sms, "SRAM/SM KB": hw.smem_per_sm_kb, "SRAM/block KB": hw.smem_per_block_kb,
         "L2 MB": hw.l2_mb, "bf16 TFLOP/s": hw.fp16_tensor_flops / 1e12,
-        "fp32 TFLOP/s": hw.fp32_flops / 1e12} for hw in hardware.values()])
+        "fp32 TFLOP/s": hw.fp32_flops / 1e12, "source": _sheet(name)} for name, hw in hardware.items()])
+
+
+def _sheet(preset: str) -> str:
+    """The short name of the sheet that gives a preset's rates and memory, or "typed in"."""
+    if preset not in PRESET_SOURCES:
+        return "typed in"
+    return SOURCES[PRESET_SOURCES[preset]["hbm_bytes_per_s"][0]].short

@@ -7,6 +7,7 @@ from flashviz.claims import compare, overflow_cause, regime
 from flashviz.config import HARDWARE, MB, tensor_dtype
 from flashviz.format import bytes_text, count_text
 from flashviz.sources import cite
+from flashviz.sources import preset_sources
 
 st.title("Where the time goes")
 cfg = ui.config()
@@ -140,14 +141,17 @@ the chip, inside each streaming multiprocessor: its shared memory, a couple of h
 and about ten times faster, and its registers, beside the arithmetic units. The papers' "SRAM" covers
 both: in FlashAttention-2 and -3 kernels the scores S, the probabilities P and the output accumulator O
 live in registers, while shared memory holds the tiles of Q, K and V ({cite('fa3', '§3.1')}). This model
-counts the two as one budget {ui.assumes('sram_registers')}. A kernel copies a tile from HBM into SRAM,
+counts the two as one budget ({ui.assumes('sram_registers')}). A kernel copies a tile from HBM into SRAM,
 works on it, and writes results back. One thread block may use at most the "per block" column of shared
 memory; that is the budget M of lesson 4 (the sidebar's is {cfg.sram_bytes // 1024} KB).
 """)
-ui.table(cache.hardware_table(gpus), "hardware", "Vendor figures; SRAM is shared memory, in KB per SM and per "
+gpu_table = cache.hardware_table(gpus)  # its "source" column names each row's sheet in the CSV; the caption links them
+ui.table(gpu_table, "hardware", "Vendor figures; SRAM is shared memory, in KB per SM and per "
          "block; rates are dense, in TFLOP/s. The papers' \"192 KB per SM\" is L1 and shared memory together.",
+         show=[c for c in gpu_table.columns if c != "source"],
          headers={"SRAM/block KB": "per block KB", "bf16 TFLOP/s": "bf16 rate",
                   "fp32 TFLOP/s": "fp32 rate"})
+st.caption(preset_sources(gpus))
 tokens = costs.kv_tokens_within(hw.l2_mb * MB, roof.d, roof.element_bytes)
 l2 = (f" The {hw.name}'s {hw.l2_mb} MB of L2 in all could hold one head's K and V (d = {roof.d}, {roof.dtype}) "
       f"for up to {count_text(tokens)} tokens, so at n = {cfg.n} flash's re-reads of them "

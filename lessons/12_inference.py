@@ -127,7 +127,7 @@ ui.explain(f"""
 This model gives each (sequence, K/V head) pair one thread block, its query heads stacked as the rows of one
 tile, as FlashAttention-2's decoding path does when it packs a group's heads ({ui.assumes("decode_blocks")}): here
 {cfg.batch} × {cfg.kv_heads} = **{blocks}** block{'s' if blocks > 1 else ''} for the {hw.name}'s **{hw.sms}** SMs.
-Flash-Decoding ({cite("flash_decoding")}) cuts the cache into chunks, one block per chunk; each writes a partial
+Flash-Decoding ({cite("flashdecoding")}) cuts the cache into chunks, one block per chunk; each writes a partial
 result, and a separate reduction kernel merges them. This model gives a kernel that fills k of S SMs k/S of
 the HBM bandwidth ({ui.assumes("bandwidth_share")}); on a real GPU a fraction of the SMs can already keep HBM
 busy, so the model overstates what splitting gains.

@@ -10,7 +10,7 @@ from tests.test_app import open_page, revealed_answer, texts
 
 PAGE = "lessons/12_inference.py"
 # The B200 preset's figures, typed in as a custom GPU.
-B200_LINK = {"hw": "custom", "gpu_bw": "8000", "gpu_tc": "2250.0", "gpu_fp32": "80.0", "gpu_smem": "227",
+B200_LINK = {"hw": "custom", "gpu_bw": "7700", "gpu_tc": "2250.0", "gpu_fp32": "75.0", "gpu_smem": "227",
              "gpu_l2": "126", "gpu_sms": "148", "gpu_mem": "180"}
 
 
@@ -77,7 +77,7 @@ def test_mqa_reads_heads_times_fewer_bytes_than_mha():
 def test_a_custom_gpu_link_reopens_with_the_same_figures():
     at = open_page(PAGE, **B200_LINK)
     shown = {w.key: w.value for w in at.number_input}
-    assert shown == {"gpu_bw": 8000, "gpu_tc": 2250.0, "gpu_fp32": 80.0, "gpu_smem": 227, "gpu_l2": 126,
+    assert shown == {"gpu_bw": 7700, "gpu_tc": 2250.0, "gpu_fp32": 75.0, "gpu_smem": 227, "gpu_l2": 126,
                      "gpu_sms": 148, "gpu_mem": 180}
     assert dict(at.query_params) == {k: [v] for k, v in B200_LINK.items()} or \
         {k: (v[-1] if isinstance(v, list) else v) for k, v in at.query_params.items()} == B200_LINK

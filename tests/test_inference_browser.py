@@ -13,7 +13,7 @@ from tests.test_browser import (IDLE, SHOTS, WAIT, browser, charts_drawn, menus_
 
 expect = pytest.importorskip("playwright.sync_api").expect
 K = next(k for k, lesson in enumerate(LESSONS) if lesson.file == "lessons/12_inference.py")
-B200 = {"hw": "custom", "gpu_bw": "8000", "gpu_tc": "2250.0", "gpu_fp32": "80.0", "gpu_smem": "227",
+B200 = {"hw": "custom", "gpu_bw": "7700", "gpu_tc": "2250.0", "gpu_fp32": "75.0", "gpu_smem": "227",
         "gpu_l2": "126", "gpu_sms": "148", "gpu_mem": "180"}
 
 
