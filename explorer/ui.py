@@ -487,9 +487,11 @@ def assumes(key: str) -> str:
 
 # The mark's target: an anchor at the top of its entry, held clear of the fixed top navigation
 # when the browser scrolls to it; the entry a mark led to is lined in the margin.
-_ANCHOR = '<span id="model-{key}" class="fv-model" style="scroll-margin-top: 4.5rem"></span>'
+_ANCHOR = '<span id="model-{key}" class="fv-model"></span>'  # st.html: no markdown is rendered as HTML
 _TARGET_CSS = """<style>
-[data-testid="stMarkdownContainer"]:has(.fv-model:target) { box-shadow: -0.75rem 0 0 -0.4rem #f0a020; }
+.fv-model { display: block; scroll-margin-top: 4.5rem; }
+[data-testid="stElementContainer"]:has(.fv-model:target) + [data-testid="stElementContainer"]
+  [data-testid="stMarkdownContainer"] { box-shadow: -0.75rem 0 0 -0.4rem #f0a020; }
 </style>"""
 
 
@@ -501,8 +503,8 @@ def assumptions() -> None:
     st.subheader("What this model assumes", anchor="what-this-model-assumes", divider="gray")
     st.html(_TARGET_CSS)
     for key, a in ASSUMPTIONS.items():
-        st.markdown(f"{_ANCHOR.format(key=key)}**{a.title[0].upper() + a.title[1:]}.** {a.model}\n\n"
-                    f"*On real GPUs:* {a.real}", unsafe_allow_html=True)
+        st.html(_ANCHOR.format(key=key))
+        st.markdown(f"**{a.title[0].upper() + a.title[1:]}.** {a.model}\n\n*On real GPUs:* {a.real}")
 
 
 def _url(params: dict) -> str:

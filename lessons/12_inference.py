@@ -182,7 +182,7 @@ cache_said = (f"the {hw.name}'s {arch.cache_bytes(hw) // 2**20} MB {arch.cache}"
 ui.explain(f"""
 **What this model leaves out.** The merge: FlashAttention's split-KV path runs it as a separate combine
 kernel, with its own launch and its own read of the partials, and this model counts neither
-({ui.assumes("split_merge")}). The cache in front of HBM: {cache_said} can hold a short K/V cache outright. This counts HBM
-bytes and a roofline, as the other lessons do ({ui.assumes("roofline")}). The model's weights are read at
+({ui.assumes("split_merge")}). The cache in front of HBM: {cache_said} can hold a short K/V cache outright. This
+counts HBM bytes and a roofline, as the other lessons do ({ui.assumes("roofline")}). The model's weights are read at
 every step too; they are not counted here.
 """)
