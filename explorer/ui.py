@@ -352,8 +352,9 @@ def style() -> None:
 
 def about() -> None:
     """The first screen's line: what this is, above lesson 1's question."""
-    st.markdown("**flashviz**: why FlashAttention is fast. Attention was never short of arithmetic; it was "
-                "short of bytes. Twelve lessons, over a NumPy engine that counts every byte between HBM and SRAM.")
+    st.markdown("**flashviz**: why FlashAttention is fast. Standard attention was never short of arithmetic; "
+                "it was short of bytes. Twelve lessons, over a NumPy engine that counts every byte between HBM "
+                "and SRAM.")
 
 
 def lessons_menu(pages) -> None:

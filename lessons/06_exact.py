@@ -31,16 +31,19 @@ if local["max abs diff"] > NOISE:
 else:
     c[2].metric("orders of magnitude apart", "none", help="The window covers every key: both errors are "
                 f"float noise, below {NOISE:g}.")
+all_keys = " (all of them at this n, so it is exact as well)" if window >= n else ""
 ui.explain(f"""
-The 2019–2022 "efficient attention" papers (Reformer, Linformer, Performer, Longformer, BigBird) cut
-flops by computing a cheaper, different function. The stand-in here lets each query see only the
-{window} keys around it{" (all of them at this n, so it is exact as well)" if window >= n else ""}.
+The "efficient attention" papers of 2020 (Reformer, Linformer, Performer, Longformer, BigBird; the
+FlashAttention paper surveys them, {cite("fa1", "§5 and Appendix A")}) cut flops by computing a cheaper,
+different function. The stand-in here is a local window like Longformer's, without its global
+tokens: each query sees only the {window} keys around it{all_keys}.
 FlashAttention's error is the order of floating-point additions: {flash['max abs diff']:.0e} here, in
 float64 ({ui.assumes("fp64")}). The window's is the keys it never looked at. A real kernel rounds far more
 coarsely: float16 inputs carry about three significant decimal digits, bfloat16 about two, and the
 softmax runs in float32. There the
 FlashAttention-3 paper measures its FP16 kernels' error below a plain FP16 implementation's, because the
-scores and probabilities stay in float32 instead of being stored in 16 bits between kernels
+scores, the row max and sum and the output accumulator stay in float32 registers instead of being stored in
+16 bits between kernels; P is rounded to 16 bits only as the input of the P·V matmul, and never stored
 ({cite("fa3", "§4.3")}). Each picture below is |difference| per output
 entry, on a log scale: dark is float noise, bright is a wrong answer.
 """)
