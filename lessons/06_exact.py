@@ -34,7 +34,7 @@ else:
 all_keys = " (all of them at this n, so it is exact as well)" if window >= n else ""
 ui.explain(f"""
 The "efficient attention" papers of 2020 (Reformer, Linformer, Performer, Longformer, BigBird; the
-FlashAttention paper surveys them, {cite("fa1", "§5 and Appendix A")}) cut flops by computing a cheaper,
+FlashAttention paper surveys them, {cite("fa1", "Appendix A")}) cut flops by computing a cheaper,
 different function. The stand-in here is a local window like Longformer's, without its global
 tokens: each query sees only the {window} keys around it{all_keys}.
 FlashAttention's error is the order of floating-point additions: {flash['max abs diff']:.0e} here, in
