@@ -397,7 +397,7 @@ def roofline(points, hardware: dict, dtype: str, selected: str) -> go.Figure:
             ax=ax, ay=ay, xanchor=anchor,  # the whole label on one side of its point
             font=_font(color=colour), bgcolor="white", bordercolor=colour, borderpad=3)
     fig.update_yaxes(range=y_range)
-    units = "CUDA cores" if dtype in ("float32", "float64") else "tensor cores"
+    units = "FP32 units" if dtype in ("float32", "float64") else "matrix units"  # NVIDIA's and AMD's names differ
     return _style(fig, "arithmetic intensity (flops per byte)", "attainable rate (TFLOP/s)",
                   f"Roofline, {dtype} on {units}", log_x=True, log_y=True)
 

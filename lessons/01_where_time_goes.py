@@ -27,11 +27,11 @@ share = f"{times['memory-bound us'] / times['kernels us']:.0%}"
 
 ui.slide("The numbers")
 if bound_here == "memory":
-    st.markdown(f"#### Attention does n² work and moves n² bytes. On the {hw.name} in {roof.dtype}, "
-                "the bytes are what it waits on.")
+    st.markdown(f"#### Standard attention's flops and its bytes both grow as n². On the {hw.name} in "
+                f"{roof.dtype}, the bytes are what it waits on.")
 else:
-    st.markdown(f"#### Attention does n² work and moves n² bytes. At n = {roof.n}, d = {roof.d} on the "
-                f"{hw.name} in {roof.dtype}, the arithmetic is what it waits on.")
+    st.markdown(f"#### Standard attention's flops and its bytes both grow as n². At n = {roof.n}, d = {roof.d} "
+                f"on the {hw.name} in {roof.dtype}, the arithmetic is what it waits on.")
 if roof.dtype != cfg.dtype:
     st.caption(f"This lesson's roofline uses {roof.dtype}, the precision attention runs in on tensor cores; "
                f"the sidebar's {cfg.dtype} sets the seed's table below"
@@ -79,7 +79,7 @@ That average is over three kernels, one per line of the paper's Algorithm 0, eac
 HBM and writing its output back: **S = QKᵀ** reads Q and K and writes S; the **softmax** reads S and writes
 P; **O = PV** reads P and V and writes O. The softmax does no matmul at all: {costs.SOFTMAX_OPS} operations
 per score (max, subtract, exp, sum, divide) for two elements moved, {softmax['flops per byte']:.3g} operations
-per byte in {roof.dtype} at any n and d, where the {hw.name}'s CUDA cores need
+per byte in {roof.dtype} at any n and d, where the {hw.name}'s FP32 units (CUDA cores; AMD's vector ALUs) need
 {hw.fp32_flops / hw.hbm_bytes_per_s:.3g} per byte to stay busy. It is memory-bound whatever the sizes: the first
 paper's own argument ({cite('fa1', '§2.1–2.2 and Figure 1, right')}).
 The count masks S as the first kernel writes it; PyTorch's attention in that figure runs the mask and
@@ -96,13 +96,19 @@ cause = overflow_cause(roof)
 flash_cost = costs.flash_cost(roof)
 overflow = (f" ({cause}: {bytes_text(flash_cost.spilled * roof.element_bytes)} of its "
             f"{bytes_text(flash_cost.hbm_bytes)} is that spill {ui.assumes('spill')})" if cause else "")
+rereads = (f"reads K and V from HBM once per block of {roof.Br} query rows" if roof.loop_order == "fa2" else
+           f"reads Q, O, m and l from HBM and writes O, m and l back once per block of {roof.Bc} keys (the paper's "
+           "order)")
 steps = "; ".join(f"{k['kernel']} **{k['bound']}-bound**, {k['time us (roofline)']:.3g} µs"
                   for _, k in std_k.iterrows())
 st.markdown(f"**On the roofline** ({hw.name}, {roof.dtype}): standard attention runs {len(std_k)} kernels, "
             f"one after another: {steps}; **{times['kernels us']:.3g} µs** in all. Flash runs one kernel and "
             f"moves {compare(std_cost['std HBM MB'], std_cost['flash HBM MB'])}{overflow}: "
             f"**{flash_pt['bound']}-bound** at {flash_pt['attainable TFLOP/s']:.1f} TFLOP/s, "
-            f"**{flash_pt['time us (roofline)']:.3g} µs**. {ui.assumes('roofline')}")
+            f"**{flash_pt['time us (roofline)']:.3g} µs** by this count ({ui.assumes('roofline')})."
+            + (f" The count {rereads} and leaves the L2 out "
+               f"({ui.assumes('two_level')}); measured on the H200, FlashAttention's forward is compute-bound, "
+               "its re-reads served by the L2 (lesson 10)." if flash_pt["bound"] == "memory" else ""))
 
 wide = cfg.with_(dtype="float32")
 wide_need = cache.roofline_points(wide, hw).iloc[0]["bytes per flop"]
@@ -112,13 +118,13 @@ wide_k = wide_k[wide_k["method"] == "standard"]
 wide_t = cache.standard_time(wide, hw)
 mixed = wide_k["bound"].nunique() > 1
 ui.explain(f"""
-**The seed's comparison, in float32.** On CUDA cores in float32 the {hw.name} feeds {wide_feed:.3g}
+**The seed's comparison, in float32.** On its FP32 units, without tensor cores, the {hw.name} feeds {wide_feed:.3g}
 bytes per flop and standard attention at n = {cfg.n}, d = {cfg.d} needs {wide_need:.3g}:
 **{regime(wide_need, wide_feed)}-bound** by this count. The seed (the blog post this explorer grew from,
 "FlashAttention from scratch", whose nine NumPy demos count bytes by hand; "demo N" is its N-th table) made
 this comparison at n = 1024, d = 64 on an A100: 0.06 needed against 0.08 fed, compute-bound. It matters
-which units do the matmuls: tensor cores in 16-bit are about {hw.fp16_tensor_flops / hw.fp32_flops:.0f}×
-faster than CUDA cores in float32, while the bytes only halve.
+which units do the matmuls: the matrix units (NVIDIA's tensor cores, AMD's matrix cores) in 16-bit are about
+{hw.fp16_tensor_flops / hw.fp32_flops:.0f}× faster than the FP32 units, while the bytes only halve.
 
 One point for the whole of standard attention gives **{wide_t['one point us']:.3g} µs** on this float32
 roofline; its kernels, each on its own, give **{wide_t['kernels us']:.3g} µs** ({" + ".join(

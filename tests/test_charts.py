@@ -164,7 +164,7 @@ def test_roofline_draws_any_number_of_machines_with_distinct_styles():
     assert len(roofs) == 7
     styles = {(t["line"]["color"], t["line"].get("dash")) for t in roofs}
     assert len(styles) == 7, styles
-    assert "bfloat16 on tensor cores" in fig["layout"]["title"]["text"]
+    assert "bfloat16 on matrix units" in fig["layout"]["title"]["text"]
 
 
 def kernel_roofline(cfg: Config, gpu: str = "A100 40GB") -> dict:

@@ -310,7 +310,8 @@ def check_where_time_goes(ck: Claims, p: dict) -> None:
                   f"alert names {m.group('hw')}, {m.group('dt')}")
 
     softmax = next(k for k in kernels if k[0] == "softmax")
-    m = ck.find(rf"({NUM}) operations\s+per byte in (\w+) at any n and d, where the (.+?)'s CUDA cores need\s+"
+    m = ck.find(rf"({NUM}) operations\s+per byte in (\w+) at any n and d, where the (.+?)'s FP32 units "
+                rf"\(CUDA cores; AMD's vector ALUs\) need\s+"
                 rf"({NUM}) per byte")
     ck.expect(agrees(m.group(1), softmax[3]) and m.group(2) == roof.dtype, f"softmax intensity {m.group(0)!r}")
     ck.expect(agrees(m.group(4), hw.fp32_flops / hw.hbm_bytes_per_s), f"CUDA-core balance {m.group(0)!r}")
@@ -325,6 +326,8 @@ def check_where_time_goes(ck: Claims, p: dict) -> None:
     ck.expect(all(agrees(t, k[2]) for (_, _, t), k in zip(steps, kernels)) and agrees(m.group("t"), total),
               f"kernel times {m.group('steps')!r} = {m.group('t')}, the engine {kernels}")
     ck.ratio_claim(m, std.hbm_bytes, flash.hbm_bytes, "roofline: flash moves")
+    ck.expect((m.group("fb") == "memory") == ("its re-reads served by the L2 (lesson 10)" in ck.text),
+              "flash's memory-bound verdict comes with the L2 the count leaves out, and only then")
     overflow = not fits(working_set(roof.Br, roof.Bc, roof.d), roof.sram_elements)
     ck.expect(bool(m.group("why")) == overflow, f"the overflow named iff the tiles overflow ({overflow}): "
                                                 f"{m.group('why')!r}")
@@ -348,7 +351,7 @@ def check_where_time_goes(ck: Claims, p: dict) -> None:
                 rf"\s+\*\*(\w+)-bound\*\*")
     ck.expect(agrees(m.group(1), wide_feed) and agrees(m.group(2), wide_need), f"float32 figures {m.group(0)!r}")
     ck.regime(m.group(3), wide_need, wide_feed, "float32 side note")
-    m = ck.find(rf"tensor cores in 16-bit are about ({NUM})×\s+faster")
+    m = ck.find(rf"matrix cores\) in 16-bit are about\s+({NUM})× faster")
     ck.expect(agrees(m.group(1), hw.fp16_tensor_flops / hw.fp32_flops), f"{m.group(0)!r}")
     wide_k = _standard_kernels(wide_cfg, hw)
     one = wide.flops / min(wide_peak, hw.hbm_bytes_per_s / wide_need) * 1e6
