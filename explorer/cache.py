@@ -59,7 +59,8 @@ def gpu_measured():
     from flashviz import gpu_targets
     df, rates = gpu_targets.load()
     plain = gpu_targets.load_plain()
-    return df, rates, gpu_targets.targets(df, rates), plain, gpu_targets.plain_targets(plain)
+    naive = gpu_targets.load_plain(impl=gpu_targets.NAIVE)
+    return df, rates, gpu_targets.targets(df, rates), plain, gpu_targets.plain_targets(plain, naive)
 
 
 # Tables of closed forms, rebuilt by every rerun otherwise.

@@ -261,8 +261,9 @@ def forward_time(n: int, d: int, bh: int, kernel: Kernel, dram_bytes: float, rat
 def plain_reads(n: int, d: int, bh: int, element_bytes: int = 2, passes: int = 3) -> int:
     """Plain attention's DRAM reads. passes=3 is the two-level standard model (costs.standard_cost,
     4 n^2 + 4 n d moved per head): read Q, K; read S; read P, V, so 2 n^2 + 3 n d read and
-    2 n^2 + n d written. passes=4 adds the separate scale kernel PyTorch runs (S read, S' written):
-    3 n^2 + 3 n d read."""
+    2 n^2 + n d written. passes=4 adds the separate scale kernel a naive script runs with
+    `(q @ k^T) * scale` (S read, S' written): 3 n^2 + 3 n d read. (PyTorch's own math path scales
+    q and k, not S.)"""
     extra = (passes - 3) * mem.read_S(n)  # each extra n x n pass reads its input
     return bh * (mem.read_Q_K(n, d) + mem.read_S(n) + mem.read_P_V(n, d) + extra) * element_bytes
 

@@ -20,6 +20,9 @@ DATA = Path(__file__).resolve().parent.parent / "data" / "h200"
 READS_OK = (0.8, 1.25)
 TIME_OK = (0.7, 1.4)
 CEILINGS = {"copy bandwidth": "dram", "dense matmul float16": "matmul", "exp": "exp", "FP32 FFMA": "fp32"}
+# Attention that materialises S (no waves to model): the paper's standard attention in three
+# kernels, and a naive script's four (bench/gpu/measure.py: `plain`, `naive_script`).
+PLAIN, NAIVE = "plain", "naive_script"
 
 
 def kernel_for(impl: str, d: int) -> Kernel:
@@ -42,14 +45,15 @@ def rates_from(ceilings: pd.DataFrame) -> Rates:
 def load(data: Path = DATA) -> tuple[pd.DataFrame, Rates]:
     """The joined CSV (fused kernels only: plain attention has no waves) and the same run's rates."""
     df = pd.read_csv(data / "whole_gpu.csv")
-    df = df[(df["impl"] != "plain") & df["dram_read_bytes"].notna()].copy()
+    df = df[~df["impl"].isin((PLAIN, NAIVE)) & df["dram_read_bytes"].notna()].copy()
     return df, rates_from(pd.read_csv(data / "whole_gpu_ceilings.csv"))
 
 
-def load_plain(data: Path = DATA) -> pd.DataFrame:
-    """Plain attention's rows (each profiled in its own ncu process: all its kernels summed)."""
+def load_plain(data: Path = DATA, impl: str = PLAIN) -> pd.DataFrame:
+    """Plain attention's rows, or (impl=NAIVE) the naive script's: each call profiled in its own
+    ncu process, all its kernels summed."""
     df = pd.read_csv(data / "whole_gpu.csv")
-    return df[(df["impl"] == "plain") & df["dram_read_bytes"].notna()].copy()
+    return df[(df["impl"] == impl) & df["dram_read_bytes"].notna()].copy()
 
 
 def targets(df: pd.DataFrame, rates: Rates, gpu: str = "H200 SXM") -> pd.DataFrame:
@@ -84,23 +88,29 @@ def targets(df: pd.DataFrame, rates: Rates, gpu: str = "H200 SXM") -> pd.DataFra
     return out
 
 
-def plain_targets(df: pd.DataFrame) -> pd.DataFrame:
-    """Plain attention: measured DRAM bytes beside the two-level standard model (three n x n
-    passes, 4 n^2 + 4 n d moved per head) and the count of PyTorch's four kernels (the scale
-    is a pass of its own)."""
+def plain_targets(plain: pd.DataFrame, naive: pd.DataFrame) -> pd.DataFrame:
+    """Plain attention (the paper's standard attention, three kernels): measured DRAM bytes beside
+    the two-level standard model (three n x n passes, 4 n^2 + 4 n d moved per head). Beside it, at
+    the same config, the naive script: its fourth kernel scales S in a pass of its own, counted
+    as one more read and write of S."""
+    other = naive.set_index(["n", "d", "batch_heads"])
     rows = []
-    for r in df.itertuples():
+    for r in plain.itertuples():
         n, d, bh = int(r.n), int(r.d), int(r.batch_heads)
         three, four = plain_reads(n, d, bh), plain_reads(n, d, bh, passes=4)
-        rows.append({"n": n, "d": d, "B·H": bh, "S per head MB": n * n * 2 / 2**20,
-                     "kernels": int(r.n_kernels) if pd.notna(getattr(r, "n_kernels", None)) else None,
-                     "measured reads MB": r.dram_read_bytes / 2**20,
-                     "model reads MB (4n²+4nd moved)": three / 2**20,
-                     "reads: model ÷ measured": three / r.dram_read_bytes,
-                     "four-kernel count MB": four / 2**20,
-                     "reads: four-kernel ÷ measured": four / r.dram_read_bytes,
-                     "measured writes MB": r.dram_write_bytes / 2**20,
-                     "writes: model ÷ measured": plain_writes(n, d, bh) / r.dram_write_bytes,
-                     "writes: four-kernel ÷ measured": plain_writes(n, d, bh, passes=4) / r.dram_write_bytes,
-                     "measured ms": r.time_ms})
+        row = {"n": n, "d": d, "B·H": bh, "S per head MB": n * n * 2 / 2**20, "kernels": int(r.n_kernels),
+               "measured reads MB": r.dram_read_bytes / 2**20,
+               "model reads MB (4n²+4nd moved)": three / 2**20,
+               "reads: model ÷ measured": three / r.dram_read_bytes,
+               "measured writes MB": r.dram_write_bytes / 2**20,
+               "writes: model ÷ measured": plain_writes(n, d, bh) / r.dram_write_bytes,
+               "measured ms": r.time_ms}
+        if (n, d, bh) in other.index:
+            q = other.loc[(n, d, bh)]
+            row.update({"naive kernels": int(q["n_kernels"]), "naive reads MB": q["dram_read_bytes"] / 2**20,
+                        "four-kernel count MB": four / 2**20,
+                        "naive reads: count ÷ measured": four / q["dram_read_bytes"],
+                        "naive writes: count ÷ measured": plain_writes(n, d, bh, passes=4) / q["dram_write_bytes"],
+                        "naive ms": q["time_ms"], "time: naive ÷ plain": q["time_ms"] / r.time_ms})
+        rows.append(row)
     return pd.DataFrame(rows)

@@ -3,6 +3,12 @@
 The model: bytes from the closed forms at the real kernels' tile sizes, time from
 a roofline with the ceilings measured in the same run (copy bandwidth, dense
 matmul rate). Everything here reads the committed CSVs; no GPU is needed.
+
+"plain" is the FlashAttention paper's standard attention, three kernels (S = QK^T
+with the scale in the matmul, softmax, PV); "naive_script" is what a script that
+writes `(q @ k^T) * scale` runs, one more kernel that scales S. The model is set
+beside plain attention; the naive script is set beside plain attention, measured
+against measured (naive_vs_plain).
 """
 from __future__ import annotations
 
@@ -16,11 +22,13 @@ from .config import Config
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "h200"
 PROVENANCE = ["gpu", "driver", "cuda", "torch", "date"]
+RUN_PROVENANCE = PROVENANCE + ["cudnn", "command"]  # measure.py's rows since 2026-12-01
 ATTENTION_COLUMNS = ["impl", "pass", "n", "d", "dtype", "batch_heads", "time_ms", "time_ms_p10",
-                     "time_ms_p90", "tflops", "status"] + PROVENANCE
+                     "time_ms_p90", "tflops", "status"] + RUN_PROVENANCE
 DRAM_COLUMNS = ["impl", "pass", "n", "d", "dtype", "batch_heads", "dram_read_bytes", "dram_write_bytes",
-                "l2_bytes", "kernels", "status"] + PROVENANCE
-CEILING_COLUMNS = ["ceiling", "dtype", "value", "unit"] + PROVENANCE
+                "l2_bytes", "kernels", "kernel_names", "status"] + RUN_PROVENANCE
+CEILING_COLUMNS = ["ceiling", "dtype", "value", "unit"] + RUN_PROVENANCE
+NAIVE = "naive_script"  # the four-kernel version: measured, compared with plain, never modelled
 
 # Tile sizes the model assumes for the fused kernels, per head dim: FlashAttention-2's
 # forward launch code (which PyTorch ships) uses 128 x 128 at d = 64 and 128 x 64 at
@@ -43,7 +51,7 @@ def load(folder: Path = DATA) -> dict[str, pd.DataFrame]:
 
 def provenance(data: dict) -> dict:
     row = data["attention"].iloc[0]
-    return {k: str(row[k]) for k in PROVENANCE}
+    return {k: str(row[k]) for k in RUN_PROVENANCE}
 
 
 def ceiling(data: dict, name: str, dtype: str = "any") -> float:
@@ -69,9 +77,10 @@ def model(impl: str, pass_: str, n: int, d: int, dtype: str, batch_heads: int) -
 
 
 def compare(data: dict) -> pd.DataFrame:
-    """Every measured config beside its model: bytes, roofline time, ratios."""
+    """Every measured config beside its model: bytes, roofline time, ratios (the naive script
+    aside: naive_vs_plain sets it beside plain attention)."""
     a = data["attention"]
-    a = a[a["status"] == "ok"].copy()
+    a = a[(a["status"] == "ok") & (a["impl"] != NAIVE)].copy()
     bw = ceiling(data, "copy bandwidth (read + write)") * 1e12
     rows = []
     for r in a.rename(columns={"pass": "pass_"}).itertuples(index=False):
@@ -84,7 +93,7 @@ def compare(data: dict) -> pd.DataFrame:
                      "bound": "memory" if m["model_bytes"] / bw > m["model_flops"] / peak else "compute"})
     out = pd.DataFrame(rows)
     d = data["dram"]
-    d = d[d["status"] == "ok"].assign(**{"measured DRAM MB": lambda x: (x["dram_read_bytes"]
+    d = d[(d["status"] == "ok") & (d["impl"] != NAIVE)].assign(**{"measured DRAM MB": lambda x: (x["dram_read_bytes"]
                                                                          + x["dram_write_bytes"]) / 2**20,
                                          "L2 MB": lambda x: x["l2_bytes"] / 2**20})
     out = out.merge(d[["impl", "pass", "n", "d", "dtype", "measured DRAM MB", "L2 MB", "kernels"]],
@@ -106,6 +115,25 @@ def speedups(table: pd.DataFrame) -> pd.DataFrame:
                              **{"measured speed-up": r["measured ms_plain"] / r["measured ms_fused"],
                                 "predicted speed-up": r["roofline ms_plain"] / r["roofline ms_fused"]}))
     return pd.DataFrame(rows)
+
+
+def naive_vs_plain(data: dict) -> pd.DataFrame:
+    """The naive script's four kernels over plain attention's three, config by config: time
+    (every dtype and pass) and, where Nsight Compute read them, DRAM bytes (float16 forward)."""
+    key = ["pass", "n", "d", "dtype"]
+
+    def by_impl(df: pd.DataFrame, impl: str, column: pd.Series) -> pd.Series:
+        ok = (df["status"] == "ok") & (df["impl"] == impl)
+        return column[ok].set_axis(pd.MultiIndex.from_frame(df.loc[ok, key]))
+
+    a, d = data["attention"], data["dram"]
+    dram = d["dram_read_bytes"] + d["dram_write_bytes"]
+    out = pd.DataFrame({"plain ms": by_impl(a, "plain", a["time_ms"]), "naive ms": by_impl(a, NAIVE, a["time_ms"]),
+                        "plain DRAM MB": by_impl(d, "plain", dram) / 2**20,
+                        "naive DRAM MB": by_impl(d, NAIVE, dram) / 2**20}).dropna(subset=["plain ms", "naive ms"])
+    out["time: naive ÷ plain"] = out["naive ms"] / out["plain ms"]
+    out["DRAM: naive ÷ plain"] = out["naive DRAM MB"] / out["plain DRAM MB"]
+    return out.reset_index()
 
 
 def roofline_points(table: pd.DataFrame) -> pd.DataFrame:
@@ -155,6 +183,8 @@ class View:
     matmul_tflops: float       # measured dense matmul rate at this dtype, TFLOP/s
     float16_tflops: float      # measured dense matmul rate in float16, TFLOP/s
     ridge: float               # flops per byte where the float16 matmul roof meets the copy roof
+    naive: pd.DataFrame        # naive_vs_plain() rows of this d, dtype and pass
+    naive_dram: pd.Series      # the naive script's DRAM bytes over plain's, float16 forward, every d
 
     def kernel(self, impl: str) -> pd.DataFrame:
         return self.speedups[self.speedups["impl"] == impl]
@@ -198,10 +228,13 @@ def view(data: dict, d: int, dtype: str, pass_: str) -> View:
     mine = (table["d"] == d) & (table["dtype"] == dtype) & (table["pass"] == pass_)
     dram = table[(table["dtype"] == "float16") & (table["pass"] == "fwd") & table["measured DRAM MB"].notna()]
     copy, matmul16 = ceiling(data, COPY), ceiling(data, MATMUL, "float16")
+    naive = naive_vs_plain(data)
     return View(d=d, table=table[mine], dram=dram, points=points[points["d"] == d],
                 speedups=speed[(speed["d"] == d) & (speed["dtype"] == dtype) & (speed["pass"] == pass_)],
                 copy_tbs=copy, matmul_tflops=ceiling(data, MATMUL, dtype), float16_tflops=matmul16,
-                ridge=matmul16 / copy)
+                ridge=matmul16 / copy,
+                naive=naive[(naive["d"] == d) & (naive["dtype"] == dtype) & (naive["pass"] == pass_)],
+                naive_dram=naive["DRAM: naive ÷ plain"].dropna())
 
 
 @dataclass(frozen=True)

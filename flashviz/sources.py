@@ -23,6 +23,10 @@ class Source:
 
 SOURCES: dict[str, Source] = {
     # The papers, and the code where a paper does not say.
+    "pytorch_sdpa_math": Source(
+        "PyTorch's math path", "aten/src/ATen/native/transformers/attention.cpp: _scaled_dot_product_attention_math "
+        "(\"Scale q, k before matmul for stability\") and _safe_softmax", "PyTorch 2.11",
+        "https://github.com/pytorch/pytorch/blob/v2.11.0/aten/src/ATen/native/transformers/attention.cpp"),
     "fa1": Source("FlashAttention", "FlashAttention: fast and memory-efficient exact attention with IO-awareness",
                   "Dao, Fu, Ermon, Rudra and Ré, 2022", "https://arxiv.org/abs/2205.14135"),
     "fa2": Source("FlashAttention-2", "FlashAttention-2: faster attention with better parallelism and work "

@@ -1,9 +1,11 @@
 """Lesson 10: the model beside an H200's measurements (committed CSVs; no GPU needed)."""
+import pandas as pd
 import streamlit as st
 
 from explorer import cache, charts, ui
 from explorer.params import OWN, Param
 from flashviz.measured import TILES
+from flashviz.sources import cite
 
 st.title("On real hardware")
 st.markdown("#### An H200 ran plain attention and PyTorch's fused kernels. Does the byte model hold?")
@@ -70,11 +72,21 @@ else:
 mem_line = (f"**The memory-efficient kernel is faster than plain at {mem_wins} of {len(mem)} sizes here.**", mem_why)
 model_bound, measured_bound = hw.flash_bound()
 plain_bytes = plain_ratio.mean()
+naive_time = hw.naive["time: naive ÷ plain"]
+naive_cost = (f"it moves {hw.naive_dram.min():.2f}–{hw.naive_dram.max():.2f}× plain attention's DRAM bytes "
+              "(float16 forward)" + (f" and takes {naive_time.min():.2f}–{naive_time.max():.2f}× its time in this "
+                                     "view" if len(naive_time) else ""))
 findings = [
     ranking, mem_line,
     (f"**Plain attention moves about {plain_bytes:.1f}× the model's bytes.**",
-     "PyTorch's plain path is four kernels: QKᵀ, then a separate pass that scales S, then the softmax, then "
-     "P·V. The extra pass reads and writes the n × n matrix once more: 6n² instead of the model's 4n²."),
+     "Plain attention here is the paper's standard attention, three kernels: S = QKᵀ (the 1/√d scale rides in "
+     "the matmul), the softmax, then P·V, each reading its input from HBM and writing its result back: the "
+     "model's 4n² + 4nd elements per head. A naive script that writes `(q @ k.transpose(-2, -1)) * scale` "
+     f"launches a fourth kernel, one more pass that reads S and writes it back: {naive_cost}. PyTorch's own "
+     f"unfused path (SDPA's math backend) spends no pass on the scale: it scales q and k before the matmul "
+     f"({cite('pytorch_sdpa_math')}). In PyTorch {prov['torch'].split('+')[0]} that path has passes of its own, "
+     "scores in float32 and a check of every row for −∞ (`_safe_softmax`); `bench/gpu/measure.py --math-path` "
+     "lists its kernels."),
     (("**Flash moves far fewer bytes than the model says:**" if flash_ratio.max() < 1 else
       "**Flash moves more bytes than the model says at some sizes, fewer at others:**")
      + f" down to {flash_ratio.min():.1%} of it at n = {hw.least_flash_ratio_n()}.",
@@ -98,14 +110,25 @@ ui.explain("What the model leaves out: L2 (above), register pressure, occupancy,
 ui.slide("The measured roofline")
 ui.chart(cache.figure(charts.measured_roofline, hw.points, hw.copy_tbs, hw.float16_tflops, "float16"), "hw_roofline")
 ui.slide("The measurements")
-ui.table(view.drop(columns=["dtype", "pass", "d"]), "hw_measured",
+profiled = ", ".join(f"{n:,}" for n in sorted(hw.dram["n"].unique()))
+
+
+def _or_not_measured(column: pd.Series, spec: str) -> pd.Series:
+    """A DRAM column as text: Nsight Compute read float16 forward calls at a few n only."""
+    return column.map(lambda x: "not measured" if pd.isna(x) else format(x, spec))
+
+
+ui.table(view.drop(columns=["dtype", "pass", "d"]).assign(**{
+             "measured DRAM MB": _or_not_measured(view["measured DRAM MB"], ",.0f"),
+             "DRAM / model": _or_not_measured(view["DRAM / model"], ".3f")}), "hw_measured",
          f"d = {d}, {dtype}, {pass_}, B·H = 2³⁰ / n² heads; times in ms (÷ roofline: measured over the roofline's), "
-         "bytes in MB (DRAM: Nsight Compute's reads and writes, where profiled)",
+         f"bytes in MB (DRAM: Nsight Compute's reads and writes, float16 forward at n = {profiled} only; "
+         "the other rows say \"not measured\")",
          show=["impl", "n", "measured ms", "roofline ms", "measured / roofline", "model MB",
                "measured DRAM MB", "DRAM / model", "bound"],
          headers={"measured ms": "measured", "roofline ms": "roofline",
                   "measured / roofline": "÷ roofline", "model MB": "model", "measured DRAM MB": "DRAM",
-                  "DRAM / model": "DRAM ÷ model"}, formats={"model MB": ".0f", "measured DRAM MB": ".0f"})
+                  "DRAM / model": "DRAM ÷ model"}, formats={"model MB": ".0f"})
 
 
 @ui.section
@@ -141,6 +164,7 @@ _tile_sweep()
 ui.slide("Speed-ups")
 ui.table(hw.speedups, "hw_speedups", "Speed-up over plain attention, measured and predicted")
 st.caption(f"Measured on {prov['gpu']}, driver {prov['driver']}, CUDA {prov['cuda']}, PyTorch {prov['torch']}, "
+           f"cuDNN {prov['cudnn']}, "
            f"{prov['date']}, by bench/gpu/measure.py (CUDA events, median of 20 runs; DRAM bytes by Nsight "
            "Compute, one forward call per config, float16).")
 ui.reading_list()

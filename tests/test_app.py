@@ -192,6 +192,14 @@ def test_huge_n_falls_back_to_closed_forms():
     assert next(m.value for m in at.metric if m.label == "standard peak") == "4 TB"
 
 
+def test_the_h200_table_says_not_measured_where_nsight_compute_did_not_run():
+    at = open_page("lessons/10_real_hardware.py")
+    table = next(t.value for t in at.dataframe if "DRAM / model" in t.value.columns)
+    dram = table[["measured DRAM MB", "DRAM / model"]]
+    assert not dram.isna().any().any(), "an empty cell shows as None"
+    assert (dram == "not measured").any().any() and (dram != "not measured").any().any(), dram
+
+
 def test_presentation_mode_hides_long_explanations():
     long_text = "What this model leaves out"
     assert long_text in texts(open_page(PAGES[0]))

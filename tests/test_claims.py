@@ -747,6 +747,15 @@ def check_real_hardware(ck: Claims, p: dict) -> None:
     plain = fp16[fp16["impl"] == "plain"]["DRAM / model"]
     m = ck.find(rf"Plain attention moves about ({NUM})× the model's bytes")
     ck.expect(agrees(m.group(1), plain.mean()), f"{m.group(0)!r} vs {plain.mean():.3f}")
+    naive = measured.naive_vs_plain(data)
+    bytes_over, mine = naive["DRAM: naive ÷ plain"].dropna(), naive[
+        (naive["d"] == d) & (naive["dtype"] == dtype) & (naive["pass"] == pass_)]["time: naive ÷ plain"]
+    m = ck.find(rf"it moves ({NUM})–({NUM})× plain attention's DRAM bytes \(float16 forward\)"
+                rf"(?: and takes ({NUM})–({NUM})× its time in this\s+view)?")
+    ck.expect(agrees(m.group(1), bytes_over.min()) and agrees(m.group(2), bytes_over.max()), f"{m.group(0)!r}")
+    ck.expect(bool(m.group(3)) == bool(len(mine)), f"{m.group(0)!r}: {len(mine)} naive rows in this view")
+    if m.group(3):
+        ck.expect(agrees(m.group(3), mine.min()) and agrees(m.group(4), mine.max()), f"{m.group(0)!r}")
     flash_ratio = fp16[fp16["impl"] == "flash"]["DRAM / model"]
     m = ck.find(rf"Flash moves (far fewer|more) bytes than the model says(?: at some sizes, fewer at others)?:\*\* "
                 rf"down to ({NUM})% of it at n = (\d+)")
@@ -822,7 +831,34 @@ def _wg_hardware(p: dict):
     return custom_hardware(*(figures[q.key] for q in CUSTOM_GPU))
 
 
+def check_plain_attention(ck: Claims) -> None:
+    """Lesson 11's plain-attention paragraph: three kernels against the model, the naive script's
+    four against its count, and both against PyTorch's flash kernel, every ratio from the CSV."""
+    from flashviz.gpu_targets import NAIVE, load, load_plain, plain_targets
+    plain, naive = load_plain(), load_plain(impl=NAIVE)
+    t = plain_targets(plain, naive)
+    pr, p4, slower = t["reads: model ÷ measured"], t["naive reads: count ÷ measured"], t["time: naive ÷ plain"]
+    m = ck.find(r"in\s+(\d+) kernels: S = QKᵀ")
+    ck.expect(int(m.group(1)) == t["kernels"].max() == t["kernels"].min(), f"{m.group(0)!r}: {set(t['kernels'])}")
+    m = ck.find(rf"It reads\s+\*\*({NUM})–({NUM})×\*\* of what the H200 measures")
+    ck.expect(agrees(m.group(1), pr.min()) and agrees(m.group(2), pr.max()), f"{m.group(0)!r}")
+    low = t.loc[pr.idxmin()]
+    m = ck.find(rf"The low end is n = ({NUM}), where S has\s+more than 2³¹ elements")
+    ck.expect(number(m.group(1)) == low["n"] and low["B·H"] * low["n"] ** 2 > 2**31, f"{m.group(0)!r}")
+    m = ck.find(rf"gives ({NUM})–({NUM})× of that script's measured reads, and it takes\s+({NUM})–({NUM})× plain "
+                r"attention's time")
+    for got, want in zip(m.groups(), (p4.min(), p4.max(), slower.min(), slower.max())):
+        ck.expect(agrees(got, want), f"{m.group(0)!r}")
+    df = load()[0]
+    key = ["n", "d", "batch_heads"]
+    flash = df[df["impl"] == "flash"].set_index(key)["dram_read_bytes"]
+    less = plain.set_index(key)["dram_read_bytes"] / flash.reindex(plain.set_index(key).index)
+    m = ck.find(rf"PyTorch's flash kernel reads\s+({NUM})–({NUM})× less")
+    ck.expect(agrees(m.group(1), less.min()) and agrees(m.group(2), less.max()), f"{m.group(0)!r}")
+
+
 def check_whole_gpu(ck: Claims, p: dict) -> None:
+    check_plain_attention(ck)
     from flashviz.gpu_arch import arch_of
     from flashviz.gpu_model import forward_time, whole_gpu
     from flashviz.gpu_targets import load, targets

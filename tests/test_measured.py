@@ -24,7 +24,7 @@ def data():
 def test_csv_schema_and_provenance(data, name, columns):
     df = data[name]
     assert list(df.columns) == columns
-    for col in measured.PROVENANCE:
+    for col in (measured.PROVENANCE if name == "blocks" else measured.RUN_PROVENANCE):
         assert df[col].notna().all() and (df[col].astype(str) != "").all(), col
     assert (df["gpu"] == "NVIDIA H200").all()
 
@@ -33,7 +33,8 @@ def test_the_sweep_covers_what_the_issue_asks(data):
     a = data["attention"]
     ok = a[a["status"] == "ok"]
     assert {512, 16384, 32768} <= set(ok["n"]) and set(ok["d"]) == {64, 128}
-    assert set(ok["impl"]) == {"plain", "flash", "mem_efficient"} and set(ok["pass"]) == {"fwd", "fwd+bwd"}
+    assert set(ok["impl"]) == {"plain", "naive_script", "flash", "mem_efficient"}
+    assert set(ok["pass"]) == {"fwd", "fwd+bwd"}
     assert (ok["time_ms"] > 0).all()
     # flash has no fp32 kernel in PyTorch: recorded as unsupported, not dropped
     assert (a[(a["impl"] == "flash") & (a["dtype"] == "float32")]["status"].str.startswith("unsupported")).all()
@@ -65,6 +66,22 @@ def test_the_models_ranking_holds_on_the_h200(data):
     assert (flash["measured speed-up"] > 1).all() and (flash["predicted speed-up"] > 1).all()
 
 
+def test_plain_attention_is_three_kernels_and_the_naive_script_four(data):
+    d = data["dram"]
+    kernels = d.groupby("impl")["kernels"].agg(set)
+    assert kernels["plain"] == {3} and kernels["naive_script"] == {4}, kernels
+    scale = d[d["impl"] == "naive_script"]["kernel_names"].str.contains("elementwise")
+    assert scale.all(), "the naive script's fourth kernel is the elementwise scale"
+
+
+def test_plain_attention_moves_the_models_bytes_and_the_naive_script_half_again(data):
+    table = measured.compare(data)
+    plain = table[(table["impl"] == "plain")]["DRAM / model"].dropna()
+    assert len(plain) == 6 and plain.between(0.98, 1.02).all(), plain
+    naive = measured.naive_vs_plain(data)["DRAM: naive ÷ plain"].dropna()
+    assert len(naive) == 6 and naive.between(1.4, 1.55).all(), naive  # (6n² + 4nd) / (4n² + 4nd)
+
+
 def test_dry_run_executes_on_the_cpu(tmp_path):
     if importlib.util.find_spec("torch") is None:
         if os.environ.get("FLASHVIZ_REQUIRE_TORCH"):
@@ -76,7 +93,7 @@ def test_dry_run_executes_on_the_cpu(tmp_path):
     assert out.returncode == 0, out.stderr[-2000:]
     a = pd.read_csv(tmp_path / "attention.csv")
     assert list(a.columns) == measured.ATTENTION_COLUMNS
-    assert (a[a["impl"] == "plain"]["status"] == "ok").all()
+    assert (a[a["impl"].isin(["plain", "naive_script"])]["status"] == "ok").all()
     assert list(pd.read_csv(tmp_path / "ceilings.csv").columns) == measured.CEILING_COLUMNS
 
 

@@ -1,18 +1,23 @@
 """Measure plain attention against PyTorch's fused kernels on a GPU.
 
-For each n, d and dtype: the plain path that materialises S (matmul, scale,
-softmax, matmul) and scaled_dot_product_attention with its flash and
-memory-efficient backends, forward and forward+backward, timed by CUDA events
-(median of --repeats runs after warm-up). With --ncu, Nsight Compute reads DRAM
-(and L2) bytes of every kernel of one forward call per config. The machine's
-own ceilings (copy bandwidth, dense matmul rate) are measured in the same run.
+For each n, d and dtype: plain attention that materialises S, as the FlashAttention
+paper's standard attention (its §2.2: three kernels, S = QK^T, P = softmax(S), O = PV,
+the 1/sqrt(d) scale riding in the first matmul); a naive script's version of it, whose
+`(q @ k^T) * scale` adds a fourth kernel, a pass over S that only scales it; and
+scaled_dot_product_attention with its flash and memory-efficient backends. Forward and
+forward+backward, timed by CUDA events (median of --repeats runs after warm-up). With
+--ncu, Nsight Compute reads DRAM (and L2) bytes of every kernel of one forward call per
+config. The machine's own ceilings (copy bandwidth, dense matmul rate) are measured in
+the same run. --math-path lists the operators and CUDA kernels of PyTorch's own
+unfused path (SDPA's math backend), which scales q and k, not S.
 
     python bench/gpu/measure.py --out data/h200        # timings and ceilings, on a CUDA machine
     python bench/gpu/measure.py --out data/h200 --ncu  # DRAM bytes (dram.csv)
+    python bench/gpu/measure.py --math-path            # what PyTorch's math backend launches
     python bench/gpu/measure.py --dry-run --out /tmp   # tiny, on the CPU (CI)
 
 Writes attention.csv and ceilings.csv (or dram.csv with --ncu) under --out, row by
-row; every row carries its provenance.
+row; every row carries its provenance (GPU, driver, CUDA, PyTorch, cuDNN, date, command).
 """
 from __future__ import annotations
 
@@ -32,15 +37,15 @@ import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
-IMPLS = ("plain", "flash", "mem_efficient")
+IMPLS = ("plain", "naive_script", "flash", "mem_efficient")
 BACKENDS = {"flash": SDPBackend.FLASH_ATTENTION, "mem_efficient": SDPBackend.EFFICIENT_ATTENTION}
 DTYPES = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32}
 ATTENTION_FIELDS = ["impl", "pass", "n", "d", "dtype", "batch_heads", "time_ms", "time_ms_p10",
                     "time_ms_p90", "tflops", "status"]
 DRAM_FIELDS = ["impl", "pass", "n", "d", "dtype", "batch_heads", "dram_read_bytes", "dram_write_bytes",
-               "l2_bytes", "kernels", "status"]
+               "l2_bytes", "kernels", "kernel_names", "status"]
 CEILING_FIELDS = ["ceiling", "dtype", "value", "unit"]
-PROVENANCE = ["gpu", "driver", "cuda", "torch", "date"]
+PROVENANCE = ["gpu", "driver", "cuda", "torch", "date", "cudnn", "command"]
 NCU_METRICS = "dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,gpu__time_duration.sum"
 
 
@@ -55,7 +60,13 @@ def provenance(device: str) -> dict:
     else:
         driver, gpu = "none", "cpu (dry run)"
     return {"gpu": gpu, "driver": driver or "unknown", "cuda": torch.version.cuda or "none",
-            "torch": torch.__version__, "date": dt.date.today().isoformat()}
+            "torch": torch.__version__, "date": dt.date.today().isoformat(),
+            "cudnn": str(torch.backends.cudnn.version() or "none"), "command": command()}
+
+
+def command() -> str:
+    """How this run was started, as the repository names the script (it may run from a copy)."""
+    return " ".join(["python", f"bench/gpu/{Path(sys.argv[0]).name}", *sys.argv[1:]])
 
 
 def batch_heads(n: int, target: int) -> int:
@@ -64,6 +75,17 @@ def batch_heads(n: int, target: int) -> int:
 
 
 def plain(q, k, v):
+    """Standard attention, three kernels: S = QK^T with the scale as the GEMM's alpha (so no pass
+    over S is spent on it, as in Megatron-LM's baddbmm), P = softmax(S), O = PV. (..., n, d) in."""
+    q3, k3, v3 = (t.reshape(-1, *t.shape[-2:]) for t in (q, k, v))  # (B*H, n, d) views
+    unused = q3.new_empty(1, 1, 1).expand(q3.shape[0], q3.shape[1], k3.shape[1])  # beta = 0: never read
+    s = torch.baddbmm(unused, q3, k3.transpose(1, 2), beta=0, alpha=q.shape[-1] ** -0.5)  # (B*H, n, n)
+    return (torch.softmax(s, dim=-1) @ v3).view(q.shape)
+
+
+def naive_script(q, k, v):
+    """What a naive script writes: the scale is a fourth kernel that reads S and writes it back.
+    (PyTorch's own math path scales q and k instead: see --math-path.)"""
     s = (q @ k.transpose(-2, -1)) * (q.shape[-1] ** -0.5)
     return torch.softmax(s, dim=-1) @ v
 
@@ -71,6 +93,8 @@ def plain(q, k, v):
 def attention_fn(impl: str):
     if impl == "plain":
         return plain
+    if impl == "naive_script":
+        return naive_script
 
     def fused(q, k, v):
         with sdpa_kernel(BACKENDS[impl]):
@@ -163,6 +187,24 @@ def profile_one(impl, n, d, dtype, bh) -> None:
     torch.cuda.profiler.stop()
 
 
+def math_path(device: str) -> None:
+    """PyTorch's own unfused path (SDPA's math backend): its operators, with their input shapes,
+    and the kernels they launch, for one call. It scales q and k (n x d each) before the matmul."""
+    from torch.profiler import ProfilerActivity, profile
+    bh, n, d, dtype = (4, 4096, 64, torch.float16) if device == "cuda" else (2, 128, 16, torch.float32)
+    q, k, v = inputs(bh, n, d, dtype, device, False)
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
+    with sdpa_kernel(SDPBackend.MATH):
+        F.scaled_dot_product_attention(q, k, v)  # warm-up outside the profile
+        with profile(activities=activities, record_shapes=True) as prof:
+            F.scaled_dot_product_attention(q, k, v)
+            if device == "cuda":
+                torch.cuda.synchronize()
+    print(f"PyTorch {torch.__version__}, SDPA math backend, {dtype}, B*H = {bh}, n = {n}, d = {d}:")
+    print(prof.key_averages(group_by_input_shape=True).table(row_limit=40, max_name_column_width=70,
+                                                             max_shapes_column_width=60))
+
+
 def ncu_path() -> str:
     import glob
     import shutil
@@ -177,17 +219,19 @@ def ncu_bytes(impl, n, d, dtype, bh) -> dict:
            str(n), str(d), dtype, str(bh)]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     text = out.stdout[out.stdout.find('"ID"'):] if '"ID"' in out.stdout else ""
-    sums, kernels = {}, set()
+    sums: dict[str, float] = {}
+    kernels: dict[str, str] = {}
     for row in csv.DictReader(io.StringIO(text)):
         value = float(row["Metric Value"].replace(",", ""))
         sums[row["Metric Name"]] = sums.get(row["Metric Name"], 0.0) + value
-        kernels.add(row["ID"])
+        kernels[row["ID"]] = row["Kernel Name"]
     if not kernels:
         return {"status": "ncu read nothing: " + (out.stderr or out.stdout).strip().splitlines()[-1][:120]
                 if (out.stderr or out.stdout).strip() else "ncu read nothing"}
     return {"dram_read_bytes": int(sums.get("dram__bytes_read.sum", 0)),
             "dram_write_bytes": int(sums.get("dram__bytes_write.sum", 0)),
-            "l2_bytes": int(sums.get("lts__t_bytes.sum", 0)), "kernels": len(kernels), "status": "ok"}
+            "l2_bytes": int(sums.get("lts__t_bytes.sum", 0)), "kernels": len(kernels),
+            "kernel_names": "|".join(kernels[i][:40] for i in sorted(kernels, key=int)), "status": "ok"}
 
 
 class Rows:
@@ -219,7 +263,11 @@ def main(argv=None) -> int:
     p.add_argument("--repeats", type=int, default=20)
     p.add_argument("--target", type=int, default=2**30, help="B*H*n^2 per call")
     p.add_argument("--profile-one", nargs=5, metavar=("IMPL", "N", "D", "DTYPE", "BH"))
+    p.add_argument("--math-path", action="store_true", help="list what PyTorch's math backend runs, then stop")
     args = p.parse_args(argv)
+    if args.math_path:
+        math_path("cpu" if args.dry_run else "cuda")
+        return 0
     if args.profile_one:
         impl, n, d, dtype, bh = args.profile_one
         profile_one(impl, int(n), int(d), dtype, int(bh))

@@ -3,15 +3,18 @@
 For each config (n, d, batch x heads), fp16, forward only:
   * PyTorch's flash kernel (SDPA, FLASH_ATTENTION backend) and this project's
     Triton kernel (bench/gpu/triton_blocks.py) at three block shapes;
-  * plain attention (matmul, scale, softmax, matmul) where S fits in memory.
+  * plain attention where S fits in memory: the FlashAttention paper's standard
+    attention (three kernels: S = QK^T with the scale in the matmul, softmax, P V;
+    measure.py's `plain`), and a naive script's version whose `(q @ k^T) * scale`
+    adds a fourth kernel, a pass over S that only scales it (`naive_script`).
 Time by CUDA events (median of --repeats after warm-up, warm L2). DRAM read and
 write bytes by Nsight Compute: one ncu process per fused kernel family profiles
 every config once (cudaProfilerStart/Stop around one call, kernel-name filter,
-three metrics plus launch statistics, which cost no replay); plain attention gets
-one ncu process PER CONFIG, so every kernel that process sees (four on the H200:
-QK^T, the scale, softmax, P V) belongs to that one call and is summed. ncu flushes
-the caches before each replay, so its reads are cold; writes still in L2 when the
-kernel ends are never counted as DRAM writes.
+three metrics plus launch statistics, which cost no replay); the unfused versions get
+one ncu process PER CONFIG, so every kernel that process sees belongs to that one
+call and is summed (their names are kept). ncu flushes the caches before each replay,
+so its reads are cold; writes still in L2 when the kernel ends are never counted as
+DRAM writes.
 
 Ceilings, measured first in the same run (whole_gpu_ceilings.csv): copy bandwidth,
 cuBLAS fp16 matmul rate, and two non-matmul rates from unit_rates.py (exp on the
@@ -46,6 +49,7 @@ CONFIGS = [
     (8192, 64, 32), (32768, 64, 32),
 ]
 TRITON_SHAPES = [(128, 64), (64, 64), (128, 128)]
+UNFUSED = ("plain", "naive_script")  # materialise S: measured where it fits, one ncu process per call
 PLAIN_MAX_S_BYTES = 8 * 2**30  # plain attention keeps bh x n x n fp16 scores; beyond this, skip it
 METRICS = "dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum"
 LAUNCH = ("launch__grid_size,launch__block_size,launch__registers_per_thread,launch__shared_mem_per_block_dynamic,"
@@ -54,11 +58,11 @@ LAUNCH = ("launch__grid_size,launch__block_size,launch__registers_per_thread,lau
 FIELDS = ["impl", "n", "d", "batch_heads", "kv_head_bytes", "time_ms", "time_ms_p10", "time_ms_p90",
           "dram_read_bytes", "dram_write_bytes", "ncu_time_ms", "n_kernels", "kernels", "grid", "regs", "smem_dyn",
           "smem_static", "lim_regs", "lim_smem", "lim_warps", "lim_blocks", "status"]
-PROV = ["gpu", "sms", "l2_bytes", "driver", "cuda", "torch", "triton", "date"]
+PROV = ["gpu", "sms", "l2_bytes", "driver", "cuda", "torch", "triton", "date", "cudnn", "command"]
 
 
 def impls() -> list[str]:
-    return ["flash"] + [f"triton_{m}x{n}" for m, n in TRITON_SHAPES] + ["plain"]
+    return ["flash"] + [f"triton_{m}x{n}" for m, n in TRITON_SHAPES] + list(UNFUSED)
 
 
 def plain_fits(n: int, bh: int) -> bool:
@@ -66,7 +70,6 @@ def plain_fits(n: int, bh: int) -> bool:
 
 
 def fn_for(impl: str):
-    import torch
     import torch.nn.functional as F
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
@@ -75,12 +78,10 @@ def fn_for(impl: str):
             with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
                 return F.scaled_dot_product_attention(q[None], k[None], v[None])
         return flash
-    if impl == "plain":
-        def plain(q, k, v):
-            s = (q @ k.transpose(-2, -1)) * (q.shape[-1] ** -0.5)
-            return torch.softmax(s, dim=-1) @ v
-        return plain
     sys.path.insert(0, str(Path(__file__).resolve().parent))
+    if impl in UNFUSED:
+        import measure  # noqa: E402
+        return getattr(measure, impl)
     from triton_blocks import run  # noqa: E402
     bm, bn = (int(x) for x in impl.split("_")[1].split("x"))
     return lambda q, k, v: run(q, k, v, bm, bn)
@@ -93,7 +94,7 @@ def inputs(n, d, bh):
 
 
 def configs_for(impl):
-    return [c for c in CONFIGS if impl != "plain" or plain_fits(c[0], c[2])]
+    return [c for c in CONFIGS if impl not in UNFUSED or plain_fits(c[0], c[2])]
 
 
 def provenance() -> dict:
@@ -109,7 +110,8 @@ def provenance() -> dict:
         driver = "unknown"
     return {"gpu": p.name, "sms": p.multi_processor_count, "l2_bytes": p.L2_cache_size, "driver": driver,
             "cuda": torch.version.cuda, "torch": torch.__version__, "triton": triton.__version__,
-            "date": dt.date.today().isoformat()}
+            "date": dt.date.today().isoformat(), "cudnn": str(torch.backends.cudnn.version() or "none"),
+            "command": " ".join(["python", f"bench/gpu/{Path(sys.argv[0]).name}", *sys.argv[1:]])}
 
 
 def time_one(impl, n, d, bh, repeats) -> dict:
@@ -173,13 +175,13 @@ def ncu_path() -> str:
 
 
 def run_ncu(impl, out: Path, timeout: float, launch: bool, only: tuple | None = None) -> tuple[list[dict], str]:
-    """One ncu process: every config of a fused kernel, or (plain) the one config `only`."""
+    """One ncu process: every config of a fused kernel, or (unfused) the one config `only`."""
     tag = impl if only is None else f"{impl}_{'_'.join(map(str, only))}"
     listing = Path(os.environ.get("TMPDIR", "/tmp")) / f"whole_gpu_listing_{tag}.txt"  # not under out
     listing.unlink(missing_ok=True)
     cmd = [ncu_path(), "--clock-control", "none", "--profile-from-start", "off",
            "--metrics", METRICS + ("," + LAUNCH if launch else ""), "--csv", "--print-units", "base"]
-    if impl != "plain":
+    if impl not in UNFUSED:
         cmd += ["-k", "regex:flash_fwd"]
     cmd += [sys.executable, __file__, "--profile-all", impl, str(listing)]
     if only is not None:
@@ -317,9 +319,9 @@ def main(argv=None) -> int:
     print(f"timing done at {time.time() - start:.0f} s", flush=True)
     profiled = Rows(out / "whole_gpu_ncu.csv", prov)
     launch = True
-    # plain first (one ncu process per config), then the fused families
-    jobs: list[tuple[str, tuple | None]] = [("plain", c) for c in configs_for("plain")]
-    jobs += [(impl, None) for impl in impls() if impl != "plain"]
+    # the unfused versions first (one ncu process per config), then the fused families
+    jobs: list[tuple[str, tuple | None]] = [(impl, c) for impl in UNFUSED for c in configs_for(impl)]
+    jobs += [(impl, None) for impl in impls() if impl not in UNFUSED]
     for impl, only in jobs:
         left = args.budget_s - (time.time() - start)
         if left < 20:
