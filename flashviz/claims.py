@@ -68,7 +68,7 @@ def share_text(part: float, whole: float) -> str:
     """part / whole as a percent at two significant figures ("50%", "0.31%"), never "0%" or
     "100%" for a share that is neither."""
     pct = 100 * part / whole
-    text = f"{pct:.2g}%"
+    text = f"{pct:.0f}%" if pct >= 10 else f"{pct:.2g}%"  # .2g would print 99.7 as "1e+02"
     if text == "100%" and part < whole:
         return ">99%"
     return text

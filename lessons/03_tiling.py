@@ -9,7 +9,7 @@ from flashviz.claims import compare
 from flashviz.format import bytes_text
 
 st.title("Tiling: same answer, flat memory")
-st.markdown("#### Cut Q into row blocks and K, V into column blocks; the n×n matrix never exists.")
+st.markdown("#### Cut Q into row blocks and K, V into column blocks; the n×n matrix never goes to HBM.")
 cfg = ui.config()
 sim = ui.simulable(cfg)
 ns = sweeps.ns_around(cfg.n, 128, 2048, 2)
