@@ -20,7 +20,7 @@ LESSONS = [
     Lesson("lessons/04_tile_size.py", "Tile size and SRAM", "tile-size", ":material/memory:", "Tiles"),
     Lesson("lessons/05_backward.py", "The backward pass", "backward-pass", ":material/undo:", "Backward"),
     Lesson("lessons/06_exact.py", "Exact means exact", "exact-vs-approximate", ":material/check_circle:", "Exact"),
-    Lesson("lessons/07_same_flops.py", "Same flops, less traffic", "same-flops", ":material/balance:", "Flops"),
+    Lesson("lessons/07_same_flops.py", "Flops against bytes", "same-flops", ":material/balance:", "Flops"),
     Lesson("lessons/08_fa2_fa1.py", "FlashAttention-2 and -1", "fa2-fa1", ":material/swap_horiz:", "FA2"),
     Lesson("lessons/09_break_it.py", "Break it", "break-it", ":material/bug_report:", "Break it"),
     Lesson("lessons/10_real_hardware.py", "On real hardware", "on-real-hardware", ":material/developer_board:", "H200"),

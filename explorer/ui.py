@@ -11,6 +11,7 @@ from urllib.parse import urlencode
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from flashviz.claims import fitting_tiles, overflow_headline, overflow_note
 from flashviz.config import CUSTOM, HARDWARE, Config, Hardware, custom_hardware
 from flashviz.memory import clamp_tiles
 from flashviz.format import column_format
@@ -303,6 +304,11 @@ h1 { padding-top: 0.2rem; }
 .katex .sizing.reset-size4.size1 { font-size: max(14px, 0.625em); }
 .katex .sizing.reset-size5.size1 { font-size: max(14px, 0.5556em); }
 .katex .sizing.reset-size6.size1 { font-size: max(14px, 0.5em); }
+/* the overflow banner: dark text for the back row, and its fix names its tiles in full (the label
+   wraps instead of ending in "…") */
+.st-key-overflow_banner [data-testid="stAlert"] p { color: #4a3800; }
+.st-key-fix_tiles button, .st-key-fix_tiles button * { white-space: normal !important; overflow: visible !important;
+  text-overflow: clip !important; height: auto; }
 /* a button's key hint ("PageDown", "A"): Streamlit fades it to 60% */
 button kbd { opacity: 1 !important; }
 /* the guess after the reveal is disabled, and Streamlit greys a disabled widget out: keep it
@@ -506,6 +512,37 @@ def assumptions() -> None:
     for key, a in ASSUMPTIONS.items():
         st.html(_ANCHOR.format(key=key))
         st.markdown(f"**{a.title[0].upper() + a.title[1:]}.** {a.model}\n\n*On real GPUs:* {a.real}")
+
+
+def _fix_tiles(Br: int, Bc: int) -> None:
+    st.session_state[SHARED["Br"].key] = Br
+    st.session_state[SHARED["Bc"].key] = Bc
+
+
+def overflow_banner(cfg: Config) -> None:
+    """At the top of every lesson, presenting or not, while the sidebar's tiles do not fit the SRAM
+    budget: what does not fit, what a real kernel does instead, what this model does, and one
+    button that sets the largest square tiles that fit (a callback, before the sidebar is drawn)."""
+    headline = overflow_headline(cfg)
+    if not headline:
+        return
+    fix = fitting_tiles(cfg)
+    with st.container(key="overflow_banner"):
+        text, button = st.columns([3, 1], vertical_alignment="center")
+        text.warning(f"{headline} {assumes('spill')}", icon=":material/warning:")
+        if fix is None:
+            button.markdown("**No tile fits**: raise the SRAM budget M in the sidebar.")
+        else:
+            button.button(f"Use {fix[0]} × {fix[1]} tiles, the largest that fit", key="fix_tiles",
+                          icon=":material/build:", type="primary", width="stretch", on_click=_fix_tiles,
+                          args=fix)
+
+
+def overflow_text(cfg: Config) -> str:
+    """What a sentence about flash's traffic adds while the tiles overflow (claims.overflow_note),
+    with its "model" mark; "" when they fit."""
+    note = overflow_note(cfg)
+    return f"{note} {assumes('spill')}" if note else ""
 
 
 def _url(params: dict) -> str:

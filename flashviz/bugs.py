@@ -14,12 +14,14 @@ from typing import Callable
 import numpy as np
 
 from . import costs
-from .claims import compare
+from .claims import compare, overflow_note, share_text
 from .attention import (flash_attention, online_softmax, random_qkv, random_row, softmax,
                         standard_attention)
 from .config import KB, MB, SEED, Config
 from .memory import fits
 from .player_schema import BugRun, FlashFrame
+from .sources import cite
+from .symptoms import stream_again
 
 LAB_MAX_N = 2048  # the lab really runs both versions; keep it interactive
 OVERFLOW_ROW = (800.0, 801.5, 799.2, 802.3)  # demo 9's scores near 800
@@ -59,6 +61,19 @@ def _now_no_rescale(lab):
             f"Attention's output is off by up to {b['output max abs error']:.2e}.")
 
 
+def _overflow(fig: dict, budget: float) -> str:
+    """The sentence naming the overflow in one lab column's traffic ("" when its tiles fit)."""
+    if fig["fits SRAM"]:
+        return ""
+    total = fig["HBM MB (with spill)"]
+    return (f" {share_text(fig['spill MB'], total)} of the {total:.2f} MB with {fig['Br x Bc']} tiles is "
+            f"overflow: they need {fig['working set KB']:.1f} KB of SRAM, over the {budget:g} KB budget, and the "
+            "seed's model charges what does not fit to HBM.")
+
+
+NO_LAUNCH = f"A real kernel with these tiles would not launch ({cite('fa2', '§3.3')})."
+
+
 def _now_too_big(lab):
     b, budget = lab["broken"], lab["settings"]["sram KB"]
     std = lab["standard"]["HBM MB"]
@@ -67,14 +82,17 @@ def _now_too_big(lab):
                 f"budget at these settings, so nothing spills ({b['HBM MB (with spill)']:.2f} MB).")
     return (f"{b['Br x Bc']} tiles need {b['working set KB']:.1f} KB against a {budget:g} KB budget; "
             f"with the spill, traffic is {b['HBM MB (with spill)']:.2f} MB, "
-            f"{_than(b['HBM MB (with spill)'], std)} standard attention's {std:.2f} MB.")
+            f"{_than(b['HBM MB (with spill)'], std)} standard attention's {std:.2f} MB. That spill is the seed's "
+            f"model, kept as the seed's table has it. {NO_LAUNCH}")
 
 
 def _now_too_small(lab):
     b, ok, std = lab["broken"], lab["correct"], lab["standard"]["HBM MB"]
-    x = b["HBM MB (with spill)"]
-    return (f"With {b['Br x Bc']} tiles traffic is {x:.2f} MB ({ok['HBM MB (with spill)']:.2f} MB with "
+    x, budget = b["HBM MB (with spill)"], lab["settings"]["sram KB"]
+    text = (f"With {b['Br x Bc']} tiles traffic is {x:.2f} MB ({ok['HBM MB (with spill)']:.2f} MB with "
             f"{ok['Br x Bc']}), {_than(x, std)} standard attention's {std:.2f} MB.")
+    over = _overflow(b, budget) + ("" if ok["Br x Bc"] == b["Br x Bc"] else _overflow(ok, budget))
+    return text + over + (f" {NO_LAUNCH}" if over else "")
 
 
 def _now_keep_S(lab):
@@ -137,6 +155,7 @@ def _figures(cfg: Config, Q, K, V, ref) -> dict:
         "working set KB": cost.working_set_bytes / KB,
         "fits SRAM": fits(cost.working_set_bytes, cfg.sram_bytes),
         "HBM MB (with spill)": cost.hbm_bytes / MB,
+        "spill MB": cost.spilled * cost.element_bytes / MB,
         "peak extra KB": cost.peak_bytes / KB,
         "GFLOPs": cost.flops / 1e9,
     }
@@ -161,7 +180,7 @@ def break_it(cfg: Config, bug: str, seed: int = 0) -> dict:
 
 FORMATS = {"demo 2 weights sum": "{:.6f}", "demo 2 max abs error": "{:.2e}",
            "output max abs error": "{:.2e}", "working set KB": "{:.1f}",
-           "HBM MB (with spill)": "{:.2f}", "peak extra KB": "{:.1f}", "GFLOPs": "{:.3f}"}
+           "HBM MB (with spill)": "{:.2f}", "spill MB": "{:.2f}", "peak extra KB": "{:.1f}", "GFLOPs": "{:.3f}"}
 
 
 def changed(figure: str, correct, broken) -> bool:
@@ -216,7 +235,8 @@ def _watch_too_big(data: BugRun, cfg: Config) -> str:
     ws, budget = max(f["ws"] for f in data["frames"]), data["budget"]
     tile = f"a {data['Br']} × {data['Bc']} tile needs {_kb(ws)}"
     if not fits(ws, budget):
-        return f"The working-set gauge turns red: {tile} against a {_kb(budget)} budget."
+        return (f"The working-set gauge turns red: {tile} against a {_kb(budget)} budget. The seed's model charges "
+                "the excess to HBM; a real kernel with these tiles would not launch.")
     return f"The gauge stays green: at n = {data['n']}, d = {data['d']}, {tile}, within the {_kb(budget)} budget."
 
 
@@ -227,7 +247,7 @@ def _watch_too_small(data: BugRun, cfg: Config) -> str:
         text = f"Your tiles are already {data['Br']} × {data['Bc']}: the same {before} steps as the correct run."
     else:
         text = (f"{data['tiles']} tile steps instead of {before} with {cfg.Br} × {cfg.Bc} tiles: "
-                f"K and V stream in again for each of the {data['Tr']} query blocks.")
+                f"{stream_again(data)}.")
     end = data["total_bytes"] if data["capped"] else frames[-1]["hbm"]
     return text + f" The HBM meter ends at {_kb(end)}, {_than(end, std)} standard attention's {_kb(std)}."
 
@@ -305,24 +325,36 @@ def belief_rows(check: dict) -> list[dict]:
             for fig, key in (("GFLOPs", "GFLOPs"), ("HBM MB", "HBM MB (with spill)"))]
 
 
-def belief_verdict(check: dict, causal: bool) -> str:
-    """What the numbers show, each direction read off the numbers."""
+def _reread(cfg: Config) -> str:
+    """What flash reads again, in the loop order's terms."""
+    if cfg.loop_order == "fa2":
+        return "K and V are read again for every query block" + (", up to its diagonal" if cfg.causal else "")
+    return ("Q, O, m and l are read, and O, m and l written, again for every key/value block"
+            + (", from its diagonal down" if cfg.causal else ""))
+
+
+def belief_verdict(check: dict, cfg: Config) -> str:
+    """What the numbers of belief_check(cfg) show, each direction read off the numbers and the
+    traffic's cause named: the overflow where the tiles do not fit, the re-reads where they do."""
     (sf, sb), (ff, fb) = ((check[m]["GFLOPs"], check[m]["HBM MB"]) for m in ("standard", "flash"))
     if ff == sf:
         flops = f"The flops are equal, {ff:.3f} GFLOPs each: tiling reorders the arithmetic and removes none."
-    elif ff < sf and causal:
+    elif ff < sf and cfg.causal:
         flops = (f"Flash does fewer flops here ({ff:.3f} against {sf:.3f} GFLOPs) only because the causal "
                  "mask lets it skip tiles above the diagonal, which standard attention computes and then "
                  "masks; without a mask the two are equal.")
     else:
         flops = f"Flash does {ff:.3f} GFLOPs against standard attention's {sf:.3f}."
+    note = overflow_note(cfg.without_bugs())
     if fb < sb:
         # "where they part" only when they do: at tiles near d the cut is a few percent
         lead = "Traffic is where they part" if sb / fb >= 1.5 else "Traffic barely parts at these tiles"
         traffic = f"{lead}: flash moves {compare(sb, fb)} ({fb:.2f} against {sb:.2f} MB)."
     elif fb > sb:
+        # the re-reads are a cause where flash moves more even without the overflow (note says how much)
+        moved = costs.flash_cost(cfg.without_bugs()).moved * cfg.element_bytes / MB
         traffic = (f"At these tiles flash moves more bytes than standard attention ({fb:.2f} against "
-                   f"{sb:.2f} MB): K and V are read again for every query block.")
+                   f"{sb:.2f} MB)" + (f": {_reread(cfg)}." if not note or moved > sb else "."))
     else:
         traffic = f"Traffic is equal too, {fb:.2f} MB each."
-    return f"{flops} {traffic}"
+    return f"{flops} {traffic}" + (f" {note}" if note else "")

@@ -51,5 +51,65 @@ def overflow_cause(cfg) -> str:
     from .format import bytes_text
     from .memory import working_set
     ws = working_set(cfg.Br, cfg.Bc, cfg.d) * cfg.element_bytes
-    return (f"its {cfg.Br} × {cfg.Bc} tiles need {bytes_text(ws)} of SRAM against a "
+    return (f"its {cfg.Br} × {cfg.Bc} tiles need {bytes_text(ws)} of SRAM, over the "
             f"{bytes_text(cfg.sram_bytes)} budget, and the seed's model charges what does not fit to HBM")
+
+
+def fitting_tiles(cfg) -> tuple[int, int] | None:
+    """The largest square tiles the sidebar offers (cut to n) whose working set fits the budget,
+    as (Br, Bc); None when not even 1 × 1 fits. The overflow banner's one-click fix."""
+    from .config import TILE_SIZES
+    from .memory import fits, working_set
+    fitting = [b for b in TILE_SIZES if b <= cfg.n and fits(working_set(b, b, cfg.d), cfg.sram_elements)]
+    return (fitting[-1], fitting[-1]) if fitting else None
+
+
+def share_text(part: float, whole: float) -> str:
+    """part / whole as a percent at two significant figures ("50%", "0.31%"), never "0%" or
+    "100%" for a share that is neither."""
+    pct = 100 * part / whole
+    text = f"{pct:.0f}%" if pct >= 10 else f"{pct:.2g}%"  # .2g would print 99.7 as "1e+02"
+    if text == "100%" and part < whole:
+        return ">99%"
+    return text
+
+
+def overflow_share(cfg) -> str:
+    """The overflow's part of flash's bytes at cfg, as share_text prints it ("" when the tiles fit)."""
+    if not tiles_overflow(cfg):
+        return ""
+    from .costs import flash_cost
+    flash = flash_cost(cfg)
+    return share_text(flash.spilled, flash.hbm_elements)
+
+
+def overflow_headline(cfg) -> str:
+    """The banner every lesson opens with while the tiles do not fit ("" when they fit): what
+    does not fit, what a real kernel does, and what this model does instead, in numbers."""
+    if not tiles_overflow(cfg):
+        return ""
+    from .format import bytes_text
+    from .memory import working_set
+    from .sources import cite
+    ws = working_set(cfg.Br, cfg.Bc, cfg.d) * cfg.element_bytes
+    return (f"**These {cfg.Br} × {cfg.Bc} tiles do not fit in SRAM**: at d = {cfg.d} in {cfg.dtype} they need "
+            f"{bytes_text(ws)}, over the {bytes_text(cfg.sram_bytes)} budget M. A real kernel with these tiles "
+            f"would not launch ({cite('fa2', '§3.3')}); this model charges the overflow to HBM, "
+            f"{overflow_share(cfg)} of flash's traffic at n = {cfg.n}.")
+
+
+def overflow_note(cfg) -> str:
+    """The sentences that go with any statement of flash's traffic at cfg when its tiles overflow
+    ("" when they fit): how much of it is the overflow and why, what a real kernel does instead,
+    and flash's bytes without the overflow against standard attention's."""
+    if not tiles_overflow(cfg):
+        return ""
+    from .costs import flash_cost, standard_cost
+    from .format import bytes_text
+    from .sources import cite
+    flash, std = flash_cost(cfg), standard_cost(cfg)
+    eb = cfg.element_bytes
+    return (f"{overflow_share(cfg)} of flash's {bytes_text(flash.hbm_bytes)} is overflow, not the algorithm: "
+            f"{overflow_cause(cfg)}. A real kernel with these tiles would not launch ({cite('fa2', '§3.3')}); "
+            f"without the overflow flash moves {compare(std.hbm_bytes, flash.moved * eb)} than standard "
+            "attention.")

@@ -13,7 +13,7 @@ import pandas as pd
 
 from . import costs, sweeps
 from .attention import online_softmax, random_row
-from .claims import compare, regime
+from .claims import compare, overflow_cause, overflow_note, overflow_share, regime, tiles_overflow
 from .config import KB, Config, Hardware, tensor_dtype
 from .decode import DecodeConfig, decode_cost
 from .format import bytes_text, times_text
@@ -81,14 +81,25 @@ def online_softmax_sum(length: int, block: int, spread: float, seed: int) -> Que
         shown=f"{total:.6f}")
 
 
+def why_flash_moves(cfg: Config) -> str:
+    """What flash's HBM traffic is made of, in the loop order's own terms, then the overflow when
+    the tiles do not fit (claims.overflow_note): the cause a traffic sentence names."""
+    if cfg.loop_order == "fa2":
+        reads = "it reads K and V once per query block" + (", up to the diagonal" if cfg.causal else "")
+    else:
+        reads = ("in the paper's order it reads Q, O, m and l and writes O, m and l back once per key/value "
+                 "block" + (", from the diagonal down" if cfg.causal else ""))
+    note = overflow_note(cfg)
+    return f"Flash never writes S or P, but {reads}." + (f" {note}" if note else "")
+
+
 def tiling_ratio(cfg: Config) -> Question:
     std, flash = costs.standard_cost(cfg).hbm_bytes, costs.flash_cost(cfg).hbm_bytes
     return Question(
         f"At n = {cfg.n}, d = {cfg.d} with {cfg.Br} × {cfg.Bc} tiles: standard attention's HBM traffic is "
         "how many times flash's?", "ratio", std / flash,
         f"Standard moves {bytes_text(std)}, flash {bytes_text(flash)}: flash moves {compare(std, flash)}. "
-        "Flash never writes S or P, but it reads K and V once per query block.",
-        LADDER, f"{std / flash:.3g}×")
+        + why_flash_moves(cfg), LADDER, f"{std / flash:.3g}×")
 
 
 BUDGET_CHOICES = ("about half, or less", "somewhat less", "about the same", "more")
@@ -100,15 +111,21 @@ def budget_doubled(cfg: Config) -> Question:
     ratio = b["HBM MB"] / a["HBM MB"]
     pick = (BUDGET_CHOICES[0] if ratio <= 0.6 else BUDGET_CHOICES[1] if ratio < 0.95 else
             BUDGET_CHOICES[2] if ratio <= 1.05 else BUDGET_CHOICES[3])
+    # The paper's tiles need not fit this model's working set: then the overflow is part of the figure.
+    over = [(c, r) for c, r in ((now, a), (doubled, b)) if tiles_overflow(c.with_tiles(r["Br"], r["Bc"]))]
+    overflow = " ".join(
+        f"At {c.sram_bytes // KB} KB, {overflow_share(c.with_tiles(r['Br'], r['Bc']))} of the "
+        f"{r['HBM MB']:.2f} MB is overflow: {overflow_cause(c.with_tiles(r['Br'], r['Bc']))} (a real kernel with "
+        "these tiles would not launch)." for c, r in over)
     return Question(
         f"Double the SRAM budget from {cfg.sram_bytes // KB} KB to {2 * cfg.sram_bytes // KB} KB and use the "
         f"paper's tiles for each. At n = {cfg.n}, d = {cfg.d}, flash's HBM traffic becomes…", "choice", pick,
         f"The paper's rule goes from {a['Br']} × {a['Bc']} to {b['Br']} × {b['Bc']} tiles; the traffic goes "
         f"from {a['HBM MB']:.2f} MB to {b['HBM MB']:.2f} MB (× {ratio:.2f}). "
         + ("Br = min(⌈M/4d⌉, d) stops growing at d, and in the FA2 order only Br sets how often K and V are "
-           "re-read (spill aside)." if cfg.loop_order == "fa2" else
-           "Bc = ⌈M/4d⌉ grows with M, and in the paper's order Bc sets how often Q, O, m and l are re-read "
-           "(spill aside)."),
+           "re-read." if cfg.loop_order == "fa2" else
+           "Bc = ⌈M/4d⌉ grows with M, and in the paper's order Bc sets how often Q, O, m and l are re-read.")
+        + (f" {overflow}" if overflow else ""),
         BUDGET_CHOICES, f"{pick} (× {ratio:.2f})")
 
 
@@ -169,10 +186,43 @@ def loop_order(cfg: Config) -> Question:
         "choice", pick,
         f"FA2's order moves {bytes_text(fa2)}, FA1's {bytes_text(fa1)}. FA2 re-reads K and V once per query "
         "block (so Br matters); FA1 re-reads and rewrites Q, O, m and l once per key/value block (so Bc "
-        "matters).", ORDER_CHOICES)
+        "matters)." + _same_overflow(cfg), ORDER_CHOICES)
+
+
+def _same_overflow(cfg: Config) -> str:
+    """Both loop orders compute the same tiles, so both carry the same overflow ("" when the tiles fit)."""
+    if not tiles_overflow(cfg):
+        return ""
+    spill = costs.flash_cost(cfg).spilled * cfg.element_bytes
+    return (f" Both include the same {bytes_text(spill)} of overflow: {overflow_cause(cfg)} (a real kernel "
+            "with these tiles would not launch).")
 
 
 SMALL_CHOICES = ("more than standard attention", "about the same", "less than standard attention")
+
+
+def passes(cfg: Config) -> tuple[float, int]:
+    """How many full passes over what flash re-reads for each outer block the computed tiles add
+    up to (FA2: K and V, once per query block; FA1: Q, O, m and l, once per key/value block),
+    and the number of outer blocks. Under a causal mask the passes are fewer than the blocks."""
+    tiles = costs.census(cfg.n, cfg.Br, cfg.Bc, cfg.causal)
+    if cfg.loop_order == "fa2":
+        return tiles.total(lambda r, c: c) / cfg.n, cfg.Tr
+    return tiles.total(lambda r, c: r) / cfg.n, cfg.Tc
+
+
+def _passes_text(cfg: Config) -> str:
+    k, blocks = passes(cfg)
+    if cfg.loop_order == "fa2":
+        reads, outer = "reads all of K and V", "query block"
+    else:
+        reads, outer = "reads Q, O, m and l and writes O, m and l back", "key/value block"
+    if blocks == 1:
+        return f"it {reads} once: there is one {outer}"
+    if k == blocks:
+        return f"it {reads} {blocks} times, once per {outer}"
+    return (f"it {reads.replace('all of ', '')} about {k:.3g} times over, as the mask lets each of the "
+            f"{blocks} {outer}s skip the tiles it hides")
 
 
 def small_tiles(cfg: Config, block: int = 16) -> Question:
@@ -180,12 +230,13 @@ def small_tiles(cfg: Config, block: int = 16) -> Question:
     std, flash = costs.standard_cost(small).hbm_bytes, costs.flash_cost(small).hbm_bytes
     ratio = flash / std
     pick = SMALL_CHOICES[1] if 0.95 <= ratio <= 1.05 else SMALL_CHOICES[0] if ratio > 1 else SMALL_CHOICES[2]
+    note = overflow_note(small)
     return Question(
         f"Shrink the tiles to {small.Br} × {small.Bc} at n = {cfg.n}, d = {cfg.d}. Flash's HBM traffic is…",
         "choice", pick,
-        f"Flash moves {bytes_text(flash)} against standard's {bytes_text(std)}: it reads all of K and V "
-        f"{small.Tr} times, once per query block, and each pass costs 2nd elements against the n² that "
-        "standard attention saves.", SMALL_CHOICES)
+        f"Flash moves {bytes_text(flash)} against standard's {bytes_text(std)}: {_passes_text(small)}, where "
+        f"standard attention instead writes and reads S and P, {bytes_text(4 * small.n ** 2 * small.element_bytes)}."
+        + (f" {note}" if note else ""), SMALL_CHOICES)
 
 
 def measured_share(d: int, n: int, ratio: float) -> Question:

@@ -83,7 +83,20 @@ def _too_big(data: BugRun, correct: Config) -> Symptom:
                           f"the {_kb(data['budget'])} budget: nothing spills at these settings")
     ws = data["frames"][over]["ws"]
     return Symptom(over, f"a {data['Br']} × {data['Bc']} tile needs {_kb(ws)} of SRAM, "
-                         f"{ws / data['budget']:.1f}× the {_kb(data['budget'])} budget: the excess spills to HBM")
+                         f"{ws / data['budget']:.1f}× the {_kb(data['budget'])} budget: the seed's model charges "
+                         "the excess to HBM (a real kernel with these tiles would not launch)")
+
+
+def stream_again(data: BugRun) -> str:
+    """Why a run with small tiles moves more: what streams in again for each outer block (the loop
+    order's), and the overflow where even these tiles do not fit the budget."""
+    if data["order"] == "fa2":
+        text = f"K and V stream in again for each of the {data['Tr']} query blocks"
+    else:
+        text = f"Q, O, m and l stream in again for each of the {data['Tc']} key/value blocks"
+    if not fits(max(f["ws"] for f in data["frames"]), data["budget"]):
+        text += ", and the tiles overflow the budget: the seed's model charges the excess to HBM"
+    return text
 
 
 def _too_small(data: BugRun, correct: Config) -> Symptom:
@@ -92,7 +105,7 @@ def _too_small(data: BugRun, correct: Config) -> Symptom:
     frames, std, ok = data["frames"], data["standard_bytes"], data["correct_bytes"]
     if (data["Br"], data["Bc"]) == (correct.Br, correct.Bc):
         return Symptom(0, f"your tiles are already {data['Br']} × {data['Bc']}: the bug changes nothing here")
-    passes = f"K and V stream in again for each of the {data['Tr']} query blocks"
+    passes = stream_again(data)
     past_std = next((k for k, f in enumerate(frames) if _past(f["hbm"], std)), None)
     if past_std is not None:
         return Symptom(past_std, f"traffic, {_mb(frames[past_std]['hbm'])} so far, passes standard "

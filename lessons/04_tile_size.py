@@ -7,6 +7,7 @@ from flashviz.claims import compare
 from flashviz.memory import paper_block_sizes
 from flashviz.sources import cite
 from flashviz.format import bytes_text
+from flashviz.sources import cite
 
 st.title("Tile size and SRAM")
 st.markdown("#### Bigger tiles mean fewer passes over HBM — until the tile no longer fits.")
@@ -34,9 +35,11 @@ else:
                "m and l past it, reading Qᵢ, Oᵢ, mᵢ, lᵢ and writing Oᵢ, mᵢ, lᵢ back: about (3nd + 4n)·n/Bc "
                "elements. Halve Bc, double the traffic.")
 ui.explain(f"""
-{streams} But the tile's working set grows as Br·Bc; past the budget it spills. Here a spill is counted
-by one documented rule: the elements over budget make the four trips the score matrix makes in standard
-attention (write S, read S, write P, read P) at every tile step. The paper picks
+{streams} But the tile's working set grows as Br·Bc, and past the budget the tile does not fit: a real
+kernel with such tiles would not launch ({cite('fa2', '§3.3')}), so it uses smaller ones. The seed's model
+charges the overflow to HBM instead {ui.assumes('spill')}: the elements over budget make the four trips the
+score matrix makes in standard attention (write S, read S, write P, read P) at every tile step, the table's
+spill column. The paper picks
 **Bc = ⌈M / 4d⌉, Br = min(⌈M / 4d⌉, d)** with M in *elements* ({cfg.sram_elements:,} here), which gives
 {rule['Br']} × {rule['Bc']}; that tile {'fits' if rule['fits SRAM'] else 'does not fit'} this model's
 working set ({rule['working set KB']:.1f} KB against {cfg.sram_bytes // 1024} KB).
@@ -46,7 +49,8 @@ ui.side_by_side((cache.figure(charts.block_sweep, table, std_bytes / 2**20, best
                 (cache.figure(charts.working_set_sweep, table, cfg.sram_bytes / 1024), "working_set"))
 ui.slide("Every tile size")
 ui.table(table, "tile_size", f"Square tiles, n = {cfg.n}, d = {cfg.d}, {cfg.dtype}, {cfg.loop_order} order, "
-         f"budget {cfg.sram_bytes // 1024} KB")
+         f"budget {cfg.sram_bytes // 1024} KB; spill MB: the seed's charge for a tile over the budget "
+         f"{ui.assumes('spill')}, where a real kernel would not launch")
 
 ui.slide("The IO theorem")
 st.subheader("The IO theorem, beside the counts")

@@ -1,43 +1,51 @@
-"""Lesson 7: the flops are identical; only the traffic moves."""
+"""Lesson 7: tiling keeps every flop (a causal mask skips whole tiles); the traffic is what moves."""
 import streamlit as st
 
 from explorer import cache, charts, predict, ui
+from explorer.lessons import LESSONS
 from flashviz import questions, sweeps
 from flashviz.claims import change_percent, compare
 from flashviz.config import HARDWARE
 from flashviz.format import bytes_text, count_text
 
-st.title("Same flops, less traffic")
-st.markdown("#### Every multiply standard attention does, the tiled version does too.")
+st.title(LESSONS[6].title)
 cfg = ui.config()
 ns = sweeps.ns_around(cfg.n, 512, 4096, 2)
 full = cache.over_n(ui.sweep_config(ns), ns)
 table = full[["n", "std GFLOPs", "flash GFLOPs", "std HBM MB", "flash HBM MB", "traffic cut"]]
 here = table[table["n"] == cfg.n].iloc[0]
 std_flops, flash_flops = here["std GFLOPs"] * 1e9, here["flash GFLOPs"] * 1e9
+if std_flops == flash_flops:
+    st.markdown("#### Every multiply standard attention does, the tiled version does too.")
+else:
+    st.markdown("#### Tiling removes no multiply; here the causal mask lets the tiled version skip whole tiles.")
 ui.slide("The numbers")
 c = st.columns(3)
 c[0].metric("standard work", count_text(std_flops, "flop"))
 c[1].metric("flash work", count_text(flash_flops, "flop"))
 c[2].metric("flash moves, bytes", compare(here["std HBM MB"], here["flash HBM MB"], noun=""),
             help=f"{bytes_text(here['std HBM MB'] * 2**20)} → {bytes_text(here['flash HBM MB'] * 2**20)}")
+overflow = ui.overflow_text(cfg)  # while the tiles do not fit, part of flash's bytes is the seed's overflow
 if std_flops == flash_flops:
     st.markdown(f"**The flop counts are equal**, to the last flop ({std_flops:,.0f}); flash moves "
-                f"{compare(here['std HBM MB'], here['flash HBM MB'])} than standard attention.")
+                f"{compare(here['std HBM MB'], here['flash HBM MB'])} than standard attention. {overflow}")
 else:
     st.warning(f"With the causal mask on, flash skips every fully masked tile and does "
                f"{change_percent(std_flops, flash_flops)} flops; standard attention, as written here, "
                "computes the whole matrix and then masks it. Turn causal off to compare like with like.",
                icon=ui.NO_ICON)
+    if overflow:
+        st.markdown(overflow)
 if cfg.loop_order == "fa2":
     formula = ("each query block re-reads all of K and V, so flash moves about (2 + 2n/Br)·n·d elements "
                "against 4n² + 4nd")
 else:
     formula = ("in the paper's order each key/value block re-reads Q and O and rewrites O, so flash moves "
                "about (3 + 3n/Bc)·n·d + 4n·n/Bc elements against 4n² + 4nd")
+overflow_formula = ", plus the overflow while the tiles do not fit" if overflow else ""
 ui.explain(f"""
 Without a mask the flop columns agree exactly: tiling reorders the arithmetic, it does not remove any.
-The bytes are another matter: {formula}. The cut grows with the tile size over the head dimension,
+The bytes are another matter: {formula}{overflow_formula}. The cut grows with the tile size over the head dimension,
 which is what the SRAM budget limits (lesson 4); with tiles much smaller than d, flash moves more than
 standard attention.
 """)

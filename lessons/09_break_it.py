@@ -7,6 +7,7 @@ from explorer.params import Param
 from explorer.player import player
 from flashviz import bugs, listing, symptoms
 from flashviz.bugs import BELIEFS, BUGS, SEED_SETTINGS, comparison, settings_text
+from flashviz.claims import tiles_overflow
 
 st.title("Break it")
 present = ui.presenting()  # on a projector: every bug at once, each player opened where its bug bites
@@ -36,6 +37,13 @@ def toggles() -> tuple[list[str], list[str]]:
             st.markdown(f"- **{belief.label}.** {belief.claim} *The seed's figures ({belief.seed_settings}):* "
                         f"{belief.seed}")
     return chosen, tested
+
+
+def _mark(key: str, lab: dict | None = None) -> str:
+    """The "model" mark after a sentence whose traffic counts a spill (the seed's figures for the
+    too-big tiles; here, where the lab's tiles overflow)."""
+    spills = key == "tiles_too_big" if lab is None else not (lab["broken"]["fits SRAM"] and lab["correct"]["fits SRAM"])
+    return f" {ui.assumes('spill')}" if spills else ""
 
 
 def highlight(row):
@@ -69,8 +77,8 @@ def draw_bug(key: str) -> None:
     ui.slide(bug.label)
     st.subheader(bug.label)
     st.markdown(f"**The edit:** {bug.change}  \n"
-                f"**The seed's figures** ({SEED_SETTINGS}): {bug.symptom}  \n"
-                f"**Here** ({settings_text(cfg)}): {bug.now(lab)}")
+                f"**The seed's figures** ({SEED_SETTINGS}): {bug.symptom}{_mark(key)}  \n"
+                f"**Here** ({settings_text(cfg)}): {bug.now(lab)}{_mark(key, lab)}")
     draw_lab(key, lab)
     st.markdown("**The edit, as a diff of the listing in the tile player** (the player runs the edited code):")
     st.code(listing.diff(key, cfg.loop_order), language="diff")
@@ -91,11 +99,12 @@ def present_bug(key: str) -> None:
     acfg, note = symptoms.player_config(cfg, key)
     page, caption, _ = cache.bug_player(acfg, key, cfg, at_symptom=True)
     ui.slide(bug.label)
-    st.markdown(f"**{bug.label}.** {bug.change} {caption}" + (f" {note}" if note else ""))
+    st.markdown(f"**{bug.label}.** {bug.change} {caption}{_mark(key, lab)}" + (f" {note}" if note else ""))
     player(page)
     with st.expander(f"The edit as a diff, and the lab's figures ({settings_text(cfg)})", key=f"more_{key}"):
         st.code(listing.diff(key, cfg.loop_order), language="diff")
-        st.markdown(f"**Here:** {bug.now(lab)}  \n**The seed's figures** ({SEED_SETTINGS}): {bug.symptom}")
+        st.markdown(f"**Here:** {bug.now(lab)}{_mark(key, lab)}  \n**The seed's figures** ({SEED_SETTINGS}): "
+                    f"{bug.symptom}{_mark(key)}")
         draw_lab(key, lab)
 
 
@@ -106,7 +115,8 @@ def draw_belief(key: str) -> None:
     st.markdown(f"**The belief:** {belief.claim}  \n**Check it:** {belief.check}  \n"
                 f"**The seed's figures** ({belief.seed_settings}): {belief.seed}")
     st.dataframe(pd.DataFrame(bugs.belief_rows(check)), hide_index=True, key=f"belief_table_{key}")
-    st.markdown(f"**Here** ({settings_text(full)}): {bugs.belief_verdict(check, full.causal)}")
+    st.markdown(f"**Here** ({settings_text(full)}): {bugs.belief_verdict(check, full)}"
+                + (f" {ui.assumes('spill')}" if tiles_overflow(full) else ""))
 
 
 chosen, tested = (list(BUGS), list(BELIEFS)) if present else toggles()

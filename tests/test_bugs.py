@@ -176,15 +176,15 @@ def test_without_a_mask_flash_moves_fewer_bytes_at_the_seed_settings():
 
 
 def test_the_verdict_says_the_flops_are_equal():
-    assert "The flops are equal, 0.268 GFLOPs each" in belief_verdict(belief_check(SEED), False)
+    assert "The flops are equal, 0.268 GFLOPs each" in belief_verdict(belief_check(SEED), SEED)
 
 
 def test_the_verdict_credits_the_mask_for_fewer_causal_flops():
     cfg = SEED.with_(causal=True)
-    text = belief_verdict(belief_check(cfg), cfg.causal)
+    text = belief_verdict(belief_check(cfg), cfg)
     assert "causal mask" in text and "without a mask the two are equal" in text, text
 
 
 def test_the_verdict_says_when_small_tiles_move_more_bytes():
-    text = belief_verdict(belief_check(SEED.with_(Br=16, Bc=16)), False)
+    text = belief_verdict(belief_check(SEED.with_(Br=16, Bc=16)), SEED.with_(Br=16, Bc=16))
     assert "flash moves more bytes than standard attention (32.50 against 17.00 MB)" in text, text

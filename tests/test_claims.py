@@ -23,87 +23,14 @@ from hypothesis import strategies as hs
 
 from flashviz import costs, measured
 from flashviz.attention import online_softmax, random_row
-from flashviz.bugs import BELIEFS, BUGS, NOISE, OVERFLOW_ROW
-from flashviz.config import (DTYPE_BYTES, HARDWARE, KB, MB, SEQUENCE_LENGTHS, TILE_SIZES, Config, custom_hardware,
+from flashviz.bugs import BUGS, NOISE, OVERFLOW_ROW
+from flashviz.config import (DTYPE_BYTES, HARDWARE, KB, MB, TILE_SIZES, Config, custom_hardware,
                              tensor_dtype)
 from flashviz.memory import clamp_tiles, fits, paper_block_sizes, working_set
+from tests.claims_settings import OVERFLOW, engine_config, explicit, lesson_params, url
 from tests.test_app import PAGES, open_page
 
 EXAMPLES = int(os.environ.get("FLASHVIZ_CLAIMS_EXAMPLES", "6"))
-MAX_N = 2048  # every lesson runs NumPy at this n at most: keeps a render near a second
-
-# ---------------------------------------------------------------------------------------------
-# Settings: the shared sidebar as URL parameters, plus each lesson's own controls.
-
-
-def shared_params():
-    return hs.fixed_dictionaries({
-        "n": hs.sampled_from([n for n in SEQUENCE_LENGTHS if n <= MAX_N]),
-        "d": hs.sampled_from((16, 32, 64, 128, 256)),
-        "Br": hs.sampled_from(TILE_SIZES),
-        "Bc": hs.sampled_from(TILE_SIZES),
-        "sram": hs.integers(8, 512),
-        "dtype": hs.sampled_from(tuple(DTYPE_BYTES)),
-        "hw": hs.sampled_from(tuple(HARDWARE)),
-        "causal": hs.booleans(),
-        "order": hs.sampled_from(("fa2", "fa1")),
-    })
-
-
-def _with(extra):
-    return hs.tuples(shared_params(), extra).map(lambda pair: {**pair[0], **pair[1]})
-
-
-def _bools(keys):
-    return hs.fixed_dictionaries({k: hs.booleans() for k in keys})
-
-
-def _lesson_10():
-    block_ns = sorted(int(n) for n in measured.blocks(measured.load())["n"].unique())
-    return hs.fixed_dictionaries({"hw_d": hs.sampled_from((64, 128)),
-                                  "hw_dtype": hs.sampled_from(("float16", "bfloat16", "float32")),
-                                  "hw_pass": hs.sampled_from(("fwd", "fwd+bwd")),
-                                  "hw_block_n": hs.sampled_from(block_ns)})
-
-
-def _lesson_11():
-    """Lesson 11's own controls over every GPU it offers, a custom GPU's figures among them (small
-    shared memory refuses some tiles), with the sidebar's GPU custom or not."""
-    from explorer.whole_gpu import KERNELS, N_OPTIONS
-    return hs.fixed_dictionaries({
-        "wg_n": hs.sampled_from(N_OPTIONS), "wg_d": hs.sampled_from((64, 128)), "wg_bh": hs.integers(1, 64),
-        "wg_gpu": hs.sampled_from((*HARDWARE, "custom")), "wg_kernel": hs.sampled_from(KERNELS),
-        "hw": hs.sampled_from(("A100 40GB", "custom")), "gpu_smem": hs.sampled_from((16, 48, 64, 100, 163, 512)),
-        "gpu_sms": hs.integers(1, 400), "gpu_l2": hs.sampled_from((0, 4, 40, 256))})
-
-
-STRATEGIES = {
-    "lessons/02_online_softmax.py": lambda: _with(hs.fixed_dictionaries({
-        "os_len": hs.integers(1, 32).map(lambda k: 4 * k), "os_block": hs.integers(1, 64),
-        "os_seed": hs.integers(0, 99), "os_offset": hs.integers(0, 100).map(lambda k: 10 * k)})),
-    "lessons/06_exact.py": lambda: _with(hs.fixed_dictionaries(
-        {"ex_window": hs.integers(1, 128).map(lambda k: 8 * k)})),
-    "lessons/09_break_it.py": lambda: _with(_bools([f"bug_{k}" for k in BUGS] + [f"watch_{k}" for k in BUGS]
-                                                   + [f"belief_{k}" for k in BELIEFS])).filter(
-        lambda p: any(p[f"bug_{k}"] for k in BUGS) or any(p[f"belief_{k}"] for k in BELIEFS)),
-    "lessons/10_real_hardware.py": _lesson_10,
-    "lessons/11_whole_gpu.py": _lesson_11,
-}
-
-
-def lesson_params(page):
-    return STRATEGIES.get(page, shared_params)()
-
-
-def url(params: dict) -> dict:
-    return {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in params.items()}
-
-
-def engine_config(p: dict, n: int | None = None) -> Config:
-    """The Config explorer/ui.config() builds from these settings: tiles cut to n, KB to bytes."""
-    n = p["n"] if n is None else n
-    return Config.clamped(n, p["Br"], p["Bc"], d=p["d"], sram_bytes=p["sram"] * KB,
-                  dtype=p["dtype"], causal=p["causal"], loop_order=p["order"])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -154,7 +81,12 @@ class Claims:
 
     def __init__(self, page: str, params: dict, at):
         self.page, self.params, self.at, self.count = page, params, at, 0
+        # the revealed question's answer and why line, kept apart from the lesson's own sentences
+        self.shown, self.why = answer(at)
         self.parts = page_parts(at)
+        for line in (self.shown, self.why):
+            if line:
+                self.parts.remove(line)
         self.text = "\n".join(self.parts)
 
     def where(self) -> str:
@@ -211,8 +143,22 @@ def page_parts(at) -> list[str]:
     return parts
 
 
+def answer(at) -> tuple[str, str]:
+    """The lesson's revealed question: the line with the engine's answer and the why line under it
+    ("", "" when no question was revealed)."""
+    md = [str(e.value) for e in at.markdown]
+    k = next((i for i, v in enumerate(md) if v.startswith(("**The engine says:**", "**You said:**"))), None)
+    return ("", "") if k is None else (md[k], md[k + 1])
+
+
 def render(page: str, params: dict):
-    return open_page(page, **url(params))
+    """The lesson at these settings, its question revealed: the why line is a claim too."""
+    at = open_page(page, **url(params))
+    reveal = [b for b in at.button if b.key == "reveal_answer"]
+    if reveal:
+        reveal[0].click().run()
+        assert not at.exception, [e.value for e in at.exception]
+    return at
 
 
 # ---------------------------------------------------------------------------------------------
@@ -224,11 +170,83 @@ REGIME_ABOUT = [r"\b(?P<method>standard attention|flash)\b(?:[^.;:\n]|\.(?=\d)){
                 r"\b(?P<regime>Memory|Compute)-bound[^.;\n]{0,20}?\b(?P<method>standard attention|flash)\b"]
 
 
+BYTES = rf"{NUM} (?:B|KB|MB|GB|TB|PB)"
+SHARE = rf"(?:>99|{NUM})%"
+# claims.overflow_note: the sentences beside any statement of flash's traffic while the tiles overflow
+OVERFLOW_NOTE = (rf"(?P<share>{SHARE}) of flash's (?P<flash>{BYTES}) is overflow, not the algorithm: its "
+                 rf"(?P<Br>\d+) × (?P<Bc>\d+) tiles need (?P<ws>{BYTES}) of SRAM, over the (?P<budget>{BYTES}) "
+                 r"budget, and the seed's model charges what does not fit to HBM\. A real kernel with these tiles "
+                 r"would not launch \(\[FlashAttention-2, §3\.3\]\([^)]+\)\); without the overflow flash moves "
+                 rf"{COMPARE} bytes than standard attention\.")
+BANNER = (rf"\*\*These (\d+) × (\d+) tiles do not fit in SRAM\*\*: at d = (\d+) in (\w+) they need ({BYTES}), "
+          rf"over the ({BYTES}) budget M\. A real kernel with these tiles would not launch \(\[FlashAttention-2, "
+          rf"§3\.3\]\([^)]+\)\); this model charges the overflow to HBM, ({SHARE}) of flash's traffic at "
+          r"n = (\d+)\. \[\*model: spill charged to HBM\*\]\(#model-spill\)")
+
+
+def share_agrees(shown: str, part: float, whole: float) -> bool:
+    """A percent printed by claims.share_text against part / whole."""
+    pct = 100 * part / whole
+    if shown == ">99%":
+        return 99 < pct < 100
+    return 0 < pct and agrees(shown.rstrip("%"), pct)
+
+
+def overflows(cfg: Config) -> bool:
+    return not fits(working_set(cfg.Br, cfg.Bc, cfg.d) * cfg.element_bytes, cfg.sram_bytes)
+
+
+def check_overflow_note(ck: Claims, m, cfg: Config) -> None:
+    """One overflow note against the engine, at the tiles it names (cut to cfg's n)."""
+    at = cfg.with_tiles(int(m.group("Br")), int(m.group("Bc")))
+    std, flash = costs.standard_cost(at), costs.flash_cost(at)
+    ws = working_set(at.Br, at.Bc, at.d) * at.element_bytes
+    ck.expect((at.Br, at.Bc) == (int(m.group("Br")), int(m.group("Bc"))) and overflows(at),
+              f"{m.group(0)!r}: {at.Br} × {at.Bc} tiles need {ws} B of {at.sram_bytes}")
+    ck.expect(share_agrees(m.group("share"), flash.spilled, flash.hbm_elements)
+              and same_bytes(m.group("flash"), flash.hbm_bytes) and same_bytes(m.group("ws"), ws)
+              and same_bytes(m.group("budget"), at.sram_bytes),
+              f"{m.group(0)!r}: {flash.spilled} of {flash.hbm_elements} elements spill, {ws} B of {at.sram_bytes}")
+    ck.ratio_claim(m, std.hbm_bytes, flash.moved * at.element_bytes, "without the overflow")
+
+
+def check_banner(ck: Claims) -> None:
+    """Every lesson opens with the overflow banner exactly while the sidebar's tiles do not fit, and
+    its button offers the largest square tiles that do."""
+    cfg = engine_config(ck.params)
+    banners = [str(w.value) for w in ck.at.warning if "do not fit in SRAM" in str(w.value)]
+    fix = [b.label for b in ck.at.button if b.key == "fix_tiles"]
+    over = overflows(cfg)
+    ck.expect(len(banners) == len(fix) == int(over), f"{len(banners)} banners, {len(fix)} fix buttons; "
+              f"{cfg.Br} × {cfg.Bc} tiles at d = {cfg.d} in {cfg.dtype} overflow {cfg.sram_bytes} B: {over}")
+    ck.count += 1
+    if not over:
+        return
+    m = ck.find(BANNER, banners[0])
+    flash = costs.flash_cost(cfg)
+    ws = working_set(cfg.Br, cfg.Bc, cfg.d) * cfg.element_bytes
+    ck.expect((int(m.group(1)), int(m.group(2)), int(m.group(3)), m.group(4), int(m.group(8)))
+              == (cfg.Br, cfg.Bc, cfg.d, cfg.dtype, cfg.n), f"banner settings {m.group(0)!r}")
+    ck.expect(same_bytes(m.group(5), ws) and same_bytes(m.group(6), cfg.sram_bytes)
+              and share_agrees(m.group(7), flash.spilled, flash.hbm_elements),
+              f"{m.group(0)!r}: {ws} B of {cfg.sram_bytes}, {flash.spilled} of {flash.hbm_elements} elements spill")
+    b = max(b for b in TILE_SIZES if b <= cfg.n and fits(working_set(b, b, cfg.d) * cfg.element_bytes,
+                                                          cfg.sram_bytes))
+    ck.expect(fix == [f"Use {b} × {b} tiles, the largest that fit"], f"fix button {fix}: {b} × {b} fit")
+
+
 def check_generic(ck: Claims) -> None:
-    text = ck.text
+    check_banner(ck)
+    for m in re.finditer(OVERFLOW_NOTE, "\n".join([*ck.parts, ck.why])):
+        check_overflow_note(ck, m, engine_config(ck.params))
+        ck.count += 1
+    title = ck.at.title[0].value if ck.at.title else ""
+    ck.expect(not re.search(r"\b(less|fewer|more|faster|slower|cheaper)\b", title),
+              f"the title {title!r} states a direction that no setting can change")
+    text = "\n".join([ck.text, ck.why])
     # One regime per method and precision on a page.
     said = {}
-    for paragraph in ck.parts:  # one page element: a dtype named in it is the regime's precision
+    for paragraph in [*ck.parts, ck.why]:  # one page element: a dtype named in it is the regime's precision
         dtype = next((t for t in DTYPE_BYTES if t in paragraph), None)
         for pattern in REGIME_ABOUT:
             for m in re.finditer(pattern, paragraph):
@@ -393,7 +411,7 @@ def check_online_softmax(ck: Claims, p: dict) -> None:
     # the same verdict in the table beside it
     table = next(df.value for df in ck.at.dataframe if "exp(score)" in df.value.columns)
     ck.expect(("inf" in set(table["exp(score)"])) == overflows, f"the overflow table disagrees: {table}")
-    broken = online_softmax(random_row(p["os_len"], p["os_seed"], 3.0), p["os_block"], rescale=False)
+    broken = online_softmax(random_row(p["os_len"], p["os_seed"], p["os_spread"]), p["os_block"], rescale=False)
     ck.expect(ck.metric("no rescale: sum") == f"{broken.sum():.6f}", f"no-rescale sum {broken.sum():.6f}")
 
 
@@ -413,6 +431,13 @@ def check_tiling(ck: Claims, p: dict) -> None:
     ck.expect(same_bytes(ck.metric("flash peak"), flash.peak_bytes), f"flash peak {flash.peak_bytes} B")
     diff = ck.metric("max |diff|")
     ck.expect(re.fullmatch(NUM, diff) and number(diff) < 1e-9, f"flash against standard: {diff}")
+    # the title, "same answer, flat memory": the answer is checked above; flash's peak is one tile's
+    # working set, which does not grow with n
+    ck.expect(flash.peak_bytes == working_set(cfg.Br, cfg.Bc, cfg.d) * cfg.element_bytes,
+              f"flash's peak {flash.peak_bytes} B is not one tile's working set")
+    ck.expect(("is overflow, not the algorithm" in ck.text) == overflows(cfg),
+              f"the overflow note beside flash's bytes: shown {not overflows(cfg)}, tiles overflow {overflows(cfg)}")
+    ck.count += 2
 
 
 def check_tile_size(ck: Claims, p: dict) -> None:
@@ -530,7 +555,7 @@ def check_backward(ck: Claims, p: dict) -> None:
 
 
 def check_exact(ck: Claims, p: dict) -> None:
-    n = p["n"]  # n <= 2048 with 64-wide tiles: the lesson runs the sidebar's n
+    n = min(p["n"], 2048)  # the lesson runs 64-wide tiles (cut to n) in NumPy at n <= 2048 (ui.simulable)
     window = min(p["ex_window"], n)
     ck.expect((f"the window is cut to n = {n}" in ck.text) == (p["ex_window"] > n),
               f"window {p['ex_window']} against n = {n}: the cut note")
@@ -558,6 +583,14 @@ def check_same_flops(ck: Claims, p: dict) -> None:
                     rf"{COMPARE} bytes than standard attention", required=False)
     fewer = ck.find(rf"flash skips every fully masked tile and does\s+([+−]{NUM})% flops", required=False)
     ck.expect(bool(equal) != bool(fewer), "exactly one of 'equal' / 'skips' is shown")
+    every = "#### Every multiply standard attention does, the tiled version does too." in ck.text
+    ck.expect(every == (std.flops == flash.flops), f"'Every multiply … does too' shown: {every}, flops "
+              f"{std.flops:,} against {flash.flops:,}")
+    over = overflows(cfg)
+    for said, what in (("is overflow, not the algorithm" in ck.text, "the overflow note"),
+                       ("plus the overflow while the tiles do not fit" in ck.text, "the formula's overflow")):
+        ck.expect(said == over, f"{what} shown: {said}; the tiles overflow: {over}")
+    ck.count += 3
     if equal:
         ck.expect(std.flops == flash.flops and number(equal.group(1)) == std.flops,
                   f"'The flop counts are equal' but standard {std.flops:,} vs flash {flash.flops:,}")
@@ -625,6 +658,19 @@ def _settings_match(ck, m, cfg):
     ck.expect(said == real, f"settings {said} vs the lab's {real}")
 
 
+def lab_overflow(ck: Claims, here: str, cfg: Config) -> None:
+    """The lab's sentence naming the overflow in one run's traffic (bugs._overflow), iff it overflows."""
+    m = ck.find(rf"({SHARE}) of the ({NUM}) MB with {cfg.Br} x {cfg.Bc} tiles is overflow: they need ({NUM}) KB "
+                rf"of SRAM, over the ({NUM}) KB budget", here, required=False)
+    ck.expect(bool(m) == overflows(cfg), f"{cfg.Br} x {cfg.Bc} overflow named: {bool(m)}, overflows: "
+              f"{overflows(cfg)}: {here!r}")
+    if m:
+        cost = costs.flash_cost(cfg)
+        ck.expect(share_agrees(m.group(1), cost.spilled, cost.hbm_elements) and agrees(m.group(2), cost.hbm_bytes / MB)
+                  and agrees(m.group(3), cost.working_set_bytes / KB) and agrees(m.group(4), cfg.sram_bytes / KB),
+                  f"{m.group(0)!r}: {cost.spilled} of {cost.hbm_elements} spill, {cost.working_set_bytes} B")
+
+
 def check_bug(ck: Claims, key: str, here: str, cfg: Config, table) -> None:
     std = costs.standard_cost(cfg)
     if key == "no_rescale":
@@ -650,6 +696,8 @@ def check_bug(ck: Claims, key: str, here: str, cfg: Config, table) -> None:
         else:
             ck.expect(m.group(6) == _than(big.hbm_bytes, std.hbm_bytes) and agrees(m.group(7), std.hbm_bytes / MB),
                       f"{m.group(0)!r}: {big.hbm_bytes / MB:.3f} vs standard {std.hbm_bytes / MB:.3f} MB")
+            ck.expect("A real kernel with these tiles would not launch" in here,
+                      f"the seed's spill without what a real kernel does: {here!r}")
     elif key == "tiles_too_small":
         b = cfg.with_tiles(16, 16).Br
         small, now = costs.flash_cost(cfg.with_tiles(b, b)), costs.flash_cost(cfg)
@@ -659,6 +707,9 @@ def check_bug(ck: Claims, key: str, here: str, cfg: Config, table) -> None:
                   and agrees(m.group(4), now.hbm_bytes / MB) and agrees(m.group(8), std.hbm_bytes / MB),
                   f"{m.group(0)!r}: {small.hbm_bytes / MB:.3f}, {now.hbm_bytes / MB:.3f}, {std.hbm_bytes / MB:.3f} MB")
         ck.expect(m.group(7) == _than(small.hbm_bytes, std.hbm_bytes), f"{m.group(0)!r}: direction")
+        for tiles in {cfg.with_tiles(b, b), cfg}:  # each run's overflow is named where its tiles do not fit
+            lab_overflow(ck, here, tiles)
+
     elif key == "keep_full_S":
         a, b = costs.flash_cost(cfg).peak_bytes, costs.flash_cost(cfg.with_(keep_full_S=True)).peak_bytes
         grows = ck.find(rf"goes from ({NUM}) KB to ({NUM}) KB: ({NUM}) times as much", here, required=False)
@@ -736,6 +787,14 @@ def check_break_it(ck: Claims, p: dict) -> None:
             ck.expect(agrees(t.group(2), 100 * (1 - fb / sb)), f"{t.group(0)!r} vs {100 * (1 - fb / sb):.3f}%")
         ck.expect(("where they part" in verdict) == (fb < sb and sb / fb >= 1.5),
                   f"'where they part' in {verdict!r} at a ratio of {sb / max(fb, 1):.3f}")
+        over = overflows(full)
+        ck.expect(("is overflow, not the algorithm" in verdict) == over, f"overflow named in {verdict!r}: {over}")
+        # the re-reads are named as the cause of more bytes, unless the overflow alone is
+        moved = costs.flash_cost(full).moved * full.element_bytes
+        reread = ("K and V are read again" if full.loop_order == "fa2" else "Q, O, m and l are read") in verdict
+        ck.expect(reread == (fb > sb and (not over or moved > sb)),
+                  f"re-reads named: {reread}; flash {fb} B ({moved} B without the overflow), standard {sb} B")
+        ck.count += 2
 
 
 def check_real_hardware(ck: Claims, p: dict) -> None:
@@ -937,6 +996,157 @@ def check_whole_gpu(ck: Claims, p: dict) -> None:
               f"{m.group(0)!r}")
 
 
+# ---------------------------------------------------------------------------------------------
+# Each lesson's question, revealed: its why line (and the answer shown) against the engine.
+
+def why_where_time_goes(ck: Claims, p: dict) -> None:
+    cfg, hw = engine_config(p), HARDWARE[p["hw"]]
+    roof = cfg.with_(dtype=tensor_dtype(cfg.dtype))
+    std = costs.standard_cost(roof)
+    need, feed = std.hbm_bytes / std.flops, hw.balance(roof.dtype)
+    m = ck.find(rf"It needs ({NUM}) bytes per flop .*?; the (.+?) feeds ({NUM}), .*? So it is (\w+)-bound\.", ck.why)
+    ck.expect(agrees(m.group(1), need) and m.group(2) == hw.name and agrees(m.group(3), feed),
+              f"{m.group(0)!r}: needs {need:.4g}, the {hw.name} feeds {feed:.4g}")
+    ck.regime(m.group(4), need, feed, "question")
+
+
+def why_online_softmax(ck: Claims, p: dict) -> None:
+    total = online_softmax(random_row(p["os_len"], p["os_seed"], p["os_spread"]), p["os_block"], rescale=False).sum()
+    moved = ck.find(rf"The running max moved (\d+) times? after the first block.*: ({NUM}) instead of 1\.", ck.why,
+                    required=False)
+    # a max that moved leaves the earlier terms on a smaller baseline: l too big, the sum below 1
+    ck.expect(bool(moved) == (total < 1 - 1e-12), f"'moved' said: {bool(moved)}; the sum is {total!r}: {ck.why!r}")
+    if moved:
+        ck.expect(int(moved.group(1)) > 0 and agrees(moved.group(2), total), f"{moved.group(0)!r}: sum {total:.6f}")
+    else:
+        ck.find(r"the sum is 1\.$", ck.why)
+
+
+def why_tiling(ck: Claims, p: dict) -> None:
+    cfg = engine_config(p)
+    std, flash = costs.standard_cost(cfg).hbm_bytes, costs.flash_cost(cfg).hbm_bytes
+    m = ck.find(rf"^Standard moves ({BYTES}), flash ({BYTES}): flash moves {COMPARE} bytes\.", ck.why)
+    ck.expect(same_bytes(m.group(1), std) and same_bytes(m.group(2), flash), f"{m.group(0)!r}: {std} B, {flash} B")
+    ck.ratio_claim(m, std, flash, "question")
+    outer = "once per query block" if cfg.loop_order == "fa2" else "once per key/value block"
+    ck.expect(outer in ck.why, f"{cfg.loop_order}: flash re-reads {outer}, the answer says {ck.why!r}")
+    ck.expect(("is overflow, not the algorithm" in ck.why) == overflows(cfg), f"overflow named: {ck.why!r}")
+    ck.expect(f"{std / flash:.3g}×" in ck.shown, f"the answer {ck.shown!r}, the engine {std / flash:.3g}×")
+
+
+def why_tile_size(ck: Claims, p: dict) -> None:
+    cfg = engine_config(p)
+    runs = []
+    for M in (cfg.sram_bytes, 2 * cfg.sram_bytes):
+        at = cfg.with_(sram_bytes=M).with_tiles(*paper_block_sizes(M // cfg.element_bytes, cfg.d))
+        runs.append((at, costs.flash_cost(at)))
+    m = ck.find(rf"from (\d+) × (\d+) to (\d+) × (\d+) tiles; the traffic goes from ({NUM}) MB to ({NUM}) MB "
+                rf"\(× ({NUM})\)", ck.why)
+    (a, ca), (b, cb) = runs
+    ck.expect([int(m.group(k)) for k in range(1, 5)] == [a.Br, a.Bc, b.Br, b.Bc]
+              and agrees(m.group(5), ca.hbm_bytes / MB) and agrees(m.group(6), cb.hbm_bytes / MB)
+              and agrees(m.group(7), cb.hbm_bytes / ca.hbm_bytes), f"{m.group(0)!r}: {a.Br} × {a.Bc} "
+              f"{ca.hbm_bytes / MB:.3f} MB, {b.Br} × {b.Bc} {cb.hbm_bytes / MB:.3f} MB")
+    said = {int(k): (share, mb) for k, share, mb in re.findall(
+        rf"At (\d+) KB, ({SHARE}) of the ({NUM}) MB is overflow: its \d+ × \d+ tiles need", ck.why)}
+    over = {at.sram_bytes // KB: cost for at, cost in runs if overflows(at)}
+    ck.expect(set(said) == set(over), f"overflow named at {sorted(said)} KB; the paper's tiles overflow at "
+              f"{sorted(over)} KB")
+    for kb, (share, mb) in said.items():
+        ck.expect(share_agrees(share, over[kb].spilled, over[kb].hbm_elements) and agrees(mb, over[kb].hbm_bytes / MB),
+                  f"at {kb} KB: {share} of {mb} MB")
+    ck.count += len(said)
+
+
+def why_backward(ck: Claims, p: dict) -> None:
+    cfg = engine_config(p)
+    m = ck.find(rf"on both sides: ({BYTES}) against ({BYTES})\.", ck.why)
+    std, flash = (costs.stored_for_backward(cfg, k) * cfg.element_bytes for k in ("standard", "flash"))
+    ck.expect(same_bytes(m.group(1), std) and same_bytes(m.group(2), flash), f"{m.group(0)!r}: {std} B, {flash} B")
+
+
+def why_exact(ck: Claims, p: dict) -> None:
+    n = min(p["n"], 2048)
+    every = "the window holds every key" in ck.why
+    ck.expect(every == (p["ex_window"] >= n), f"'holds every key' said: {every}; window {p['ex_window']}, n = {n}")
+    ck.count += 1
+
+
+def why_same_flops(ck: Claims, p: dict) -> None:
+    cfg = engine_config(p)
+    std, flash = costs.standard_cost(cfg).flops, costs.flash_cost(cfg).flops
+    both = ck.find(r"^Both do ([\d,]+) matmul flops", ck.why, required=False)
+    ck.expect(bool(both) == (std == flash), f"'Both do' said: {bool(both)}; flops {std:,} against {flash:,}")
+    if both:
+        ck.expect(number(both.group(1)) == std, f"{both.group(0)!r}: {std:,}")
+    else:
+        m = ck.find(r"\(([\d,]+) against ([\d,]+)\)", ck.why)
+        ck.expect((number(m.group(1)), number(m.group(2))) == (flash, std), f"{m.group(0)!r}: {flash:,}, {std:,}")
+
+
+def why_fa2_fa1(ck: Claims, p: dict) -> None:
+    cfg = engine_config(p)
+    fa2, fa1 = (costs.flash_cost(cfg.with_(loop_order=o)) for o in ("fa2", "fa1"))
+    m = ck.find(rf"^FA2's order moves ({BYTES}), FA1's ({BYTES})\.", ck.why)
+    ck.expect(same_bytes(m.group(1), fa2.hbm_bytes) and same_bytes(m.group(2), fa1.hbm_bytes), f"{m.group(0)!r}")
+    both = ck.find(rf"Both include the same ({BYTES}) of overflow: its (\d+) × (\d+) tiles", ck.why, required=False)
+    ck.expect(bool(both) == overflows(cfg), f"overflow named: {bool(both)}; the tiles overflow: {overflows(cfg)}")
+    if both:
+        ck.expect(fa2.spilled == fa1.spilled and same_bytes(both.group(1), fa2.spilled * cfg.element_bytes),
+                  f"{both.group(0)!r}: {fa2.spilled} and {fa1.spilled} elements")
+    best = ("the same bytes" if fa1.hbm_bytes == fa2.hbm_bytes else "FlashAttention-2's"
+            if fa2.hbm_bytes < fa1.hbm_bytes else "the paper's")
+    ck.expect(best in ck.shown, f"the answer {ck.shown!r}: FA2 {fa2.hbm_bytes} B, FA1 {fa1.hbm_bytes} B")
+
+
+def kv_passes(cfg: Config) -> float:
+    """Full passes over what flash re-reads, from its closed-form traffic: FA2 moves Q and O once
+    and K, V (2nd elements a pass) per query block; FA1 sets up O, m, l (nd + 2n), reads K and V
+    once (2nd) and moves (3d + 4) elements per query row per key/value block."""
+    n, d, moved = cfg.n, cfg.d, costs.flash_cost(cfg).moved
+    if cfg.loop_order == "fa2":
+        return (moved - 2 * n * d) / (2 * n * d)
+    return (moved - 3 * n * d - 2 * n) / ((3 * d + 4) * n)
+
+
+def why_break_it(ck: Claims, p: dict) -> None:
+    small = engine_config(p).with_tiles(16, 16)
+    std, flash = costs.standard_cost(small).hbm_bytes, costs.flash_cost(small).hbm_bytes
+    m = ck.find(rf"^Flash moves ({BYTES}) against standard's ({BYTES}): it (.+?), where standard attention "
+                rf"instead writes and reads S and P, ({BYTES})\.", ck.why)
+    ck.expect(same_bytes(m.group(1), flash) and same_bytes(m.group(2), std)
+              and same_bytes(m.group(4), 4 * small.n ** 2 * small.element_bytes), f"{m.group(0)!r}")
+    passes, blocks = kv_passes(small), (small.Tr if small.loop_order == "fa2" else small.Tc)
+    said = m.group(3)
+    every = re.search(r" (\d+) times, once per", said)
+    about = re.search(rf" about ({NUM}) times over, as the mask lets each of the (\d+) ", said)
+    ck.expect(bool(every) + bool(about) + ("once: there is one" in said) == 1, f"passes: {said!r}")
+    if every:
+        ck.expect(int(every.group(1)) == blocks and abs(passes - blocks) < 1e-9, f"{said!r}: {passes:.4g} passes")
+    elif about:
+        ck.expect(agrees(about.group(1), passes) and int(about.group(2)) == blocks and passes < blocks,
+                  f"{said!r}: {passes:.4g} passes over {blocks} blocks")
+    else:
+        ck.expect(blocks == 1, f"{said!r}: {blocks} blocks")
+    ck.expect(("is overflow, not the algorithm" in ck.why) == overflows(small), f"overflow named: {ck.why!r}")
+    pick = ("about the same" if 0.95 <= flash / std <= 1.05 else "more than standard attention" if flash > std
+            else "less than standard attention")
+    ck.expect(pick in ck.shown, f"the answer {ck.shown!r}: flash {flash} B, standard {std} B")
+
+
+WHY = {
+    "lessons/01_where_time_goes.py": why_where_time_goes,
+    "lessons/02_online_softmax.py": why_online_softmax,
+    "lessons/03_tiling.py": why_tiling,
+    "lessons/04_tile_size.py": why_tile_size,
+    "lessons/05_backward.py": why_backward,
+    "lessons/06_exact.py": why_exact,
+    "lessons/07_same_flops.py": why_same_flops,
+    "lessons/08_fa2_fa1.py": why_fa2_fa1,
+    "lessons/09_break_it.py": why_break_it,
+}
+
+
 CHECKS = {
     "lessons/01_where_time_goes.py": check_where_time_goes,
     "lessons/02_online_softmax.py": check_online_softmax,
@@ -955,13 +1165,23 @@ CHECKS = {
 def check_page(page: str, params: dict) -> int:
     """Render one lesson at these settings and check every claim on it; the sentences checked."""
     ck = Claims(page, params, render(page, params))
+    ck.expect(ck.why, "the lesson's question, revealed, has no why line")
     CHECKS.get(page, lambda ck, params: None)(ck, params)  # a newer lesson: the generic checks only
+    WHY.get(page, lambda ck, params: None)(ck, params)
     check_generic(ck)
     return ck.count
 
 
 def test_every_lesson_of_the_classroom_hour_has_its_own_claim_checks():
     assert set(PAGES[:10]) <= set(CHECKS)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_claims_hold_where_the_tiles_overflow(page):
+    """The issue's setting, 64 × 64 tiles at d = 128 in float32 against 96 KB: every lesson names the overflow."""
+    params = explicit(page)[0]
+    assert {k: params[k] for k in OVERFLOW} == OVERFLOW
+    assert check_page(page, params) > 0
 
 
 @pytest.mark.parametrize("page", PAGES)
