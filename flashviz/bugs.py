@@ -124,7 +124,7 @@ BUGS = {b.key: b for b in (
         "The working set jumps to 1412.0 KB against a 96 KB budget; spilling eats the saving.",
         lambda cfg: cfg.with_tiles(512, 512), "working set KB", _now_too_big),
     Bug("tiles_too_small", "Tiles too small",
-        "Br = Bc = 16, so every query block streams all of K and V again.",
+        "Br = Bc = 16, so the operands that stream past each small block are re-read many more times.",
         "Traffic climbs to 32.50 MB, above standard attention's 17.00 MB.",
         lambda cfg: cfg.with_tiles(16, 16), "HBM MB (with spill)", _now_too_small),
     Bug("keep_full_S", "Keep all scores",  # short: a toggle in a third of the page at 1280 px

@@ -108,6 +108,7 @@ BUDGET_CHOICES = ("about half, or less", "somewhat less", "about the same", "mor
 def budget_doubled(cfg: Config) -> Question:
     now, doubled = cfg, cfg.with_(sram_bytes=2 * cfg.sram_bytes)
     a, b = sweeps.paper_rule(now), sweeps.paper_rule(doubled)
+    ra, rb = (paper_block_sizes(c.sram_elements, cfg.d)[0] for c in (now, doubled))  # the rule's Br, before n cuts it
     ratio = b["HBM MB"] / a["HBM MB"]
     pick = (BUDGET_CHOICES[0] if ratio <= 0.6 else BUDGET_CHOICES[1] if ratio < 0.95 else
             BUDGET_CHOICES[2] if ratio <= 1.05 else BUDGET_CHOICES[3])
@@ -122,8 +123,10 @@ def budget_doubled(cfg: Config) -> Question:
         f"paper's tiles for each. At n = {cfg.n}, d = {cfg.d}, flash's HBM traffic becomes…", "choice", pick,
         f"The paper's rule goes from {a['Br']} × {a['Bc']} to {b['Br']} × {b['Bc']} tiles; the traffic goes "
         f"from {a['HBM MB']:.2f} MB to {b['HBM MB']:.2f} MB (× {ratio:.2f}). "
-        + ("Br = min(⌈M/4d⌉, d) stops growing at d, and in the FA2 order only Br sets how often K and V are "
-           "re-read." if cfg.loop_order == "fa2" else
+        + ((f"Br = min(⌈M/4d⌉, d) is capped at d = {cfg.d} at both budgets, and in the FA2 order only Br sets "
+            "how often K and V are re-read." if ra == rb else
+            f"Br = min(⌈M/4d⌉, d) grows from {ra} to {rb} (M/4d is below d), and in the FA2 order Br "
+            "sets how often K and V are re-read.") if cfg.loop_order == "fa2" else
            "Bc = ⌈M/4d⌉ grows with M, and in the paper's order Bc sets how often Q, O, m and l are re-read.")
         + (f" {overflow}" if overflow else ""),
         BUDGET_CHOICES, f"{pick} (× {ratio:.2f})")
@@ -185,7 +188,7 @@ def loop_order(cfg: Config) -> Question:
         f"With {cfg.Br} × {cfg.Bc} tiles at n = {cfg.n}, d = {cfg.d}: which loop order moves fewer bytes?",
         "choice", pick,
         f"FA2's order moves {bytes_text(fa2)}, FA1's {bytes_text(fa1)}. FA2 re-reads K and V once per query "
-        "block (so Br matters); FA1 re-reads and rewrites Q, O, m and l once per key/value block (so Bc "
+        "block (so Br matters); FA1 re-reads Q, O, m and l and rewrites O, m and l once per key/value block (so Bc "
         "matters)." + _same_overflow(cfg), ORDER_CHOICES)
 
 
@@ -304,7 +307,8 @@ def decode_step(cfg: DecodeConfig, hw: Hardware) -> Question:
         f"One query row meets each cached key and value once: {cfg.element_bytes} bytes per element for the "
         f"{cfg.group} query head{'s' if cfg.group > 1 else ''} that use it ({sharing}), so {need:.3g} bytes per "
         f"flop, about {cfg.element_bytes}/(2 × {cfg.group}). The {hw.name} feeds {feed:.3g}: "
-        f"{regime(need, feed)}-bound, and no tiling changes it, because there is only one row to reuse each "
+        f"{regime(need, feed)}-bound, and no tiling changes it, because only the "
+        f"{cfg.group} query row{'s' if cfg.group > 1 else ''} of a group reuse{'' if cfg.group > 1 else 's'} each "
         "byte.", LADDER, f"{need / feed:.3g}×")
 
 

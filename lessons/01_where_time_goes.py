@@ -6,8 +6,7 @@ from flashviz import costs, sweeps
 from flashviz.claims import compare, overflow_cause, regime
 from flashviz.config import HARDWARE, MB, tensor_dtype
 from flashviz.format import bytes_text, count_text
-from flashviz.sources import cite
-from flashviz.sources import preset_sources
+from flashviz.sources import cite, preset_sources
 
 st.title("Where the time goes")
 cfg = ui.config()

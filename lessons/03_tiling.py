@@ -7,6 +7,7 @@ from explorer.player import player
 from flashviz import animation, listing, sweeps
 from flashviz.claims import compare, overflow_cause, tiles_overflow
 from flashviz.format import bytes_text
+from flashviz.sources import cite
 
 st.title("Tiling: same answer, flat memory")
 st.markdown("#### Cut Q into row blocks and K, V into column blocks; the n×n matrix never goes to HBM.")
@@ -32,13 +33,15 @@ if cfg.loop_order == "fa2":
              "carrying a running max m, a running sum l and an unnormalised output O per row.")
 else:
     loops = (f"In the paper's order (fa1), each block of Bc = {cfg.Bc} keys and values stays while every block "
-             f"of Br = {cfg.Br} query rows passes it, reading that block's m, l and O from HBM and writing them "
-             "back.")
+             f"of Br = {cfg.Br} query rows passes it, reading that block's Q, O, m and l from HBM and writing O, "
+             "m and l back.")
 ui.explain(f"""
 {loops} When a row's max moves, its l and
 O are multiplied by the same factor e^(m_old − m_new), so everything summed so far sits on the new
-baseline. The SRAM working set is one Q tile, one K tile, one V tile, one score tile and the two
-statistics: Br·d + 2·Bc·d + Br·Bc + 2·Br elements, whatever n is. The difference from standard
+baseline. The SRAM working set, as the seed counts it, is one Q tile, one K tile, one V tile, one score
+tile and the two statistics: Br·d + 2·Bc·d + Br·Bc + 2·Br elements, whatever n is ({ui.assumes("sram_registers")}).
+The output block Oᵢ is left out, as if it sat in registers; Algorithm 1 holds it in SRAM too, Br·d more
+({cite("fa1", "Algorithm 1")}). The difference from standard
 attention is float noise: the order of additions changed, not the function.
 """)
 ui.slide("The update")

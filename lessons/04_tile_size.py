@@ -7,7 +7,6 @@ from flashviz.claims import compare
 from flashviz.memory import paper_block_sizes
 from flashviz.sources import cite
 from flashviz.format import bytes_text
-from flashviz.sources import cite
 
 st.title("Tile size and SRAM")
 st.markdown("#### Bigger tiles mean fewer passes over HBM — until the tile no longer fits.")
