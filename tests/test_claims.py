@@ -592,6 +592,14 @@ def check_same_flops(ck: Claims, p: dict) -> None:
                        ("plus the overflow while the tiles do not fit" in ck.text, "the formula's overflow")):
         ck.expect(said == over, f"{what} shown: {said}; the tiles overflow: {over}")
     ck.count += 3
+    # the crossover of the n² terms, fa2: 2n²d/Br against 4n²; fa1: (3d + 4)n²/Bc against 4n²
+    tile, edge = (cfg.Br, cfg.d / 2) if cfg.loop_order == "fa2" else (cfg.Bc, (3 * cfg.d + 4) / 4)
+    m = ck.find(rf"here B[rc] = (\d+) is (above|not above) [^=]+ = ({NUM})\.")
+    ck.expect(int(m.group(1)) == tile and agrees(m.group(3), edge) and (m.group(2) == "above") == (tile > edge),
+              f"{m.group(0)!r}: the tile is {tile}, the crossover {edge}")
+    if not over and not cfg.causal and cfg.n >= 16 * cfg.d:  # long rows: the n² terms decide the direction
+        ck.expect((tile > edge) == (flash.hbm_bytes < std.hbm_bytes) or abs(tile - edge) <= edge / 4,
+                  f"{m.group(0)!r} but flash moves {flash.hbm_bytes:,} B against standard's {std.hbm_bytes:,} B")
     if equal:
         ck.expect(std.flops == flash.flops and number(equal.group(1)) == std.flops,
                   f"'The flop counts are equal' but standard {std.flops:,} vs flash {flash.flops:,}")
