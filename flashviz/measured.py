@@ -34,7 +34,9 @@ NAIVE = "naive_script"  # the four-kernel version: measured, compared with plain
 # forward launch code (which PyTorch ships) uses 128 x 128 at d = 64 and 128 x 64 at
 # d = 128; the memory-efficient (xFormers/CUTLASS) kernel 64 x 64.
 TILES = {("flash", 64): (128, 128), ("flash", 128): (128, 64),
-         ("mem_efficient", 64): (64, 64), ("mem_efficient", 128): (64, 64)}
+         # PyTorch's cutlass forward picks its first kernel whose kMaxK covers d: 64 x 64 up to d = 64,
+         # 64 x 128 above (aten/src/ATen/native/transformers/cuda/mem_eff_attention/kernels/cutlassF.h)
+         ("mem_efficient", 64): (64, 64), ("mem_efficient", 128): (64, 128)}
 SMEM_BYTES = 227 * 1024  # what one H100/H200 thread block may use
 
 

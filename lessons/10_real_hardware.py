@@ -40,7 +40,7 @@ Each call runs B·H heads with B·H·n² fixed at 2³⁰, so every point does th
 in the same run: {hw.copy_tbs:.2f} TB/s copy bandwidth and
 {hw.matmul_tflops:.0f} TFLOP/s for a dense {dtype} matmul. Model bytes are
 the closed forms of this app at the kernels' own tiles (flash: 128 × {TILES[("flash", d)][1]} at
-d = {d}; memory-efficient: 64 × 64).
+d = {d}; memory-efficient: {" × ".join(map(str, TILES[("mem_efficient", d)]))}).
 """)
 if view.empty:
     st.warning("No measurements for this choice.")
@@ -64,7 +64,7 @@ if mem_wins == model_wins:
     mem_why = f"The model predicts a gain at {model_wins} of {len(mem)}: they agree."
 elif mem_wins < model_wins:
     mem_why = (f"The model predicts a gain at {model_wins} of {len(mem)}: fewer bytes do not make a kernel fast "
-               "when it does its arithmetic less efficiently, as this one does in the backward pass.")
+               "when it keeps the arithmetic units less busy.")
 else:
     mem_why = (f"The model predicts a gain at only {model_wins} of {len(mem)}: the roofline counts bytes and "
                "flops, not how well each kernel uses the chip.")
@@ -89,12 +89,14 @@ findings = [
      "lists its kernels."),
     (("**Flash moves far fewer bytes than the model says:**" if flash_ratio.max() < 1 else
       "**Flash moves more bytes than the model says at some sizes, fewer at others:**")
-     + f" down to {flash_ratio.min():.1%} of it at n = {hw.least_flash_ratio_n()}.",
+     + f" down to {flash_ratio.min():.1%} of it at n = {hw.least_flash_ratio_n()} (float16 forward, the "
+     "calls Nsight Compute profiled, whatever the view above).",
      "The model re-reads K and V from HBM once per query block; on an H200 the 60 MB L2 cache holds them, so DRAM "
      "sees Q, K and V about once. The tile model counts HBM ↔ SRAM traffic as if there were no cache in between."),
     ("**Writes can hide in L2, too.**", "When the output fits in L2, part of it is still there when the kernel "
      "ends, and Nsight Compute's DRAM write count comes out below the size of O."),
-    (f"**By the model's bytes flash is {model_bound}-bound; by the measured bytes it is {measured_bound}-bound.**",
+    (f"**By the model's bytes flash is {model_bound}-bound; by the measured bytes it is {measured_bound}-bound** "
+     "(float16 forward, as profiled).",
      f"With DRAM bytes from Nsight Compute it sits at {flash_pts['flops per DRAM byte'].min():,.0f} flops per "
      f"byte or more against a ridge at {hw.ridge:,.0f}, at {flash_pts['achieved TFLOP/s'].max():.0f} TFLOP/s: "
      f"about {flash_pts['achieved TFLOP/s'].max() / hw.float16_tflops:.0%} of "
