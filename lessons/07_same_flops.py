@@ -86,9 +86,10 @@ if predict.inline(figure2, "paper_figure2"):
   flops per head over 16 × 64 heads, is {per_head_fwd:,.0f} GFLOPs. We could not reconcile the two, so
   both are shown.
 - **Standard attention's bytes: the paper measured more.** The engine counts S and P crossing HBM four
-  times forward and the backward's reads of P ({engine.loc["standard", "HBM GB"]:.1f} GB); PyTorch's
-  standard path also scales, masks and drops out the n × n matrix in separate passes, each another
-  round trip (lesson 10 sees the scale pass on an H200).
+  times forward and the backward's reads of P ({engine.loc["standard", "HBM GB"]:.1f} GB), with no mask
+  and no dropout. The paper's baseline is a GPT-2 model's own attention code, which also scales, masks and
+  drops out the n × n matrix in passes of their own, each another round trip (its Figure 1, right; lesson 10
+  measures what one such pass, a separate scale, costs on an H200).
 - **FlashAttention's bytes come close**: {engine.loc["FlashAttention", "HBM GB"]:.1f} GB counted against
   4.4 GB measured, {compare(engine.loc["standard", "HBM GB"], engine.loc["FlashAttention", "HBM GB"])}
   than standard by the engine's count against
