@@ -115,9 +115,12 @@ ui.slide("The measurements")
 profiled = ", ".join(f"{n:,}" for n in sorted(hw.dram["n"].unique()))
 
 
+NOT_MEASURED = "—"  # as narrow as a number: the table fits its box at 1280 px
+
+
 def _or_not_measured(column: pd.Series, spec: str) -> pd.Series:
     """A DRAM column as text: Nsight Compute read float16 forward calls at a few n only."""
-    return column.map(lambda x: "not measured" if pd.isna(x) else format(x, spec))
+    return column.map(lambda x: NOT_MEASURED if pd.isna(x) else format(x, spec))
 
 
 ui.table(view.drop(columns=["dtype", "pass", "d"]).assign(**{
@@ -125,7 +128,7 @@ ui.table(view.drop(columns=["dtype", "pass", "d"]).assign(**{
              "DRAM / model": _or_not_measured(view["DRAM / model"], ".3f")}), "hw_measured",
          f"d = {d}, {dtype}, {pass_}, B·H = 2³⁰ / n² heads; times in ms (÷ roofline: measured over the roofline's), "
          f"bytes in MB (DRAM: Nsight Compute's reads and writes, float16 forward at n = {profiled} only; "
-         "the other rows say \"not measured\")",
+         "— where Nsight Compute did not run)",
          show=["impl", "n", "measured ms", "roofline ms", "measured / roofline", "model MB",
                "measured DRAM MB", "DRAM / model", "bound"],
          headers={"measured ms": "measured", "roofline ms": "roofline",

@@ -198,7 +198,8 @@ def test_the_h200_table_says_not_measured_where_nsight_compute_did_not_run():
     table = next(t.value for t in at.dataframe if "DRAM / model" in t.value.columns)
     dram = table[["measured DRAM MB", "DRAM / model"]]
     assert not dram.isna().any().any(), "an empty cell shows as None"
-    assert (dram == "not measured").any().any() and (dram != "not measured").any().any(), dram
+    assert (dram == "—").any().any() and (dram != "—").any().any(), dram
+    assert any("— where Nsight Compute did not run" in c.value for c in at.caption)
 
 
 def test_presentation_mode_hides_long_explanations():
