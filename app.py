@@ -27,7 +27,7 @@ if page is to_first:
     page.run()  # switches page: nothing below runs
 current = next(lesson.file for lesson, p in zip(LESSONS, pages) if p.url_path == page.url_path)
 ui.lessons_menu(pages)  # on a phone the top navigation hides in the sidebar: the lessons, one tap away
-ui.overflow_banner(ui.config())  # tiles that do not fit are never silent: on every lesson, at its top
+ui.overflow_banner(current)  # tiles that do not fit are never silent: at the top of every lesson that uses them
 if current == LESSONS[0].file:
     ui.about()  # the first screen says what this is
 question = predict.question_for(current)

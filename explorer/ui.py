@@ -12,7 +12,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from flashviz.claims import fitting_tiles, overflow_headline, overflow_note
-from flashviz.config import CUSTOM, HARDWARE, Config, Hardware, custom_hardware
+from flashviz.config import CUSTOM, HARDWARE, Config, Hardware, custom_hardware, tensor_dtype
 from flashviz.memory import clamp_tiles
 from flashviz.format import column_format
 from flashviz.sources import ASSUMPTIONS, READING, SOURCES
@@ -519,11 +519,23 @@ def _fix_tiles(Br: int, Bc: int) -> None:
     st.session_state[SHARED["Bc"].key] = Bc
 
 
-def overflow_banner(cfg: Config) -> None:
+def banner_config(file: str) -> Config | None:
+    """The tiles a lesson's figures use, as the overflow banner checks them (explorer.lessons'
+    `tiles`): the sidebar's, the sidebar's in the 16-bit type (lesson 1's roofline), or None
+    where the lesson runs settings of its own."""
+    tiles = next(lesson.tiles for lesson in LESSONS if lesson.file == file)
+    if tiles == "own":
+        return None
+    cfg = config()
+    return cfg.with_(dtype=tensor_dtype(cfg.dtype)) if tiles == "tensor" else cfg
+
+
+def overflow_banner(file: str) -> None:
     """At the top of every lesson, presenting or not, while the sidebar's tiles do not fit the SRAM
     budget: what does not fit, what a real kernel does instead, what this model does, and one
     button that sets the largest square tiles that fit (a callback, before the sidebar is drawn)."""
-    headline = overflow_headline(cfg)
+    cfg = banner_config(file)
+    headline = overflow_headline(cfg) if cfg is not None else ""
     if not headline:
         return
     fix = fitting_tiles(cfg)

@@ -71,7 +71,8 @@ def _overflow(fig: dict, budget: float) -> str:
             "seed's model charges what does not fit to HBM.")
 
 
-NO_LAUNCH = f"A real kernel with these tiles would not launch ({cite('fa2', '§3.3')})."
+NO_LAUNCH = (f"A real kernel does not spill shared memory: one whose tiles overflow it does not launch "
+             f"({cite('fa2', '§3.3')}).")
 
 
 def _now_too_big(lab):
@@ -236,7 +237,7 @@ def _watch_too_big(data: BugRun, cfg: Config) -> str:
     tile = f"a {data['Br']} × {data['Bc']} tile needs {_kb(ws)}"
     if not fits(ws, budget):
         return (f"The working-set gauge turns red: {tile} against a {_kb(budget)} budget. The seed's model charges "
-                "the excess to HBM; a real kernel with these tiles would not launch.")
+                "the excess to HBM; a real kernel whose tiles overflow its shared memory does not launch.")
     return f"The gauge stays green: at n = {data['n']}, d = {data['d']}, {tile}, within the {_kb(budget)} budget."
 
 

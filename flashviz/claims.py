@@ -93,8 +93,9 @@ def overflow_headline(cfg) -> str:
     from .sources import cite
     ws = working_set(cfg.Br, cfg.Bc, cfg.d) * cfg.element_bytes
     return (f"**These {cfg.Br} × {cfg.Bc} tiles do not fit in SRAM**: at d = {cfg.d} in {cfg.dtype} they need "
-            f"{bytes_text(ws)}, over the {bytes_text(cfg.sram_bytes)} budget M. A real kernel with these tiles "
-            f"would not launch ({cite('fa2', '§3.3')}); this model charges the overflow to HBM, "
+            f"{bytes_text(ws)}, over the {bytes_text(cfg.sram_bytes)} budget M (the seed's, not a GPU's limit: "
+            f"lesson 1 lists each GPU's). A real kernel does not spill shared memory: one whose tiles overflow it "
+            f"does not launch ({cite('fa2', '§3.3')}); this model charges the overflow to HBM, "
             f"{overflow_share(cfg)} of flash's traffic at n = {cfg.n}.")
 
 
@@ -110,6 +111,7 @@ def overflow_note(cfg) -> str:
     flash, std = flash_cost(cfg), standard_cost(cfg)
     eb = cfg.element_bytes
     return (f"{overflow_share(cfg)} of flash's {bytes_text(flash.hbm_bytes)} is overflow, not the algorithm: "
-            f"{overflow_cause(cfg)}. A real kernel with these tiles would not launch ({cite('fa2', '§3.3')}); "
+            f"{overflow_cause(cfg)}. A real kernel does not spill shared memory: one whose tiles overflow "
+            f"it does not launch ({cite('fa2', '§3.3')}); "
             f"without the overflow flash moves {compare(std.hbm_bytes, flash.moved * eb)} than standard "
             "attention.")

@@ -116,8 +116,8 @@ def budget_doubled(cfg: Config) -> Question:
     over = [(c, r) for c, r in ((now, a), (doubled, b)) if tiles_overflow(c.with_tiles(r["Br"], r["Bc"]))]
     overflow = " ".join(
         f"At {c.sram_bytes // KB} KB, {overflow_share(c.with_tiles(r['Br'], r['Bc']))} of the "
-        f"{r['HBM MB']:.2f} MB is overflow: {overflow_cause(c.with_tiles(r['Br'], r['Bc']))} (a real kernel with "
-        "these tiles would not launch)." for c, r in over)
+        f"{r['HBM MB']:.2f} MB is overflow: {overflow_cause(c.with_tiles(r['Br'], r['Bc']))} (a real kernel "
+        "whose tiles overflow its shared memory does not launch)." for c, r in over)
     return Question(
         f"Double the SRAM budget from {cfg.sram_bytes // KB} KB to {2 * cfg.sram_bytes // KB} KB and use the "
         f"paper's tiles for each. At n = {cfg.n}, d = {cfg.d}, flash's HBM traffic becomes…", "choice", pick,
@@ -198,7 +198,7 @@ def _same_overflow(cfg: Config) -> str:
         return ""
     spill = costs.flash_cost(cfg).spilled * cfg.element_bytes
     return (f" Both include the same {bytes_text(spill)} of overflow: {overflow_cause(cfg)} (a real kernel "
-            "with these tiles would not launch).")
+            "whose tiles overflow its shared memory does not launch).")
 
 
 SMALL_CHOICES = ("more than standard attention", "about the same", "less than standard attention")

@@ -84,7 +84,7 @@ def _too_big(data: BugRun, correct: Config) -> Symptom:
     ws = data["frames"][over]["ws"]
     return Symptom(over, f"a {data['Br']} × {data['Bc']} tile needs {_kb(ws)} of SRAM, "
                          f"{ws / data['budget']:.1f}× the {_kb(data['budget'])} budget: the seed's model charges "
-                         "the excess to HBM (a real kernel with these tiles would not launch)")
+                         "the excess to HBM (a real kernel whose tiles overflow its shared memory does not launch)")
 
 
 def stream_again(data: BugRun) -> str:

@@ -35,7 +35,8 @@ else:
                "elements. Halve Bc, double the traffic.")
 ui.explain(f"""
 {streams} But the tile's working set grows as Br·Bc, and past the budget the tile does not fit: a real
-kernel with such tiles would not launch ({cite('fa2', '§3.3')}), so it uses smaller ones. The seed's model
+kernel whose tiles overflow its shared memory does not launch ({cite('fa2', '§3.3')}), so it uses tiles that fit
+its GPU (M is the seed's budget; lesson 1's table lists each GPU's limit per block). The seed's model
 charges the overflow to HBM instead {ui.assumes('spill')}: the elements over budget make the four trips the
 score matrix makes in standard attention (write S, read S, write P, read P) at every tile step, the table's
 spill column. The paper picks
@@ -49,7 +50,7 @@ ui.side_by_side((cache.figure(charts.block_sweep, table, std_bytes / 2**20, best
 ui.slide("Every tile size")
 ui.table(table, "tile_size", f"Square tiles, n = {cfg.n}, d = {cfg.d}, {cfg.dtype}, {cfg.loop_order} order, "
          f"budget {cfg.sram_bytes // 1024} KB; spill MB: the seed's charge for a tile over the budget "
-         f"{ui.assumes('spill')}, where a real kernel would not launch")
+         f"{ui.assumes('spill')}, where a real kernel would use tiles that fit")
 
 ui.slide("The IO theorem")
 st.subheader("The IO theorem, beside the counts")

@@ -7,6 +7,7 @@ from flashviz.bugs import belief_check, belief_verdict
 from flashviz.claims import fitting_tiles, overflow_headline, overflow_note, share_text, tiles_overflow
 from flashviz.config import KB, TILE_SIZES, Config
 from flashviz.memory import fits, working_set
+from explorer.lessons import LESSONS
 from tests.test_app import PAGES, open_page
 
 # The issue's setting: 64 x 64 tiles at d = 128 in float32 need 112.5 KB against a 96 KB budget.
@@ -34,7 +35,7 @@ def test_tiles_that_fit_add_no_sentence():
 
 def test_the_headline_says_a_real_kernel_would_not_launch_with_its_source():
     text = overflow_headline(ISSUE)
-    assert "would not launch ([FlashAttention-2, §3.3](https://arxiv.org/abs/2307.08691))" in text, text
+    assert "does not launch ([FlashAttention-2, §3.3](https://arxiv.org/abs/2307.08691))" in text, text
 
 
 @pytest.mark.parametrize("cfg", [ISSUE, ISSUE.with_(d=256), ISSUE.at_n(32).with_(sram_bytes=8 * KB),
@@ -72,11 +73,28 @@ def test_the_belief_blames_the_overflow_not_the_rereads_where_it_is_the_cause():
     assert "is overflow, not the algorithm" in text and "read again" not in text, text
 
 
-@pytest.mark.parametrize("page", PAGES)
-def test_every_lesson_opens_with_the_overflow_banner(page):
+SIDEBAR_TILES = [lesson.file for lesson in LESSONS if lesson.tiles == "sidebar"]
+OWN_TILES = [lesson.file for lesson in LESSONS if lesson.tiles == "own"]
+
+
+@pytest.mark.parametrize("page", SIDEBAR_TILES)
+def test_every_lesson_on_the_sidebars_tiles_opens_with_the_overflow_banner(page):
     at = open_page(page, **LINK)
     assert [w for w in at.warning if "do not fit in SRAM" in w.value], f"{page}: no banner"
     assert at.button(key="fix_tiles").label == "Use 48 × 48 tiles, the largest that fit"
+
+
+@pytest.mark.parametrize("page", OWN_TILES)
+def test_a_lesson_on_settings_of_its_own_shows_no_banner(page):
+    at = open_page(page, **LINK)
+    assert not [w for w in at.warning if "do not fit in SRAM" in w.value], f"{page}: its figures ignore the tiles"
+
+
+def test_lesson_one_checks_the_tiles_in_the_16_bit_type_its_roofline_runs_in():
+    fits_in_bf16 = open_page(PAGES[0], **LINK)  # 64 x 64 at d = 128: 112.5 KB in float32, 56 KB in bfloat16
+    assert not [w for w in fits_in_bf16.warning if "do not fit in SRAM" in w.value]
+    over_in_bf16 = open_page(PAGES[0], **{**LINK, "d": "256"})
+    assert [w for w in over_in_bf16.warning if "in bfloat16 they need" in w.value]
 
 
 def test_the_banner_shows_in_presentation_mode():
