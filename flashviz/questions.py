@@ -90,6 +90,14 @@ def why_flash_moves(cfg: Config) -> str:
         reads = ("in the paper's order it reads Q, O, m and l and writes O, m and l back once per key/value "
                  "block" + (", from the diagonal down" if cfg.causal else ""))
     note = overflow_note(cfg)
+    if not note and costs.flash_cost(cfg).hbm_bytes > costs.standard_cost(cfg).hbm_bytes:
+        # nothing spills, and still more: the tiles are too narrow for the head dimension
+        if cfg.loop_order == "fa2" and cfg.Br <= cfg.d / 2:
+            note = (f"Flash moves more here because Br = {cfg.Br} is not above d/2 = {cfg.d / 2:g}: its n/Br "
+                    "re-reads of K and V, 2n²d/Br elements, outweigh standard attention's 4n².")
+        elif cfg.loop_order == "fa1" and cfg.Bc <= (3 * cfg.d + 4) / 4:
+            note = (f"Flash moves more here because Bc = {cfg.Bc} is not above (3d + 4)/4 = {(3 * cfg.d + 4) / 4:g}: "
+                    "its n/Bc re-reads of Q, O, m and l outweigh standard attention's 4n².")
     return f"Flash never writes S or P, but {reads}." + (f" {note}" if note else "")
 
 

@@ -191,7 +191,8 @@ ASSUMPTIONS: dict[str, Assumption] = {
         "The tile model (lessons 1 to 10, and 12) counts the traffic of one thread block at a time between "
         "HBM and its SRAM, with nothing in between: every query block reads all of K and V from HBM, "
         "Q + Tr (K + V) per head.",
-        "Many blocks run at once and share an L2 (32 to 126 MB on the presets). On this project's H200, "
+        "Many blocks run at once and share a cache: an L2 of 40 to 126 MB on NVIDIA's presets, and on the "
+        "MI300X a 256 MB Infinity Cache behind a 4 MB L2 per chiplet. On this project's H200, "
         "PyTorch's flash kernel reads about Q + K + V once from DRAM while one head's K and V fit in its L2 "
         f"({cite('h200_measured', 'Nsight Compute, lesson 10')}); lesson 11 models the L2."),
     "l2": Assumption(
@@ -205,15 +206,16 @@ ASSUMPTIONS: dict[str, Assumption] = {
         "blocks of a wave drift apart, so a tile can leave the cache before the last blocks read it. Lesson "
         "11's targets set the model against the H200's measured reads, config by config."),
     "occupancy": Assumption(
-        "every SM full, by CUDA's limits",
-        "Lesson 11 counts the blocks resident on each SM from the kernel's shared memory and registers "
-        "against the limits of compute capabilities 8.0 and 9.0 (64 K 32-bit registers, 32-thread warps, "
-        "at most 32 blocks and 64 warps per SM, 1 KB of shared memory kept per block), and takes every SM "
-        "as holding that many.",
-        "A grid smaller than one wave leaves SMs with fewer blocks. The registers per thread were read off "
-        "the profiler on the H200 and change with the compiler. AMD's CDNA 3 runs wavefronts of 64 threads "
-        f"with 64 KB of LDS per compute unit and its own register file ({cite('rocm')}): NVIDIA's rules do "
-        "not carry over."),
+        "every unit full, by its vendor's limits",
+        "Lesson 11 counts the blocks resident on each SM (compute unit) from the kernel's shared memory and "
+        "registers against its architecture's limits: NVIDIA's compute capabilities 8.0 to 10.0 (64 K 32-bit "
+        "registers, 32-thread warps, at most 32 blocks and 64 warps per SM, 1 KB of shared memory kept per "
+        f"block; {cite('cuda_guide')}) and AMD's CDNA 3 for the MI300X (wavefronts of 64, 512 registers per "
+        f"lane on each of 4 SIMDs, 64 KB of LDS; {cite('rocm_specs')}, {cite('llvm_amdgpu')}), and takes "
+        "every unit as holding that many.",
+        "A grid smaller than one wave leaves units with fewer blocks. The registers per thread were read off "
+        "the profiler on the H200 and change with the compiler and the GPU; the MI300X runs ROCm's own "
+        "attention kernels, not the H200's."),
     "softmax_added": Assumption(
         "softmax time added to the matmuls",
         "Lesson 11's time model adds the softmax's time (exponentials and other FP32 work) to the matmuls' "
@@ -278,4 +280,10 @@ ASSUMPTIONS: dict[str, Assumption] = {
         "Kernels differ: FlashAttention-2's decoding path packs a group's query heads this way; vLLM's "
         "PagedAttention kernel gives each query head its own block, and the heads of a group then each read "
         "the shared K and V (through L2)."),
+    "prefill_full": Assumption(
+        "prefill without its mask",
+        "Lesson 12 counts prefill as full attention over the prompt: every query row meets every key.",
+        "A prompt is causal: each token sees only the tokens before it, and FlashAttention skips the tiles "
+        f"above the diagonal ({cite('fa2', '§3.1.1')}), about half the flops and half the reads of K and V. "
+        "The flops per byte, which decide the bound, stay about the same."),
 }

@@ -5,6 +5,7 @@ from explorer import cache, charts, ui
 from flashviz import costs, sweeps
 from flashviz.claims import compare, overflow_cause, regime
 from flashviz.config import HARDWARE, MB, tensor_dtype
+from flashviz.gpu_arch import arch_of
 from flashviz.format import bytes_text, count_text
 from flashviz.sources import cite, preset_sources
 
@@ -67,6 +68,7 @@ else:
                "matmuls more flops per byte; the softmax's never change.", icon=ui.NO_ICON)
 
 softmax = std_k[std_k["kernel"] == "softmax"].iloc[0]
+fp32_units = "vector ALUs" if arch_of(hw).unit == "CU" else "CUDA cores"  # AMD's name, or NVIDIA's
 ui.explain(f"""
 Standard attention writes the n×n score matrix S to HBM, reads it back for the softmax, writes the
 probabilities P and reads them again for P·V: **4nd + 4n²** elements. At n = {cfg.n} the n² terms are
@@ -78,7 +80,7 @@ That average is over three kernels, one per line of the paper's Algorithm 0, eac
 HBM and writing its output back: **S = QKᵀ** reads Q and K and writes S; the **softmax** reads S and writes
 P; **O = PV** reads P and V and writes O. The softmax does no matmul at all: {costs.SOFTMAX_OPS} operations
 per score (max, subtract, exp, sum, divide) for two elements moved, {softmax['flops per byte']:.3g} operations
-per byte in {roof.dtype} at any n and d, where the {hw.name}'s FP32 units (CUDA cores; AMD's vector ALUs) need
+per byte in {roof.dtype} at any n and d, where the {hw.name}'s FP32 units ({fp32_units}) need
 {hw.fp32_flops / hw.hbm_bytes_per_s:.3g} per byte to stay busy. It is memory-bound whatever the sizes: the first
 paper's own argument ({cite('fa1', '§2.1–2.2 and Figure 1, right')}).
 The count masks S as the first kernel writes it; PyTorch's attention in that figure runs the mask and

@@ -61,10 +61,14 @@ here_io = io.iloc[-1]
 rule_tiles, wide_rule = (paper_block_sizes(m, cfg.d) for m in (cfg.sram_elements, 2 * cfg.sram_elements))
 if wide_rule[0] == rule_tiles[0]:
     capped = (f"The rule caps Br at d = {cfg.d}, so here Br stays {rule_tiles[0]} when M doubles: the cap, not the "
-              "order, is what holds FlashAttention-2's count still.")
+              "order, is why FlashAttention-2's count does not halve.")
 else:
     capped = (f"Here M/4d is below d, so Br grows with M ({rule_tiles[0]} → {wide_rule[0]}) and FlashAttention-2's "
               "count falls too.")
+moved_by = ""
+if wide_rule[0] == rule_tiles[0] and here_io["flash fa2"] != wider["flash fa2"]:
+    moved_by = (" What moves it at all is the wider Bc: " + ("it cuts the diagonal differently under the causal mask"
+                if cfg.causal else "its tiles' overflow differs") + ".")
 ui.explain(f"""
 Theorem 2 of {cite("fa1", "§3.2")}: standard attention needs Θ(Nd + N²) HBM accesses, FlashAttention
 Θ(N²d²/M), and (Proposition 3) no exact algorithm does asymptotically better for every M between d and Nd.
@@ -79,7 +83,7 @@ At N = {top:,}, N²d²/M halves; the paper's order (fa1) makes
 order: a block of Bc = Θ(M/d) rows of K and V stays on chip while all of Q, O, m and l stream past it, so the
 traffic falls as M grows. In FlashAttention-2's order the block that stays is Q's: each of the N/Br query
 blocks reads all of K and V, about 2N²d/Br elements, so that order meets the bound only with Br = Θ(M/d)
-query rows. {capped}
+query rows. {capped}{moved_by}
 """)
 ui.chart(cache.figure(charts.io_theorem, io), "io_theorem")
 ui.slide("Theorem 2's counts")

@@ -63,8 +63,11 @@ where counting all of them gives 12 against 14 n²d.
 and sum m and l of every row ({cite("fa1", "Appendix B, Algorithm 4")}): O because the gradient of the softmax
 needs D = rowsum(dO ∘ O). The seed counts flash without O (the "flash stored" column); the figures here count
 it (the "flash + O" column). FlashAttention-2 keeps one number per row instead of m and l, the log-sum-exp
-L = m + log l, and rebuilds P = exp(S − L) from it ({cite("fa2", "§3.1")}): {bytes_text(cfg.n * cfg.element_bytes)}
-less than this count at n = {cfg.n}. It is the trade `gradient_checkpointing=True` makes, for one operator: pay
+L = m + log l, and rebuilds P = exp(S − L) from it ({cite("fa2", "§3.1")}). Its kernels keep L in float32
+whatever the inputs ({cite("fa_code", "softmax_lse")}): {bytes_text(4 * cfg.n)} at n = {cfg.n} against this count's
+{bytes_text(2 * cfg.n * cfg.element_bytes)} for m and l in {cfg.dtype},
+{compare(2 * cfg.n * cfg.element_bytes, 4 * cfg.n)}.
+It is the trade `gradient_checkpointing=True` makes, for one operator: pay
 {change_percent(fwd + stored_bwd, fwd + bwd)} flops for the recompute, keep
 {compare(here["std stored MB"], here["flash stored + O MB"])}.
 """)

@@ -39,10 +39,11 @@ else:
         st.markdown(overflow)
 if cfg.loop_order == "fa2":
     formula = ("each query block re-reads all of K and V, so flash moves about (2 + 2n/Br)·n·d elements "
-               "against 4n² + 4nd")
+               "against 4n² + 4nd" + (" (with the causal mask, about half of the K/V term)" if cfg.causal else ""))
 else:
     formula = ("in the paper's order each key/value block re-reads Q and O and rewrites O, so flash moves "
-               "about (3 + 3n/Bc)·n·d + 4n·n/Bc elements against 4n² + 4nd")
+               "about (3 + 3n/Bc)·n·d + 4n·n/Bc elements against 4n² + 4nd"
+               + (" (with the causal mask, about half of the n/Bc terms)" if cfg.causal else ""))
 if cfg.loop_order == "fa2":  # 2n²d/Br against 4n²
     side = "above" if cfg.Br > cfg.d / 2 else "not above"
     crossover = f"Br > d/2; here Br = {cfg.Br} is {side} d/2 = {cfg.d / 2:g}"

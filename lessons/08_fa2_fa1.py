@@ -49,7 +49,8 @@ ui.explain(f"""
   (here the FA1 order moves {compare(fa2['HBM MB'], fa1['HBM MB'])}).
 - **Parallel over the sequence, too.** With the query block outside, each block of output rows is
   independent, so the GPU runs one thread block per (batch, head, query block). FA1 parallelised over
-  batch × heads only, which leaves most of an A100's 108 SMs idle for long sequences at small batch.
+  batch × heads only, which leaves SMs idle when there are fewer (batch, head) pairs than the A100's 108
+  SMs, as with long sequences at small batch (FlashAttention-2 calls it efficient from about 80).
   The FlashAttention-2 paper credits both of these, the swapped loops and the parallelism over the
   sequence, to Phil Tillet's Triton implementation, which had them first ({cite("fa2", "§3.2")}).
 - **Fewer non-matmul operations.** FA2 keeps O unnormalised and divides by l once at the end (delayed

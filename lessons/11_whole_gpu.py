@@ -68,8 +68,9 @@ else:
 The grid has one {arch.block} per (head, query block of {kernel.Br} rows): {w.blocks:,} blocks. The {hw.name}
 keeps {per} of them on each of its {hw.sms} {unit}s, the least of what each limit allows:
 {residency_text(kernel, d, hw, occ)}{kernels_from}.
-So {w.resident:,} run at once and the grid runs in {w.waves:,} wave{'s' if w.waves > 1 else ''}, a head's query
-blocks one after another. {chiplets}The blocks of a wave read the same K and V tiles at about the same time, so
+So {w.resident:,} run at once and the grid runs in {w.waves:,} wave{'s' if w.waves > 1 else ''}
+({ui.assumes('occupancy')}), a head's query blocks one after another. {chiplets}The blocks of a wave read the
+same K and V tiles at about the same time, so
 one DRAM read serves them all through the {arch.cache}. Between two waves of a head, the {arch.cache} must also
 take the wave's other heads and its Q and O tiles: {bytes_text(w.in_flight)} in flight, {cache_kept}
 {ui.assumes('l2')}. So each head's K + V comes from DRAM {times}, and the reads come to {bytes_text(w.reads)}: the
@@ -195,7 +196,7 @@ one_wave = slow[slow["waves"] == 1]
 under_text = "" if one_wave.empty else (
     "Where the grid is less than one wave (PyTorch's kernel at n = 16,384 with one head: 128 blocks for 264 "
     "slots), every busy SM runs one block instead of two and the model, which assumes every SM full, says too "
-    "little. ")
+    f"little ({ui.assumes('occupancy')}). ")
 t = table[table["d"] == 64].pivot_table(index=["n", "B·H"], columns="kernel", values="measured ms")
 t128 = table[(table["kernel"] == "Triton 128×128") & (table["d"] == 64)]["time: model ÷ measured"]
 slower = pd.concat([t["Triton 128×128"] / t["Triton 128×64"], t["Triton 128×128"] / t["Triton 64×64"]])

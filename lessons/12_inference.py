@@ -61,7 +61,8 @@ Prefill runs all n = {cfg.n_kv:,} prompt tokens at once: each K/V block that rea
 {cfg.Br} query rows, as in training. Decoding has one new row per query head: the {cfg.group} query
 {'row' if cfg.group == 1 else 'rows'} of the heads that share a K/V head are all the reuse a cached byte
 gets. Same cache, same kernel: prefill does **{pre['flops per byte']:.3g}** flops per byte, decode
-**{dec['flops per byte']:.3g}**.
+**{dec['flops per byte']:.3g}**. Prefill is counted here without its causal mask, which in a real prompt
+halves both its flops and its reads of K and V ({ui.assumes("prefill_full")}).
 """)
 table = cache.decode_bounds(cfg, gpus)
 left, right = st.columns([4, 3])  # the table wide enough for its four columns at 1280 px
@@ -180,9 +181,10 @@ arch = arch_of(hw)
 cache_said = (f"the {hw.name}'s {arch.cache_bytes(hw) // 2**20} MB {arch.cache}" if arch.cache_mb is not None
               else f"a {hw.l2_mb} MB L2")
 ui.explain(f"""
-**What this model leaves out.** The merge: FlashAttention's split-KV path runs it as a separate combine
-kernel, with its own launch and its own read of the partials, and this model counts neither
-({ui.assumes("split_merge")}). The cache in front of HBM: {cache_said} can hold a short K/V cache outright. This
-counts HBM bytes and a roofline, as the other lessons do ({ui.assumes("roofline")}). The model's weights are read at
-every step too; they are not counted here.
+**What this model leaves out.** The merge's launch: FlashAttention's split-KV path runs the merge as a
+separate combine kernel; this model counts the partials written and read back and times the merge as a
+second kernel, with no launch cost, and takes the partials from HBM where a real combine kernel may find
+them in L2 ({ui.assumes("split_merge")}). The cache in front of HBM: {cache_said} can hold a short K/V cache
+outright. This counts HBM bytes and a roofline, as the other lessons do ({ui.assumes("roofline")}). The
+model's weights are read at every step too; they are not counted here.
 """)

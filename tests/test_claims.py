@@ -336,7 +336,7 @@ def check_where_time_goes(ck: Claims, p: dict) -> None:
 
     softmax = next(k for k in kernels if k[0] == "softmax")
     m = ck.find(rf"({NUM}) operations\s+per byte in (\w+) at any n and d, where the (.+?)'s FP32 units "
-                rf"\(CUDA cores; AMD's vector ALUs\) need\s+"
+                rf"\((?:CUDA cores|vector ALUs)\) need\s+"
                 rf"({NUM}) per byte")
     ck.expect(agrees(m.group(1), softmax[3]) and m.group(2) == roof.dtype, f"softmax intensity {m.group(0)!r}")
     ck.expect(agrees(m.group(4), hw.fp32_flops / hw.hbm_bytes_per_s), f"CUDA-core balance {m.group(0)!r}")
@@ -494,7 +494,7 @@ def check_io_theorem(ck: Claims, cfg: Config) -> None:
     said = ck.find(rf"FlashAttention-2's order makes\s+{COMPARE} accesses")
     ck.ratio_claim(said, counts["fa2", cfg.sram_bytes], counts["fa2", 2 * cfg.sram_bytes], "fa2 at 2M")
     Br, wide_Br = (paper_block_sizes(m, cfg.d)[0] for m in (cfg.sram_elements, 2 * cfg.sram_elements))
-    if ck.find(r"the cap, not the order, is what holds FlashAttention-2's count still", required=False):
+    if ck.find(r"the cap, not the order, is why FlashAttention-2's count does not halve", required=False):
         ck.expect(Br == wide_Br == cfg.d, f"the rule's Br is {Br} at M and {wide_Br} at 2M, d = {cfg.d}")
     else:
         ck.find(rf"Br grows with M \({Br} → {wide_Br}\)")
