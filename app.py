@@ -9,7 +9,7 @@ from explorer.lessons import LESSONS
 collector.freeze_new_modules()  # what the last run imported: skipped by the full collection after each run
 
 # A local icon: an emoji or :material/ icon makes the browser fetch the favicon from a CDN.
-st.set_page_config(page_title="flashviz: attention is short of bytes",
+st.set_page_config(page_title="flashviz: why FlashAttention is fast",
                    page_icon=str(Path(__file__).parent / "explorer" / "favicon.png"), layout="wide")
 ui.style()
 

@@ -142,12 +142,13 @@ def budget_doubled(cfg: Config) -> Question:
 
 def backward_memory(cfg: Config) -> Question:
     std = costs.stored_for_backward(cfg, "standard")
-    flash = costs.stored_for_backward(cfg, "flash")
+    flash = costs.stored_for_backward(cfg, "flash", include_O=True)
     return Question(
         f"For the backward pass at n = {cfg.n}, d = {cfg.d}, standard attention keeps Q, K, V and P; flash "
-        "keeps Q, K, V, m and l. Standard keeps how many times as much?", "ratio", std / flash,
-        f"P is n × n = {cfg.n * cfg.n:,} numbers; m and l are 2n = {2 * cfg.n:,}. With Q, K and V "
-        f"({3 * cfg.n * cfg.d:,}) on both sides: {bytes_text(std * cfg.element_bytes)} against "
+        "keeps Q, K, V, its output O, and m and l. Standard keeps how many times as much?", "ratio", std / flash,
+        f"P is n × n = {cfg.n * cfg.n:,} numbers; O is n × d = {cfg.n * cfg.d:,} and m and l are "
+        f"2n = {2 * cfg.n:,}. With Q, K and V ({3 * cfg.n * cfg.d:,}) on both sides: "
+        f"{bytes_text(std * cfg.element_bytes)} against "
         f"{bytes_text(flash * cfg.element_bytes)}. Flash pays for it by recomputing S in the backward.",
         LADDER, f"{std / flash:.3g}×")
 

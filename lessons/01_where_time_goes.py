@@ -159,10 +159,12 @@ ui.table(gpu_table, "hardware", "Vendor figures; SRAM is shared memory, in KB pe
          headers={"SRAM/block KB": "per block KB", "bf16 TFLOP/s": "bf16 rate",
                   "fp32 TFLOP/s": "fp32 rate"})
 st.caption(preset_sources(gpus))
-tokens = costs.kv_tokens_within(hw.l2_mb * MB, roof.d, roof.element_bytes)
-l2 = (f" The {hw.name}'s {hw.l2_mb} MB of L2 in all could hold one head's K and V (d = {roof.d}, {roof.dtype}) "
+arch = arch_of(hw)
+tokens = costs.kv_tokens_within(arch.cache_bytes(hw), roof.d, roof.element_bytes)
+l2 = (f" The {hw.name}'s {arch.cache_bytes(hw) // MB} MB {arch.cache} could hold one head's K and V "
+      f"(d = {roof.d}, {roof.dtype}) "
       f"for up to {count_text(tokens)} tokens, so at n = {cfg.n} flash's re-reads of them "
-      f"{'could' if cfg.n <= tokens else 'could not all'} come from L2 instead of HBM; lesson 11 models that."
+      f"{'could' if cfg.n <= tokens else 'could not all'} come from it instead of HBM; lesson 11 models that."
       if tokens else "")
 ui.explain(f"""
 **What this model leaves out.** It counts bytes between HBM and on-chip SRAM and nothing else: no L2

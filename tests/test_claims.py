@@ -26,6 +26,7 @@ from flashviz.attention import online_softmax, random_row
 from flashviz.bugs import BUGS, NOISE, OVERFLOW_ROW
 from flashviz.config import (DTYPE_BYTES, HARDWARE, KB, MB, TILE_SIZES, Config, custom_hardware,
                              tensor_dtype)
+from flashviz.gpu_arch import arch_of
 from flashviz.memory import clamp_tiles, fits, paper_block_sizes, working_set
 from tests.claims_settings import OVERFLOW, engine_config, explicit, lesson_params, url
 from explorer.lessons import LESSONS
@@ -388,9 +389,9 @@ def check_where_time_goes(ck: Claims, p: dict) -> None:
     ck.expect(bool(m.group(6)) == (len({k[1] for k in wide_k}) > 1), f"'the single point' clause iff the kernels' "
                                                                       f"bounds differ: {wide_k}")
 
-    tokens = int(hw.l2_mb * MB // (2 * roof.d * roof.element_bytes))
+    tokens = int(arch_of(hw).cache_bytes(hw) // (2 * roof.d * roof.element_bytes))  # the cache every SM shares
     m = ck.find(rf"could hold one head's K and V \(d = (\d+), (\w+)\)\s+for up to ({NUM}) (k |M )?tokens, so at "
-                rf"n = (\d+) flash's re-reads of them\s+(could not all|could) come from L2")
+                rf"n = (\d+) flash's re-reads of them\s+(could not all|could) come from it")
     shown = number(m.group(3)) * {"k ": 1e3, "M ": 1e6}.get(m.group(4) or "", 1)
     ck.expect(int(m.group(1)) == roof.d and m.group(2) == roof.dtype
               and abs(shown - tokens) <= half_unit(m.group(3)) * {"k ": 1e3, "M ": 1e6}.get(m.group(4) or "", 1),
@@ -1076,7 +1077,8 @@ def why_tile_size(ck: Claims, p: dict) -> None:
 def why_backward(ck: Claims, p: dict) -> None:
     cfg = engine_config(p)
     m = ck.find(rf"on both sides: ({BYTES}) against ({BYTES})\.", ck.why)
-    std, flash = (costs.stored_for_backward(cfg, k) * cfg.element_bytes for k in ("standard", "flash"))
+    std = costs.stored_for_backward(cfg, "standard") * cfg.element_bytes
+    flash = costs.stored_for_backward(cfg, "flash", include_O=True) * cfg.element_bytes
     ck.expect(same_bytes(m.group(1), std) and same_bytes(m.group(2), flash), f"{m.group(0)!r}: {std} B, {flash} B")
 
 

@@ -64,7 +64,7 @@ def test_doubling_a_small_budget_halves_the_traffic():
 def test_the_backward_answer_is_the_stored_ratio(cfg):
     q = questions.backward_memory(cfg)
     n, d = cfg.n, cfg.d
-    assert q.answer == (3 * n * d + n * n) / (3 * n * d + 2 * n)
+    assert q.answer == (3 * n * d + n * n) / (4 * n * d + 2 * n), "Q, K, V and P against Q, K, V, O, m and l"
 
 
 @pytest.mark.parametrize("error, bucket", [(4e-16, 0), (3e-9, 1), (2e-3, 2), (0.62, 3)])
