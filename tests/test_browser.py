@@ -430,9 +430,9 @@ def test_a_reader_reveals_with_the_a_key_and_sees_how_far_off_the_guess_was(serv
     page.keyboard.press("a")
     expect(question(page)).to_contain_text(re.compile("engine says", re.I), timeout=WAIT)
     expect(question(page)).to_contain_text("You said")
-    # standard keeps (3nd + n^2) / (3nd + 2n) times as much at n = 8192, d = 64
+    # standard keeps Q, K, V, P: (3nd + n^2); flash Q, K, V, O, m, l: (4nd + 2n), at n = 8192, d = 64
     n, d = 8192, 64
-    ratio = (3 * n * d + n * n) / (3 * n * d + 2 * n)
+    ratio = (3 * n * d + n * n) / (4 * n * d + 2 * n)
     expect(question(page)).to_contain_text(f"{ratio:.3g}×")
     expect(question(page)).to_contain_text("too low")
 
