@@ -488,7 +488,10 @@ def reading_list() -> None:
 
 def assumes(key: str) -> str:
     """A visible "model" mark for a sentence that rests on one of this model's assumptions: a link
-    to its entry in the list every lesson ends with (assumptions)."""
+    to its entry in the list every lesson ends with (assumptions). On a projector the list is not
+    drawn, so the mark is the words alone."""
+    if presenting():
+        return f"*model: {ASSUMPTIONS[key].title}*"
     return f"[*model: {ASSUMPTIONS[key].title}*](#model-{key})"
 
 

@@ -130,3 +130,12 @@ def test_lesson_one_shows_the_sources_and_the_list_every_mark_links_to():
     anchors = " ".join(h.proto.body for h in at.get("html"))
     for key in ASSUMPTIONS:
         assert f'id="model-{key}"' in anchors, f"no entry for the mark #model-{key}"
+
+
+def test_on_a_projector_a_mark_is_its_words_without_a_link_to_the_list_it_hides():
+    from tests.test_app import open_page, texts
+    at = open_page("lessons/01_where_time_goes.py", present="true")
+    at.button(key="reveal_answer").click().run()
+    shown = texts(at)
+    assert "*model: roofline time*" in shown and "](#model-" not in shown, shown[:2000]
+    assert not any(h.value == "What this model assumes" for h in at.subheader)
