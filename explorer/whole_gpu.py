@@ -81,11 +81,11 @@ def residency_text(kernel: Kernel, d: int, hw: Hardware, occ: Occupancy) -> str:
 def figures_cited(hw: Hardware) -> str:
     """Where the residency and cache figures come from, as links."""
     if arch_of(hw).chiplets > 1:
-        return (f"{cite('rocm_specs')} (CUs, wavefronts of 64, LDS, the VGPR file, the L2 per XCD and the "
+        return (f"{cite('rocm')} (CUs, wavefronts of 64, LDS, the VGPR file, the L2 per XCD and the "
                 f"Infinity Cache), {cite('llvm_amdgpu')} (4 SIMDs per CU, 512 registers per lane allocated 8 at "
                 f"a time, at most 8 wavefronts per SIMD), {cite('rocm_partitions')} (workgroups go to the XCDs "
                 "in turn)")
-    return (f"{cite('cuda_guide')} (registers, warps and blocks per SM, 1 KB kept per block), {cite('a100_wp')} "
+    return (f"{cite('cuda')} (registers, warps and blocks per SM, 1 KB kept per block), {cite('a100_wp')} "
             "(the L2 in two partitions)")
 
 

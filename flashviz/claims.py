@@ -37,6 +37,16 @@ def regime(bytes_per_flop: float, balance: float) -> str:
     return "memory" if bytes_per_flop > balance else "compute"
 
 
+def crossover(cfg) -> tuple[str, int, str, float]:
+    """Where flash's n² re-reads cross standard attention's 4n² (long rows, nothing spilled):
+    FA2's order re-reads K and V, 2n²d/Br, so flash moves less only while Br > d/2; the paper's
+    order re-reads Q, O, m and l, (3d + 4)n²/Bc, so while Bc > (3d + 4)/4. Returns the tile's
+    name and size, and the edge's formula and value."""
+    if cfg.loop_order == "fa2":
+        return "Br", cfg.Br, "d/2", cfg.d / 2
+    return "Bc", cfg.Bc, "(3d + 4)/4", (3 * cfg.d + 4) / 4
+
+
 def tiles_overflow(cfg) -> bool:
     """True when one forward tile step's working set is over the SRAM budget."""
     from .memory import fits, working_set

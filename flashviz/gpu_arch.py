@@ -105,7 +105,7 @@ class Occupancy:
 NVIDIA = Arch(family="NVIDIA (compute capability 8.0 to 10.0)", unit="SM", block="thread block",
               smem="shared memory", warp=32, warp_name="warp", register_files=1, regs_per_unit=65536,
               reg_granule=8, max_regs_per_thread=255, max_warps=64, max_blocks=32, smem_reserved=1 * KB,
-              cache="L2", cache_parts=2, cache_mb=None, sources=("cuda_guide", "a100_wp"))
+              cache="L2", cache_parts=2, cache_mb=None, sources=("cuda", "a100_wp"))
 
 # AMD CDNA 3 (MI300X, gfx942). ROCm's GPU specifications table (MI300X row): wavefronts of 64,
 # 64 KiB of LDS per CU, a 512 KiB VGPR file per CU, 32 MiB of L2 as 4 MiB per XCD, 256 MiB of
@@ -121,7 +121,7 @@ CDNA3 = Arch(family="AMD CDNA 3", unit="CU", block="workgroup", smem="LDS", warp
              register_files=4, regs_per_unit=512 * KB // 4, reg_granule=8, max_regs_per_thread=512,
              max_warps=32, max_blocks=None, smem_reserved=0, cache="Infinity Cache", cache_parts=1,
              cache_mb=256, chiplets=8, chiplet_l2_mb=4,
-             sources=("rocm_specs", "llvm_amdgpu", "rocm_partitions"))
+             sources=("rocm", "llvm_amdgpu", "rocm_partitions"))
 
 ARCH = {"A100 40GB": NVIDIA, "A100 80GB": NVIDIA, "H100 SXM": NVIDIA, "H200 SXM": NVIDIA, "B200": NVIDIA,
         "MI300X": CDNA3}

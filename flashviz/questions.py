@@ -13,7 +13,7 @@ import pandas as pd
 
 from . import costs, sweeps
 from .attention import online_softmax, random_row
-from .claims import compare, overflow_cause, overflow_note, overflow_share, regime, tiles_overflow
+from .claims import compare, crossover, overflow_cause, overflow_note, overflow_share, regime, tiles_overflow
 from .config import KB, Config, Hardware, tensor_dtype
 from .decode import DecodeConfig, decode_cost
 from .format import bytes_text, times_text
@@ -92,12 +92,11 @@ def why_flash_moves(cfg: Config) -> str:
     note = overflow_note(cfg)
     if not note and costs.flash_cost(cfg).hbm_bytes > costs.standard_cost(cfg).hbm_bytes:
         # nothing spills, and still more: the tiles are too narrow for the head dimension
-        if cfg.loop_order == "fa2" and cfg.Br <= cfg.d / 2:
-            note = (f"Flash moves more here because Br = {cfg.Br} is not above d/2 = {cfg.d / 2:g}: its n/Br "
-                    "re-reads of K and V, 2n²d/Br elements, outweigh standard attention's 4n².")
-        elif cfg.loop_order == "fa1" and cfg.Bc <= (3 * cfg.d + 4) / 4:
-            note = (f"Flash moves more here because Bc = {cfg.Bc} is not above (3d + 4)/4 = {(3 * cfg.d + 4) / 4:g}: "
-                    "its n/Bc re-reads of Q, O, m and l outweigh standard attention's 4n².")
+        name, tile, formula, edge = crossover(cfg)
+        if tile <= edge:
+            what = "K and V" if cfg.loop_order == "fa2" else "Q, O, m and l"
+            note = (f"Flash moves more here because {name} = {tile} is not above {formula} = {edge:g}: its "
+                    f"n/{name} re-reads of {what} outweigh standard attention's 4n².")
     return f"Flash never writes S or P, but {reads}." + (f" {note}" if note else "")
 
 

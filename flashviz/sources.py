@@ -77,16 +77,10 @@ SOURCES: dict[str, Source] = {
                    "https://docs.nvidia.com/cuda/cuda-programming-guide/05-appendices/compute-capabilities.html"),
     "h200_measured": Source("measured on this project's H200",
                             "This project's H200: PyTorch's device properties, Nsight Compute and timings "
-                            "(data/h200, 2026-11-29 and 2026-11-30)", "this project"),
-    "cuda_guide": Source("CUDA programming guide", "CUDA C++ Programming Guide: technical specifications per "
-                         "compute capability", "NVIDIA",
-                         "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html"
-                         "#features-and-technical-specifications"),
+                            "(data/h200, 2026-11-29 to 2026-12-01)", "this project"),
     "a100_wp": Source("A100 whitepaper", "NVIDIA A100 Tensor Core GPU Architecture", "NVIDIA, 2020",
                       "https://images.nvidia.com/aem-dam/en-zz/Solutions/data-center/"
                       "nvidia-ampere-architecture-whitepaper.pdf"),
-    "rocm_specs": Source("ROCm GPU specifications", "AMD GPU specifications (AMD Instinct GPUs table)",
-                         "AMD, ROCm documentation", "https://rocm.docs.amd.com/en/latest/reference/gpu-arch-specs.html"),
     "llvm_amdgpu": Source("LLVM's AMDGPU backend", "LLVM AMDGPU backend, AMDGPUBaseInfo.cpp (the occupancy rules "
                           "of gfx90a and gfx942)", "LLVM project",
                           "https://github.com/llvm/llvm-project/blob/main/llvm/lib/Target/AMDGPU/Utils/"
@@ -210,8 +204,8 @@ ASSUMPTIONS: dict[str, Assumption] = {
         "Lesson 11 counts the blocks resident on each SM (compute unit) from the kernel's shared memory and "
         "registers against its architecture's limits: NVIDIA's compute capabilities 8.0 to 10.0 (64 K 32-bit "
         "registers, 32-thread warps, at most 32 blocks and 64 warps per SM, 1 KB of shared memory kept per "
-        f"block; {cite('cuda_guide')}) and AMD's CDNA 3 for the MI300X (wavefronts of 64, 512 registers per "
-        f"lane on each of 4 SIMDs, 64 KB of LDS; {cite('rocm_specs')}, {cite('llvm_amdgpu')}), and takes "
+        f"block; {cite('cuda')}) and AMD's CDNA 3 for the MI300X (wavefronts of 64, 512 registers per "
+        f"lane on each of 4 SIMDs, 64 KB of LDS; {cite('rocm')}, {cite('llvm_amdgpu')}), and takes "
         "every unit as holding that many.",
         "A grid smaller than one wave leaves units with fewer blocks. The registers per thread were read off "
         "the profiler on the H200 and change with the compiler and the GPU; the MI300X runs ROCm's own "

@@ -4,7 +4,7 @@ import streamlit as st
 from explorer import cache, charts, predict, ui
 from explorer.lessons import LESSONS
 from flashviz import questions, sweeps
-from flashviz.claims import change_percent, compare
+from flashviz.claims import change_percent, compare, crossover
 from flashviz.config import HARDWARE
 from flashviz.format import bytes_text, count_text
 from flashviz.sources import cite
@@ -44,18 +44,15 @@ else:
     formula = ("in the paper's order each key/value block re-reads Q and O and rewrites O, so flash moves "
                "about (3 + 3n/Bc)·n·d + 4n·n/Bc elements against 4n² + 4nd"
                + (" (with the causal mask, about half of the n/Bc terms)" if cfg.causal else ""))
-if cfg.loop_order == "fa2":  # 2n²d/Br against 4n²
-    side = "above" if cfg.Br > cfg.d / 2 else "not above"
-    crossover = f"Br > d/2; here Br = {cfg.Br} is {side} d/2 = {cfg.d / 2:g}"
-else:  # (3d + 4)·n²/Bc against 4n²
-    side = "above" if cfg.Bc > (3 * cfg.d + 4) / 4 else "not above"
-    crossover = f"Bc > (3d + 4)/4; here Bc = {cfg.Bc} is {side} (3d + 4)/4 = {(3 * cfg.d + 4) / 4:g}"
+name, tile, formula, edge = crossover(cfg)
+crossing = (f"{name} > {formula}; here {name} = {tile} is {'above' if tile > edge else 'not above'} "
+            f"{formula} = {edge:g}")
 overflow_formula = ", plus the overflow while the tiles do not fit" if overflow else ""
 ui.explain(f"""
 Without a mask the flop columns agree exactly: tiling reorders the arithmetic, it does not remove any.
 The bytes are another matter: {formula}{overflow_formula}. The cut grows with the tile size over the head dimension,
 which is what the SRAM budget limits (lesson 4). For long rows the n² terms decide it: flash moves fewer bytes
-only while {crossover}. The paper's own condition is the same in its terms: FlashAttention needs many times fewer
+only while {crossing}. The paper's own condition is the same in its terms: FlashAttention needs many times fewer
 HBM accesses when d² is many times smaller than M ({cite("fa1", "§3.2, after Theorem 2")}).
 """)
 cut_n = max(cfg.n, 512)

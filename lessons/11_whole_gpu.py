@@ -31,7 +31,7 @@ hw, kernel = gpu_named(gpu), kernel_named(kname, d)
 arch, occ = arch_of(hw), kernel.occupancy(d, hw)
 unit = arch.unit
 if not is_modelled(hw):
-    st.caption(f"A custom GPU is modelled as NVIDIA's ({cite('cuda_guide')}: 64 K registers, 64 warps and 32 "
+    st.caption(f"A custom GPU is modelled as NVIDIA's ({cite('cuda')}: 64 K registers, 64 warps and 32 "
                "blocks per SM, 1 KB of shared memory kept per block; the L2 in two partitions): your figures set "
                "its SMs, the shared memory one block may use and its L2"
                + (", also the sidebar's." if ui.value("hw") == CUSTOM else "."))
