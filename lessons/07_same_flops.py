@@ -44,9 +44,9 @@ else:
     formula = ("in the paper's order each key/value block re-reads Q and O and rewrites O, so flash moves "
                "about (3 + 3n/Bc)·n·d + 4n·n/Bc elements against 4n² + 4nd"
                + (" (with the causal mask, about half of the n/Bc terms)" if cfg.causal else ""))
-name, tile, formula, edge = crossover(cfg)
-crossing = (f"{name} > {formula}; here {name} = {tile} is {'above' if tile > edge else 'not above'} "
-            f"{formula} = {edge:g}")
+tile_name, tile, edge_formula, edge = crossover(cfg)
+crossing = (f"{tile_name} > {edge_formula}; here {tile_name} = {tile} is {'above' if tile > edge else 'not above'} "
+            f"{edge_formula} = {edge:g}")
 overflow_formula = ", plus the overflow while the tiles do not fit" if overflow else ""
 ui.explain(f"""
 Without a mask the flop columns agree exactly: tiling reorders the arithmetic, it does not remove any.

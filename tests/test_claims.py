@@ -599,6 +599,10 @@ def check_same_flops(ck: Claims, p: dict) -> None:
                        ("plus the overflow while the tiles do not fit" in ck.text, "the formula's overflow")):
         ck.expect(said == over, f"{what} shown: {said}; the tiles overflow: {over}")
     ck.count += 3
+    # the traffic formula of the sidebar's loop order, then where its n² terms cross standard's
+    ck.find(r"The bytes are another matter: each query block re-reads all of K and V, so flash moves about "
+            r"\(2 \+ 2n/Br\)·n·d" if cfg.loop_order == "fa2" else
+            r"The bytes are another matter: in the paper's order each key/value block re-reads Q and O")
     # the crossover of the n² terms, fa2: 2n²d/Br against 4n²; fa1: (3d + 4)n²/Bc against 4n²
     tile, edge = (cfg.Br, cfg.d / 2) if cfg.loop_order == "fa2" else (cfg.Bc, (3 * cfg.d + 4) / 4)
     m = ck.find(rf"here B[rc] = (\d+) is (above|not above) [^=]+ = ({NUM})\.")
