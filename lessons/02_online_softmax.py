@@ -71,7 +71,7 @@ st.markdown(f"exp({scores.max():g}) {'overflows' if overflows else 'still fits i
                + ", ".join(over[over[0] == "float64":])
                + "." if over else "It fits every type a GPU kernel uses as well.")
             + f" A real kernel takes 16-bit inputs and keeps its softmax in float32 registers, where exp "
-            f"overflows past {EXP_LIMIT['float32']:.1f}; a score matrix stored in float16 overflows past "
+            f"overflows past {EXP_LIMIT['float32']:.1f}; an exponential stored in float16 overflows past "
             f"e^{EXP_LIMIT['float16']:.2f} (65,504), in bfloat16 past e^{EXP_LIMIT['bfloat16']:.1f} "
             f"({ui.assumes('fp64')}).")
 # As text: a table widget shows NaN as an empty "None", which hides the point of the demo.
