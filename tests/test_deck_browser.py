@@ -170,7 +170,10 @@ def open_at_section(pg, url: str, k: int, sec: int) -> None:
 @pytest.mark.parametrize("deck", [list(range(len(LESSONS))), [0, 2, 4, 8]], ids=["every lesson", "a deck of four"])
 def test_the_clicker_alone_shows_every_figure_and_walks_back(server, projector, deck):  # noqa: F811
     pg = projector
-    query = SETTINGS + ("" if len(deck) == len(LESSONS) else "&deck=" + ",".join(str(k + 1) for k in deck))
+    # The deck of four runs where the sidebar's tiles overflow (float32 at d = 128): lessons 3, 5 and 9 open
+    # with the overflow banner above their question, and the clicker must still reach every figure.
+    settings = SETTINGS if len(deck) == len(LESSONS) else SETTINGS.replace("float16", "float32")
+    query = settings + ("" if len(deck) == len(LESSONS) else "&deck=" + ",".join(str(k + 1) for k in deck))
     pg.goto(lesson_url(server, deck[0], "?" + query))
     on_lesson(pg, deck[0])
     expect(pg.locator(".st-key-question").first).to_be_visible(timeout=WAIT)
@@ -185,6 +188,8 @@ def test_the_clicker_alone_shows_every_figure_and_walks_back(server, projector, 
     shown = [stop for k, stop in enumerate(forward) if k == 0 or stop != forward[k - 1]]
     assert back == list(reversed(shown)), "PageUp retraces every section PageDown showed"
     assert all(key in pg.url for key in ("n=2048", "d=128", "present=true")), pg.url
+    if settings != SETTINGS:
+        expect(pg.locator(".st-key-overflow_banner")).to_have_count(0)  # lesson 1 checks the tiles in 16 bits
 
 
 def test_the_presenter_link_resumes_at_its_section_and_the_reader_link_reads(server, projector):  # noqa: F811
@@ -219,3 +224,15 @@ def test_the_arrow_keys_step_the_player_of_the_section_on_screen(server, project
     pg.keyboard.press("ArrowRight")
     expect(frames[1].locator("#label")).to_have_attribute("data-step", str(steps[1] + 1), timeout=WAIT)
     assert int(frames[0].locator("#label").get_attribute("data-step")) == steps[0], "the other player stayed"
+
+
+def test_a_presenter_link_where_the_tiles_overflow_opens_with_the_banner_and_its_fix_on_screen(server, projector):  # noqa: F811
+    pg = projector
+    pg.goto(lesson_url(server, 2, "?" + SETTINGS.replace("float16", "float32")))
+    on_lesson(pg, 2)
+    banner, fix = pg.locator(".st-key-overflow_banner"), pg.locator(".st-key-fix_tiles button")
+    expect(banner).to_contain_text("These 64 × 64 tiles do not fit in SRAM", timeout=WAIT)
+    expect(fix).to_be_in_viewport(timeout=WAIT)
+    fix.click()
+    expect(banner).to_have_count(0, timeout=WAIT)
+    pg.wait_for_url(re.compile(r"Br=48"), timeout=WAIT)
