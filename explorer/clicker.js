@@ -104,7 +104,8 @@
   // (a run that rewrites the address bar drops it), and close the sidebar once on entering
   // presentation mode (the settings stay one click away).
   // A section held in place: { k: its number, or "end" for the lesson's last, counted when the
-  // marks are there (a run can end before a new lesson's marks are drawn), until: a deadline }.
+  // marks are there (a run can end before a new lesson's marks are drawn), until: a deadline, HOLD_MS
+  // after the last run that ended while it was held }.
   let wasPresenting = false, resume = null;
   const HOLD_MS = 8000;
   const target = r => (r.k === "end" ? marks().length : r.k);
@@ -116,7 +117,10 @@
     }
     wasPresenting = on;
     if (!on) { shown = { path: location.pathname, k: 0 }; return; }
-    if (resume && performance.now() < resume.until) { go(target(resume)); hold(); return; }  // held in place
+    if (resume && performance.now() < resume.until) {  // held in place, for HOLD_MS after the lesson's last run
+      resume.until = performance.now() + HOLD_MS;  // a busy machine may draw the lesson's marks late
+      go(target(resume)); hold(); return;
+    }
     if (shown.path !== location.pathname) {  // a lesson opened: at the link's section, if it names one
       const raw = new URL(location.href).searchParams.get("sec");
       const k = raw === "end" ? "end" : Math.max(0, parseInt(raw || "0", 10) || 0);
