@@ -36,7 +36,10 @@
            (!end || !!(end.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_PRECEDING));
   }
   window.__fvOwnsKeys = frame => (presenting() ? inSection(frame, current()) : undefined);
-  let shown = { path: null, k: 0 };  // the lesson and section on screen (null: none yet)
+  // The lesson the page shows, as the server drew it (`.fv-deck[data-lesson]`, drawn at the end of
+  // each run), and the section on screen (lesson null: none yet).
+  const deckNow = () => q(".fv-deck");
+  let shown = { lesson: null, k: 0 };
   function writeUrl(k) {
     const u = new URL(location.href);
     if (k > 0) u.searchParams.set("sec", String(k)); else u.searchParams.delete("sec");
@@ -47,7 +50,8 @@
     if (!s) return;
     k = Math.max(0, Math.min(ms.length, k));
     s.scrollTop = k === 0 ? 0 : s.scrollTop + ms[k - 1].getBoundingClientRect().top - headBottom();
-    shown = { path: location.pathname, k };
+    const d = deckNow();
+    shown = { lesson: d ? d.dataset.lesson : shown.lesson, k };
     writeUrl(k);
     window.__fvSection = { k, of: ms.length, at: performance.now() };
   }
@@ -100,9 +104,12 @@
     const keys = e.key === "PageDown" ? ["next_lesson"] : ["prev_lesson"];
     for (const k of keys) { const b = button(k); if (b) { b.click(); return; } }
   }, true);
-  // After each run: resume at the link's section on a lesson's first run, keep `sec` in the URL
-  // (a run that rewrites the address bar drops it), and close the sidebar once on entering
-  // presentation mode (the settings stay one click away).
+  // After each run: resume at the link's section when the page first shows a lesson (the section
+  // its server run saw in the link, `data-resume`), keep `sec` in the URL (a run that rewrites the
+  // address bar drops it), and close the sidebar once on entering presentation mode (the settings
+  // stay one click away). A new lesson is told by the lesson the page shows, not by the address bar:
+  // Streamlit changes the path when a run starts and can flag "not running" between two runs, so the
+  // address can name the next lesson while the page still shows the last.
   // A section held in place: { k: its number, or "end" for the lesson's last, counted when the
   // marks are there (a run can end before a new lesson's marks are drawn), until: a deadline, HOLD_MS
   // after the last run that ended while it was held }.
@@ -116,13 +123,15 @@
       if (side && close && side.getBoundingClientRect().right > 40) close.click();
     }
     wasPresenting = on;
-    if (!on) { shown = { path: location.pathname, k: 0 }; return; }
+    const d = deckNow();
+    if (!on) { shown = { lesson: d ? d.dataset.lesson : null, k: 0 }; return; }
+    if (!d) return;  // the run ended before drawing its lesson: nothing to place yet
     if (resume && performance.now() < resume.until) {  // held in place, for HOLD_MS after the lesson's last run
       resume.until = performance.now() + HOLD_MS;  // a busy machine may draw the lesson's marks late
       go(target(resume)); hold(); return;
     }
-    if (shown.path !== location.pathname) {  // a lesson opened: at the link's section, if it names one
-      const raw = new URL(location.href).searchParams.get("sec");
+    if (shown.lesson !== d.dataset.lesson) {  // a lesson opened: at the link's section, if it names one
+      const raw = d.dataset.resume;
       const k = raw === "end" ? "end" : Math.max(0, parseInt(raw || "0", 10) || 0);
       resume = k === "end" || k > 0 ? { k, until: performance.now() + HOLD_MS } : null;
       go(resume ? target(resume) : 0);
@@ -149,6 +158,13 @@
     new MutationObserver(() => { if (a.dataset.testScriptState === "notRunning") settled(); })
       .observe(a, { attributes: true, attributeFilter: ["data-test-script-state"] });
     if (a.dataset.testScriptState === "notRunning") settled();
+    // A backstop for a run's end the observer did not see (two state changes drawn in one frame):
+    // a lesson on the page that the clicker has not placed yet is placed once the app is idle.
+    setInterval(() => {
+      const d = deckNow();
+      if (d && presenting() && d.dataset.lesson !== shown.lesson && a.isConnected &&
+          a.dataset.testScriptState === "notRunning") settled();
+    }, 250);
   };
   if (app || document.readyState !== "loading") watch(); else addEventListener("DOMContentLoaded", watch);
 })();

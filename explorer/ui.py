@@ -617,7 +617,12 @@ def lesson_nav(current: str) -> None:
         return
     k = files.index(current)
     before, after = _neighbours(k)
-    st.html(f'<div class="fv-deck" data-present="{1 if presenting() else 0}"></div>')
+    # The lesson this run drew and the section its link names ("end", a number, or none): the
+    # clicker resumes there when it first meets this lesson in the page, from what the page shows
+    # rather than from the address bar, which Streamlit changes at other moments than it draws.
+    resume = st.query_params.get(SECTION, "") if section_in_link() else ""
+    st.html(f'<div class="fv-deck" data-present="{1 if presenting() else 0}" data-lesson="{k}"'
+            f' data-resume="{resume}"></div>')
     if presenting():
         st.html(_PRESENT_CSS)
     left, right = st.columns(2)
