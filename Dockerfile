@@ -1,8 +1,9 @@
 # The explorer in a container: `docker build -t flashviz . && docker run -p 8501:8501 flashviz`
 FROM python:3.11-slim
 WORKDIR /app
-COPY requirements.txt .
-RUN pip install --no-cache-dir -r requirements.txt
+# The served set: requirements.lock's exact versions, the ones CI ran the whole suite on.
+COPY requirements.txt requirements.lock ./
+RUN pip install --no-cache-dir -r requirements.lock
 COPY app.py ./
 COPY .streamlit ./.streamlit
 COPY explorer ./explorer

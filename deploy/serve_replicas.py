@@ -4,8 +4,9 @@
 
 Fills deploy/nginx.conf in a run folder, starts the replicas on the ports after --port and nginx
 on --port, waits until nginx routes /_stcore/health to every replica, prints the URL, and stops
-everything on Ctrl-C. Needs requirements.txt's packages and Debian's nginx (`apt-get install -y
-nginx`). Everything listens on 127.0.0.1; put a TLS front (or nginx's own `listen 443 ssl`) before
+everything on Ctrl-C. Needs requirements.lock's packages (`pip install -r requirements.lock`:
+the set CI tested; it refuses to start on other versions unless --unlocked) and Debian's nginx
+(`apt-get install -y nginx`). Everything listens on 127.0.0.1; put a TLS front (or nginx's own `listen 443 ssl`) before
 it to serve readers elsewhere.
 
 bench/replicas.py and tests/test_replicas.py start the same setup through `serving()`.
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+LOCK = ROOT / "requirements.lock"
 TEMPLATE = ROOT / "deploy" / "nginx.conf"
 COOKIE = "flashviz_replica"  # names the replica that holds a reader's session (see nginx.conf)
 HEADER = "X-Flashviz-Replica"  # names the replica that answered a request
@@ -232,17 +234,46 @@ def serving(replicas: int = 2, port: int = 8700, run_dir: Path | None = None,
             shutil.rmtree(run_dir, ignore_errors=True)
 
 
+def unlocked(lock: Path = LOCK) -> list[str]:
+    """The packages installed here at another version than the lock pins (for this Python and
+    platform), or missing: what this machine would serve that CI did not test."""
+    from importlib import metadata
+
+    from packaging.markers import Marker  # a dependency of Streamlit's
+
+    off = []
+    for line in lock.read_text().splitlines():
+        pin, _, marker = line.split("#")[0].partition(";")
+        if "==" not in pin or (marker.strip() and not Marker(marker.strip()).evaluate()):
+            continue
+        name, version = (part.strip() for part in pin.split("=="))
+        try:
+            have = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            have = "missing"
+        if have != version:
+            off.append(f"{name} {have} (the lock: {version})")
+    return off
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--replicas", type=int, default=2)
     p.add_argument("--port", type=int, default=8700, help="nginx's port; replicas take the next ones")
     p.add_argument("--run-dir", type=Path, help="config, pid and logs (default: a temporary folder)")
     p.add_argument("--print-config", action="store_true", help="print the filled nginx.conf and exit")
+    p.add_argument("--unlocked", action="store_true",
+                   help="serve even where the installed versions are not requirements.lock's")
     a = p.parse_args()
     if a.print_config:
         run_dir = a.run_dir or Path(tempfile.gettempdir()) / "flashviz-replicas"
         print(render({f"r{k}": a.port + k for k in range(1, a.replicas + 1)}, a.port, run_dir.resolve()))
         return
+
+    off = unlocked()
+    if off and not a.unlocked:
+        sys.exit("flashviz: these packages are not the versions CI tested (requirements.lock):\n  "
+                 + "\n  ".join(off) + "\n`pip install -r requirements.lock` installs them; --unlocked serves anyway")
 
     def interrupt(*_: object) -> None:
         raise KeyboardInterrupt

@@ -313,8 +313,8 @@ h1 { padding-top: 0.2rem; }
 button kbd { opacity: 1 !important; }
 /* the guess after the reveal is disabled, and Streamlit greys a disabled widget out: keep it
    readable, it is what the answer is compared with */
-[class*="st-key-question"] :is([data-testid="stSlider"], [data-testid="stSelectSlider"],
-  [data-testid="stRadio"]) :is(p, div, label, span) { color: #222 !important; }
+[class*="st-key-question"] :is([data-testid="stSlider"], [data-testid="stRadio"]) :is(p, div, label, span) {
+  color: #222 !important; }
 /* touch screens: no hover, so the toolbars stay drawn. Plotly's modebar (zoom, pan: clumsy by
    finger) would sit over a chart's title; a table's toolbar sits 50 px above the grid, over its
    caption, so the grid moves down to leave it that room */
@@ -620,7 +620,8 @@ def lesson_nav(current: str) -> None:
     # The lesson this run drew and the section its link names ("end", a number, or none): the
     # clicker resumes there when it first meets this lesson in the page, from what the page shows
     # rather than from the address bar, which Streamlit changes at other moments than it draws.
-    resume = st.query_params.get(SECTION, "") if section_in_link() else ""
+    raw = st.query_params.get(SECTION, "")
+    resume = ("end" if raw == "end" else str(min(int(raw), 99))) if section_in_link() else ""
     st.html(f'<div class="fv-deck" data-present="{1 if presenting() else 0}" data-lesson="{k}"'
             f' data-resume="{resume}"></div>')
     if presenting():

@@ -23,7 +23,7 @@ def test_streamlit_config_is_production_safe():
 
 def test_dockerfile_runs_the_app_with_a_health_check():
     text = (ROOT / "Dockerfile").read_text()
-    assert "pip install --no-cache-dir -r requirements.txt" in text
+    assert "pip install --no-cache-dir -r requirements.lock" in text, "the image installs the served set"
     assert "/_stcore/health" in text and "HEALTHCHECK" in text
     assert '"streamlit", "run", "app.py"' in text
     for folder in ("flashviz", "explorer", "lessons", "data", ".streamlit"):

@@ -57,3 +57,53 @@ def test_the_engine_imports_neither_streamlit_nor_plotly():
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'streamlit', 'plotly'}))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+def lock_pins() -> dict[str, list[str]]:
+    """requirements.lock's pins: name -> its versions (one per Python or platform marker)."""
+    pins: dict[str, list[str]] = {}
+    for line in (ROOT / "requirements.lock").read_text().splitlines():
+        pin = line.split("#")[0].split(";")[0].strip()
+        if pin:
+            assert re.fullmatch(r"[A-Za-z0-9._-]+==[A-Za-z0-9.+!-]+", pin), f"not an exact pin: {line!r}"
+            name, version = pin.split("==")
+            pins.setdefault(package(name), []).append(version)
+    return pins
+
+
+def test_the_lock_pins_every_runtime_requirement_inside_its_bounds():
+    from packaging.requirements import Requirement  # a dependency of Streamlit's
+    pins = lock_pins()
+    for spec in requirement_lines("requirements.txt"):
+        req = Requirement(spec)
+        assert package(req.name) in pins, f"requirements.lock leaves out {req.name}"
+        for version in pins[package(req.name)]:
+            assert req.specifier.contains(version), f"the lock's {req.name} {version} is outside {spec}"
+
+
+def test_the_lock_says_the_one_command_that_refreshes_it():
+    head = (ROOT / "requirements.lock").read_text().splitlines()[:2]
+    assert head[1].strip("# ").startswith("uv pip compile requirements.txt --universal --python-version 3.11 "
+                                          "--exclude-newer "), head
+    readme = (ROOT / "README.md").read_text()
+    assert "uv pip compile requirements.txt --universal --python-version 3.11 --exclude-newer" in readme
+
+
+def test_every_served_setup_installs_the_lock():
+    assert "-c requirements.lock" in (ROOT / "requirements-dev.txt").read_text(), "the tests run on the served set"
+    assert "-r requirements.lock" in (ROOT / "Dockerfile").read_text()
+    assert "requirements.lock" in (ROOT / "deploy" / "serve_replicas.py").read_text()
+    deploy = (ROOT / "README.md").read_text().split("## Deploy")[1].split("\n## ")[0]
+    assert deploy.count("requirements.lock") >= 3, "README's Deploy names the lock for each host"
+
+
+def test_serve_replicas_names_what_is_not_the_lock(tmp_path):
+    import sys
+    sys.path.insert(0, str(ROOT))
+    from deploy.serve_replicas import unlocked
+    from importlib import metadata
+    lock = tmp_path / "requirements.lock"
+    lock.write_text(f"numpy=={metadata.version('numpy')}\n    # via a comment\n"
+                    "pandas==0.0.1\nnot-a-package-here==1.0\nwatchdog==9.9 ; sys_platform == 'no-such-os'\n")
+    assert unlocked(lock) == [f"pandas {metadata.version('pandas')} (the lock: 0.0.1)",
+                              "not-a-package-here missing (the lock: 1.0)"]
