@@ -152,9 +152,17 @@ class Client:
             run.by_type[kind] += len(raw)
             if (fwd.WhichOneof("type") == "script_finished"
                     and fwd.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN):
-                self._finished(set(fwd.metadata.run.fragment_ids))
+                self._finished(finished_fragments(fwd))
                 run.seconds = time.perf_counter() - t
                 return run
+
+
+def finished_fragments(fwd: ForwardMsg) -> set[str]:
+    """The fragments a finished run ran (none: a full run). Streamlit before 1.65 sends no
+    `metadata.run`; there every run counts as a full one for the cache's ageing."""
+    if "run" not in type(fwd.metadata).DESCRIPTOR.fields_by_name:
+        return set()
+    return set(fwd.metadata.run.fragment_ids)
 
 
 class Server:
