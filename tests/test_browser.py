@@ -25,6 +25,8 @@ SHOTS = ROOT / "artifacts" / "screenshots"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--disable-quic", "--no-first-run"]
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+# A placeholder a reader can see (Streamlit 1.64 leaves one for a widget inside a closed expander)
+SKELETON = "[data-testid^='stSkeleton'] >> visible=true"
 WAIT = 30_000  # ms: generous, because CI may share the machine
 VIEWS = {"1280x720": {"width": 1280, "height": 720}, "1920x1080": {"width": 1920, "height": 1080}}
 # Streamlit's frontend probes for a base path under a lesson's URL before it falls back;
@@ -80,7 +82,7 @@ def opened(pg, k: int, question_only: bool = False):
         expect(pg.locator("h1").first).to_contain_text(_h1_start(k), timeout=WAIT)
     pg.wait_for_selector(IDLE, timeout=WAIT)
     # Streamlit loads each kind of element's code on first use and shows a skeleton meanwhile.
-    expect(pg.locator("[data-testid^='stSkeleton']")).to_have_count(0, timeout=WAIT)
+    expect(pg.locator(SKELETON)).to_have_count(0, timeout=WAIT)
     expect(pg.locator("[data-testid='stException']")).to_have_count(0)
 
 

@@ -10,7 +10,7 @@ import re
 import pytest
 
 from explorer.lessons import LESSONS
-from tests.test_browser import IDLE, SHOTS, WAIT, browser, expect, lesson_url, pytestmark, server  # noqa: F401
+from tests.test_browser import IDLE, SHOTS, SKELETON, WAIT, browser, expect, lesson_url, pytestmark, server  # noqa: F401
 
 SETTINGS = "n=2048&d=128&dtype=float16&present=true"
 
@@ -52,14 +52,14 @@ def path_of(k: int) -> str:
 def on_lesson(pg, k: int) -> None:
     pg.wait_for_url(re.compile(re.escape(path_of(k)) + r"(\?|$)"), timeout=WAIT)
     pg.wait_for_selector(IDLE, timeout=WAIT)
-    expect(pg.locator("[data-testid^='stSkeleton']")).to_have_count(0, timeout=WAIT)
+    expect(pg.locator(SKELETON)).to_have_count(0, timeout=WAIT)
     expect(pg.locator("[data-testid='stException']")).to_have_count(0)
 
 
 def settled(pg) -> None:
     """The run is over and every chart has drawn its axes: the layout will not move."""
     pg.wait_for_selector(IDLE, timeout=WAIT)
-    expect(pg.locator("[data-testid^='stSkeleton']")).to_have_count(0, timeout=WAIT)
+    expect(pg.locator(SKELETON)).to_have_count(0, timeout=WAIT)
     pg.wait_for_function("() => [...document.querySelectorAll('[data-testid=\"stPlotlyChart\"]')]"
                          ".every(c => c.querySelector('.main-svg'))", timeout=WAIT)
 

@@ -8,7 +8,7 @@ import pytest
 
 from explorer.lessons import LESSONS
 from flashviz.config import HARDWARE
-from tests.test_browser import (IDLE, SHOTS, WAIT, browser, charts_drawn, menus_cut_off, metric,  # noqa: F401
+from tests.test_browser import (IDLE, SHOTS, SKELETON, WAIT, browser, charts_drawn, menus_cut_off, metric,  # noqa: F401
                                 page, pytestmark, query, server)
 
 expect = pytest.importorskip("playwright.sync_api").expect
@@ -22,7 +22,7 @@ def open_lesson(pg, server, params: dict | None = None):  # noqa: F811
     pg.goto(f"{server}/{LESSONS[K].url_path}{q}")
     expect(pg.locator("h1").first).to_contain_text("Inference", timeout=WAIT)
     pg.wait_for_selector(IDLE, timeout=WAIT)
-    expect(pg.locator("[data-testid^='stSkeleton']")).to_have_count(0, timeout=WAIT)
+    expect(pg.locator(SKELETON)).to_have_count(0, timeout=WAIT)
     expect(pg.locator("[data-testid='stException']")).to_have_count(0)
 
 
