@@ -31,7 +31,22 @@ import heapq
 from dataclasses import dataclass
 from math import ceil
 
+from .sources import cite
+
 SCHEDULES = ("fa2", "fa3")
+
+
+def describe(schedule: str) -> str:
+    """One sentence on what a schedule overlaps, with its source (for the page and the claims)."""
+    if schedule == "fa2":
+        return ("The same warps run a tile's QK^T, its softmax, then its PV "
+                f"({cite('fa2', '§3.1, Algorithm 1')}): on one SM nothing overlaps, so the times add.")
+    if schedule == "fa3":
+        return ("Producer warps issue the copies; two consumer warp groups take turns on the tensor cores, so one "
+                f"group's softmax runs under the other's matmuls (warp specialisation and ping-pong scheduling, "
+                f"{cite('fa3', '§3.1')}); within a group, the QK^T of the next tile is issued before the softmax "
+                f"of this one, which runs under it (intra-warpgroup overlapping, {cite('fa3', '§3.2')}).")
+    raise ValueError(f"schedule must be one of {SCHEDULES}, not {schedule!r}")
 
 
 @dataclass(frozen=True)

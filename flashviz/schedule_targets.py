@@ -11,6 +11,14 @@ measured in the same run, nothing fitted per config:
   Triton 128 x 64 bench/gpu/triton_blocks.py: schedule fa2 (one group of warps), wgmma
 
 DRAM bytes: lesson 11's read model (gpu_model.whole_gpu) for the non-causal call, half of it causal.
+
+Rates at the kernel's occupancy (issue 21, part 2; bench/gpu/occupancy_rates.py, schedule_occupancy_rates.csv):
+the full-SM rates of schedule_rates.csv are measured with many warps per SM. cuDNN's kernel runs one block of
+three warp groups per SM (Nsight Compute: grid 132, 384 threads): its two consumer groups, 8 warps, share
+the tensor cores, and under ping-pong one group of 4 warps runs the softmax at a time, each thread on
+64 of its 64 x 128 scores. `occupancy=True` divides cuDNN's work by the rates measured at that
+occupancy (wgmma at one block of 8 warps per SM; exp and FP32 at one block of 4 warps, 64 independent
+chains a thread): measured unit rates, not fitted per config (ASSUMPTIONS["schedule model"]).
 """
 from __future__ import annotations
 
@@ -31,20 +39,40 @@ KERNELS = {"flash": ("PyTorch flash", 128, 128, 64, "fa2", "tensor cores mma.syn
            "triton_128x64": ("Triton 128×64", 128, 64, 64, "fa2", "tensor cores wgmma float16")}
 
 
+# impl -> {rate: (unit, blocks per SM, warps per block, independent chains per thread)} at the kernel's occupancy
+AT_OCCUPANCY = {"cudnn": {"tensor": ("wgmma", 1, 8, 0), "exp": ("exp", 1, 4, 64), "fp32": ("fp32", 1, 4, 64)}}
+
+
 def load(data: Path = DATA, name: str = "schedule.csv") -> tuple[pd.DataFrame, dict[str, float]]:
-    """The timed rows of one set (schedule.csv, or schedule_heldout.csv) and the same run's rates."""
+    """The timed rows of one set (schedule.csv, or schedule_heldout.csv) and the same run's rates,
+    with the rates at one and two warp groups per SM (schedule_occupancy_rates.csv) as
+    "<unit> <blocks>x<warps> ilp<chains>"."""
     df = pd.read_csv(data / name)
     rates = rates_from(pd.read_csv(data / "schedule_rates.csv"))
+    occ = pd.read_csv(data / "schedule_occupancy_rates.csv")
+    for r in occ.itertuples():
+        key = occupancy_key(str(r.unit), int(r.blocks_per_sm), int(r.warps_per_block), int(r.ilp))
+        rates[key] = float(r.value) * 1e12
     return df[df["time_ms"].notna() & df["impl"].isin(KERNELS)].copy(), rates
 
 
-def rates_for(impl: str, rates: dict[str, float], sms: int = 132) -> UnitRates:
-    return UnitRates(tensor=rates[KERNELS[impl][5]], exp=rates["exp unit (ex2.approx) float32"],
-                     fp32=rates["FP32 FFMA instructions float32"], dram=rates["copy bandwidth any"], sms=sms)
+def occupancy_key(unit: str, blocks: int, warps: int, ilp: int) -> str:
+    return f"{unit} {blocks}x{warps} ilp{ilp}"
 
 
-def targets(df: pd.DataFrame, rates: dict[str, float], gpu: str = "H200 SXM") -> pd.DataFrame:
-    """One row per timed kernel config: the schedule model's time over the measured time."""
+def rates_for(impl: str, rates: dict[str, float], sms: int = 132, occupancy: bool = False) -> UnitRates:
+    """The rates impl's work is divided by: the full-SM ones, or (occupancy=True, where AT_OCCUPANCY
+    names the kernel) those measured at the kernel's own warps per SM."""
+    got = {"tensor": rates[KERNELS[impl][5]], "exp": rates["exp unit (ex2.approx) float32"],
+           "fp32": rates["FP32 FFMA instructions float32"]}
+    if occupancy:
+        got.update({k: rates[occupancy_key(*v)] for k, v in AT_OCCUPANCY.get(impl, {}).items()})
+    return UnitRates(**got, dram=rates["copy bandwidth any"], sms=sms)
+
+
+def targets(df: pd.DataFrame, rates: dict[str, float], gpu: str = "H200 SXM", occupancy: bool = True) -> pd.DataFrame:
+    """One row per timed kernel config: the schedule model's time over the measured time
+    (occupancy=False: every kernel at the full-SM rates, as before issue 21's part 2)."""
     hw = HARDWARE[gpu]
     rows = []
     for r in df.itertuples():
@@ -53,7 +81,7 @@ def targets(df: pd.DataFrame, rates: dict[str, float], gpu: str = "H200 SXM") ->
         Bc = bc64 if d <= 64 else bc
         reads = whole_gpu(n, d, bh, triton(128, 64, d) if r.impl == "triton_128x64" else sdpa_flash(d), hw)
         dram = (reads.reads + reads.writes) * (0.5 if causal else 1.0)
-        t = kernel_time(n, d, bh, causal, Br, Bc, schedule, rates_for(str(r.impl), rates, hw.sms), dram)
+        t = kernel_time(n, d, bh, causal, Br, Bc, schedule, rates_for(str(r.impl), rates, hw.sms, occupancy), dram)
         rows.append({"kernel": label, "dtype": r.dtype, "causal": causal, "n": n, "d": d, "B·H": bh,
                      "schedule": schedule, "measured ms": r.time_ms, "model ms": 1e3 * t.total_s,
                      "matmul µs/tile": 1e6 * t.work.matmul, "softmax µs/tile": 1e6 * t.work.softmax,
