@@ -95,7 +95,7 @@ class Whole:
     passes: float         # DRAM reads of one head's K + V, summed over heads (partial reads count in part)
     in_flight: float      # bytes L2 must hold between two waves of one head (the largest over wave pairs)
     l2_share: float       # bytes of L2 the wave gets
-    rereads: bool         # some of a head's K + V is read again (in_flight > l2_share)
+    rereads: bool         # in_flight > l2_share: some of a head's K + V is read again if it has two waves
     q_bytes: int
     kv_head_bytes: int    # K + V of one head
     reads: int            # the three-level model's DRAM reads
@@ -140,7 +140,7 @@ def whole_gpu(n: int, d: int, bh: int, kernel: Kernel, hw: Hardware, element_byt
     tiles = (mem.load_Qi(kernel.Br, d) + mem.write_Oi(kernel.Br, d)) * e  # one block's Q and O tiles
     reuse = wave_reuse(bh, Tr, R, kv_head, tiles, share)
     in_flight = reuse.in_flight if reuse.pairs else _in_flight(bh, Tr, R, kv_head, tiles)
-    rereads = reuse.passes > bh
+    rereads = in_flight > share  # what the cache must hold between waves outgrows it (no re-read with one wave)
     passes = reuse.passes
     reads = bh * q_head + round(passes * kv_head)
     chip_R = max(1, R // arch.chiplets)  # each XCD holds its share of a wave's blocks
