@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .config import Hardware
 from .gpu_arch import arch_of
-from .gpu_model import Kernel, whole_gpu
+from .gpu_model import Kernel, wave_reuse, whole_gpu
 from .player_schema import HeadSpan, WaveFrame, WaveRun
 
 MAX_FRAMES = 64  # past this many waves, frames show every k-th wave (the last one always)
@@ -17,22 +17,25 @@ MAX_FRAMES = 64  # past this many waves, frames show every k-th wave (the last o
 
 def wave_frames(n: int, d: int, bh: int, kernel: Kernel, hw: Hardware, element_bytes: int = 2) -> WaveRun:
     w = whole_gpu(n, d, bh, kernel, hw, element_bytes)
+    tiles = (kernel.Br * d * 2) * element_bytes  # one block's Q and O tiles
+    reuse = wave_reuse(bh, w.Tr, w.resident, w.kv_head_bytes, tiles, w.l2_share)
     R, Tr, G = w.resident, w.Tr, w.blocks
     q_block = kernel.Br * d * element_bytes  # one block's Qi
     seen: set[int] = set()
     frames: list[WaveFrame] = []
-    reads = 0
+    reads = 0.0
     for k in range(w.waves):
         b0, b1 = k * R, min(G, (k + 1) * R)
         heads: list[HeadSpan] = []
         for h in range(b0 // Tr, (b1 - 1) // Tr + 1):
             lo, hi = max(b0, h * Tr) - h * Tr, min(b1, (h + 1) * Tr) - h * Tr  # query blocks [lo, hi)
             fresh = h not in seen
-            dram_kv = fresh or w.rereads  # a new head, or L2 lost it since its last wave
+            missed = 1.0 if fresh else reuse.pairs[k - 1][1]  # a new head, or what L2 lost since its last wave
             seen.add(h)
-            heads.append({"h": h, "lo": lo, "hi": hi, "kv_from": "DRAM" if dram_kv else "L2"})
-            reads += (hi - lo) * q_block + (w.kv_head_bytes if dram_kv else 0)
-        frames.append({"wave": k, "b0": b0, "b1": b1, "heads": heads, "reads": reads,
+            heads.append({"h": h, "lo": lo, "hi": hi,
+                          "kv_from": "DRAM" if missed == 1.0 else "L2" if missed == 0.0 else "DRAM and L2"})
+            reads += (hi - lo) * q_block + missed * w.kv_head_bytes
+        frames.append({"wave": k, "b0": b0, "b1": b1, "heads": heads, "reads": round(reads),
                        "l2_fill": min(w.in_flight, w.l2_share), "overflow": max(0.0, w.in_flight - w.l2_share)})
     if len(frames) > MAX_FRAMES:
         every = -(-len(frames) // MAX_FRAMES)

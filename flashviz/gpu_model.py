@@ -15,8 +15,12 @@ element read from DRAM counts once, Q once per block, O written once):
   sharing     the resident blocks of one head read the same K/V tiles at about the same
               time: one DRAM read of a tile serves the whole wave through the shared cache
   re-reads    between two waves of one head, the cache also takes the other heads' K + V of
-              the wave and the wave's Q and O tiles ("K + V in flight"); if that outgrows the
-              wave's share, the next wave finds nothing and reads that head's K + V again
+              the two waves and the wave's Q and O tiles (the reuse distance, "K + V in flight");
+              the waves sweep K and V in step, so that distance depends on where in the sweep a
+              tile is (a head only in the earlier wave adds the part after it, a head only in the
+              later wave the part before it): the next wave finds the tiles whose distance fits the
+              wave's share and reads the rest again (partial retention near the crossover,
+              wave_reuse; LRU per tile: all or nothing only where every tile's distance is over)
   floor       never below the compulsory Q + K + V
   chiplets    on CDNA 3, blocks go round-robin to 8 XCDs, each with a private 4 MB L2 between
               its CUs and the Infinity Cache; the same rule per XCD counts what the L2s read
@@ -88,10 +92,10 @@ class Whole:
     blocks: int           # G = BH * Tr
     resident: int         # R, blocks running at once (at most G)
     waves: int            # ceil(G / R)
-    passes: int           # DRAM reads of one head's K + V, summed over heads
-    in_flight: float      # bytes L2 must hold between two waves of one head
+    passes: float         # DRAM reads of one head's K + V, summed over heads (partial reads count in part)
+    in_flight: float      # bytes L2 must hold between two waves of one head (the largest over wave pairs)
     l2_share: float       # bytes of L2 the wave gets
-    rereads: bool         # in_flight > l2_share
+    rereads: bool         # in_flight > l2_share: some of a head's K + V is read again if it has two waves
     q_bytes: int
     kv_head_bytes: int    # K + V of one head
     reads: int            # the three-level model's DRAM reads
@@ -134,11 +138,11 @@ def whole_gpu(n: int, d: int, bh: int, kernel: Kernel, hw: Hardware, element_byt
     share = l2_bytes if l2_bytes is not None else arch.shared_cache_bytes(hw)
     q_head, kv_head = mem.load_Qi(n, d) * e, mem.load_Kj_Vj(n, d) * e  # Q, and K + V, of one head
     tiles = (mem.load_Qi(kernel.Br, d) + mem.write_Oi(kernel.Br, d)) * e  # one block's Q and O tiles
-    in_flight = _in_flight(bh, Tr, R, kv_head, tiles)
-    rereads = in_flight > share
-    # LRU over a cyclic stream: if the cycle is longer than the cache, every tile misses (all or nothing).
-    passes = wave_passes(bh, Tr, R) if rereads else bh
-    reads = bh * q_head + passes * kv_head
+    reuse = wave_reuse(bh, Tr, R, kv_head, tiles, share)
+    in_flight = reuse.in_flight if reuse.pairs else _in_flight(bh, Tr, R, kv_head, tiles)
+    rereads = in_flight > share  # what the cache must hold between waves outgrows it (no re-read with one wave)
+    passes = reuse.passes
+    reads = bh * q_head + round(passes * kv_head)
     chip_R = max(1, R // arch.chiplets)  # each XCD holds its share of a wave's blocks
     chip_in_flight = _in_flight(bh, Tr, chip_R, kv_head, tiles) if arch.chiplets > 1 else 0.0
     chip_l2 = arch.chiplet_l2_mb * 2**20
@@ -151,6 +155,57 @@ def whole_gpu(n: int, d: int, bh: int, kernel: Kernel, hw: Hardware, element_byt
                  two_level=two_level_reads(n, d, bh, kernel, e), chiplets=arch.chiplets,
                  chiplet_in_flight=chip_in_flight, chiplet_l2=chip_l2, chiplet_rereads=chip_rereads,
                  chiplet_fills=fills)
+
+
+@dataclass(frozen=True)
+class Reuse:
+    """What the cache keeps between consecutive waves: K + V passes summed over heads, the largest
+    reuse distance (bytes) between two waves of a head, and for each wave k >= 1 (heads in both waves
+    k - 1 and k, fraction of their K + V that wave k reads again)."""
+
+    passes: float
+    in_flight: float
+    pairs: tuple[tuple[int, float], ...]
+
+
+def wave_reuse(bh: int, Tr: int, R: int, kv_head: int, tiles: int, share: float) -> Reuse:
+    """Partial retention, wave pair by wave pair. Wave k runs blocks kR .. (k+1)R - 1, so it meets
+    the heads first(k) .. last(k); its blocks sweep K and V in step, all heads at the same fraction x
+    of the sweep. A head h in waves k-1 and k reads its tile at x in wave k-1 and again in wave k;
+    in between, the cache takes (LRU reuse distance, in bytes):
+        the whole K + V of every head in both waves (h among them),
+        the rest (1 - x) of each head only in wave k-1, after x,
+        the first x of each head only in wave k, before x,
+        and the wave's Q and O tiles (R blocks' tiles).
+    The tile stays (a hit) where that distance fits the share: the fraction of K + V a head reads
+    again in wave k is the x at which it does not. Each head's first wave reads all of it. With
+    R = 1 and no cache every block re-reads everything: the two-level model."""
+    G = bh * Tr
+    waves = ceil(G / R)
+    passes, worst, pairs = float(bh), 0.0, []
+    prev = (0, min(G, R) - 1) if waves else (0, -1)
+    prev = (prev[0] // Tr, prev[1] // Tr)
+    for k in range(1, waves):
+        cur = (k * R // Tr, (min(G, (k + 1) * R) - 1) // Tr)
+        both = max(0, min(prev[1], cur[1]) - max(prev[0], cur[0]) + 1)
+        only_prev, only_cur = prev[1] - prev[0] + 1 - both, cur[1] - cur[0] + 1 - both
+        a = kv_head * (both + only_prev) + R * tiles        # reuse distance at x = 0
+        b = kv_head * (only_cur - only_prev)                # its slope in x
+        worst = max(worst, a, a + b)
+        missed = _fraction_over(a, b, share)
+        pairs.append((both, missed))
+        passes += both * missed
+        prev = cur
+    return Reuse(passes=passes, in_flight=worst, pairs=tuple(pairs))
+
+
+def _fraction_over(a: float, b: float, share: float) -> float:
+    """The share of x in [0, 1] where a + b x > share."""
+    if b == 0:
+        return 1.0 if a > share else 0.0
+    x0 = (share - a) / b  # where the distance crosses the share
+    over = 1.0 - x0 if b > 0 else x0
+    return min(1.0, max(0.0, over))
 
 
 def _in_flight(bh: int, Tr: int, R: int, kv_head: int, tiles: int) -> float:

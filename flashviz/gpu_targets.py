@@ -49,6 +49,14 @@ def load(data: Path = DATA) -> tuple[pd.DataFrame, Rates]:
     return df, rates_from(pd.read_csv(data / "whole_gpu_ceilings.csv"))
 
 
+def load_heldout(data: Path = DATA) -> pd.DataFrame:
+    """The read model's held-apart configs (issue 21, bench/gpu/schedule.py's HELD_APART, measured after the
+    model was frozen): PyTorch flash and the three Triton tiles, float16, not causal, reads by Nsight Compute."""
+    df = pd.read_csv(data / "schedule_heldout.csv")
+    keep = (df["causal"] == 0) & (df["dtype"] == "float16") & df["dram_read_bytes"].notna()
+    return df[keep & df["impl"].isin(("flash", "triton_128x64", "triton_64x64", "triton_128x128"))].copy()
+
+
 def load_plain(data: Path = DATA, impl: str = PLAIN) -> pd.DataFrame:
     """Plain attention's rows, or (impl=NAIVE) the naive script's: each call profiled in its own
     ncu process, all its kernels summed."""

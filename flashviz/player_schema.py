@@ -241,7 +241,7 @@ class HeadSpan(TypedDict):
     h: int                                      # head (batch x head index)
     lo: int                                     # first query block of the head in the wave
     hi: int                                     # one past its last
-    kv_from: Literal["DRAM", "L2"]              # where the wave finds the head's K and V
+    kv_from: Literal["DRAM", "L2", "DRAM and L2"]  # where the wave finds the head's K and V (part in L2)
 
 
 class WaveFrame(TypedDict):

@@ -190,15 +190,35 @@ ASSUMPTIONS: dict[str, Assumption] = {
         "PyTorch's flash kernel reads about Q + K + V once from DRAM while one head's K and V fit in its L2 "
         f"({cite('h200_measured', 'Nsight Compute, lesson 10')}); lesson 11 models the L2."),
     "l2": Assumption(
-        "all-or-nothing L2",
+        "waves in step, LRU per tile",
         "Lesson 11's whole-GPU model: the blocks of a wave move along K and V together, so one DRAM read of a "
         "tile serves them all through the cache they share (NVIDIA's L2, of which a wave gets one of its two "
-        "partitions; AMD CDNA 3's 256 MB Infinity Cache). Between two waves of a head, if the bytes in flight "
-        "outgrow that share, the next wave finds none of the head's K and V and reads all of it again; if "
-        "they fit, it finds all of it.",
-        "A real cache is neither: LRU with many ways keeps part of K and V past the crossover, and the "
-        "blocks of a wave drift apart, so a tile can leave the cache before the last blocks read it. Lesson "
-        "11's targets set the model against the H200's measured reads, config by config."),
+        "partitions; AMD CDNA 3's 256 MB Infinity Cache). Between two waves of a head, a tile stays if the "
+        "bytes the cache takes between its two reads (the head's K and V, the other heads of the two waves up "
+        "to or from that point of the sweep, the wave's Q and O tiles) fit that share, as under LRU; so near "
+        "the crossover the next wave finds part of K and V and reads the rest again. On CDNA 3 the XCDs' "
+        "private L2s are still all or nothing.",
+        "Measured on the H200 (BENCHMARKS.md, issue 21): the blocks of a wave drift apart along K and V, most "
+        "in PyTorch's flash kernel after many waves, so a tile can leave the cache before the last blocks "
+        "read it, and then the kernel reads up to about twice what the model says (0.41-0.78x at 7 of 100 "
+        "configs); the L2's replacement is not documented to be LRU, and next to the crossover some kernels "
+        "keep more than LRU would. Lesson 11's targets set the model against the measured reads, config by "
+        "config."),
+    "schedule": Assumption(
+        "one SM's tile schedule, units in order",
+        "The schedule model (flashviz/schedule.py) lays one tile's work on one SM's units: the copies, the "
+        "tensor cores (QK^T and PV, at the rate of the instruction the kernel uses), the exp unit and the FP32 "
+        "lanes, each running one step at a time in the order the schedule issues them, at the SM's share of "
+        "the unit's measured rate. FlashAttention-2's schedule adds a tile's matmuls and softmax; "
+        f"FlashAttention-3's overlaps one warp group's softmax with the other's matmuls ({cite('fa3', '§3.1')}) "
+        f"and a tile's softmax with the next tile's QK^T ({cite('fa3', '§3.2')}), perfectly. Blocks go to the "
+        "least loaded SM; DRAM overlaps everything. cuDNN's kernel is taken as FlashAttention-3's 128 x 128 "
+        "tiles, its rates those measured at its occupancy (one block of three warp groups per SM).",
+        "Real units share issue slots, registers and the SM's clock; a warp waits on barriers between the "
+        "producer and the consumers and between the two consumer groups; the exp unit's rate needs enough "
+        "independent work in flight. Measured on the H200 (BENCHMARKS.md, issue 21): with the rates at "
+        "cuDNN's occupancy the model still puts cuDNN at 0.46-1.13x of its measured time, faster than it is "
+        "on the causal and small calls, so the overlaps are not perfect there."),
     "occupancy": Assumption(
         "every unit full, by its vendor's limits",
         "Lesson 11 counts the blocks resident on each SM (compute unit) from the kernel's shared memory and "

@@ -34,8 +34,9 @@ SHAPES = [(16, 16), (32, 32), (64, 64), (128, 64), (64, 128), (128, 128), (256, 
 
 @triton.jit
 def flash_fwd(Q, K, V, O, stride_h, stride_m, N, scale,
-              D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
-    """One program: BLOCK_M query rows of one head. Q tile stays on chip; K, V tiles stream."""
+              D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr = False):
+    """One program: BLOCK_M query rows of one head. Q tile stays on chip; K, V tiles stream.
+    CAUSAL: key tiles past the block's last row are skipped, and scores above the diagonal masked."""
     start_m = tl.program_id(0)
     head = tl.program_id(1).to(tl.int64) * stride_h
     rows = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
@@ -46,10 +47,15 @@ def flash_fwd(Q, K, V, O, stride_h, stride_m, N, scale,
     l = tl.zeros([BLOCK_M], tl.float32)                                         # running sum
     acc = tl.zeros([BLOCK_M, D], tl.float32)                                    # unnormalised O
     log2e_scale = scale * 1.4426950408889634                                    # exp(x) = exp2(x log2 e)
-    for start_n in range(0, N, BLOCK_N):
+    hi = N
+    if CAUSAL:
+        hi = (start_m + 1) * BLOCK_M                                            # no key tile past the diagonal
+    for start_n in range(0, hi, BLOCK_N):
         keys = start_n + cols
         k = tl.load(K + head + keys[None, :] * stride_m + dims[:, None])        # (D, BLOCK_N) streams in
         s = tl.dot(q, k) * log2e_scale                                          # score tile, on chip only
+        if CAUSAL:
+            s = tl.where(rows[:, None] >= keys[None, :], s, float("-inf"))
         m_new = tl.maximum(m, tl.max(s, 1))
         p = tl.math.exp2(s - m_new[:, None])
         alpha = tl.math.exp2(m - m_new)                                         # the rescale
@@ -60,12 +66,12 @@ def flash_fwd(Q, K, V, O, stride_h, stride_m, N, scale,
     tl.store(O + head + rows[:, None] * stride_m + dims[None, :], (acc / l[:, None]).to(O.dtype.element_ty))
 
 
-def run(q, k, v, block_m, block_n):
+def run(q, k, v, block_m, block_n, causal=False):
     bh, n, d = q.shape
     o = torch.empty_like(q)
     warps = 8 if block_m * block_n >= 128 * 128 else 4
     flash_fwd[(n // block_m, bh)](q, k, v, o, q.stride(0), q.stride(1), n, d ** -0.5, D=d,
-                                  BLOCK_M=block_m, BLOCK_N=block_n, num_warps=warps, num_stages=2)
+                                  BLOCK_M=block_m, BLOCK_N=block_n, CAUSAL=causal, num_warps=warps, num_stages=2)
     return o
 
 

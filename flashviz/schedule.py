@@ -1,0 +1,236 @@
+"""After the bytes, the schedule: the forward's time from counted work, with the schedule as the variable.
+
+Two kernels move the same bytes and do the same arithmetic; what differs is which units work at
+the same time. Per tile (Br query rows by Bc keys) one streaming multiprocessor (SM) does:
+
+  QK^T and PV   2 Br Bc d flops each, on the tensor cores (rate: the instruction the kernel uses)
+  exp           Br Bc + Br exponentials (every score, one rescale factor per row), on the exp unit
+  other         3 Br Bc + 4 Br + 2 Br d FP32 operations: row max and subtraction before the exp,
+                row sum and the rescale of l and O after it (costs.flash_cost's counting rules)
+
+and copies the K and V tiles in. Two schedules (FlashAttention-3's paper, arXiv 2407.08608):
+
+  fa2   the same warps run a tile's QK^T, its softmax, then its PV: nothing on one SM overlaps,
+        so the times add (FlashAttention-2's design; PyTorch's flash kernel)
+  fa3   producer warps issue the copies; two consumer warp groups of Br/2 rows each take turns on
+        the tensor cores, so one group's softmax runs while the other's matmuls do (ping-pong,
+        §3.1), and within a group the QK^T of tile j+1 is issued before the softmax of tile j,
+        which then runs under it (intra-warpgroup pipelining, §3.2)
+
+`timeline` lays the steps of either schedule on lanes, each step at the earliest time its inputs
+and its unit allow (each unit runs one step at a time, in the schedule's order), and the steady
+interval between tiles is the schedule's time per tile. `kernel_time` deals the kernel's query
+blocks to the SMs (each to the least loaded, in grid order, as blocks start where a slot frees)
+and takes the busiest SM's tiles at that interval, against the DRAM time of the bytes lesson 11's
+read model counts: DRAM overlaps both schedules (the larger of the two). Nothing is fitted: the
+rates are the H200's, measured in the same run as the kernels (bench/gpu/schedule.py).
+"""
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+from math import ceil
+
+from .sources import cite
+
+SCHEDULES = ("fa2", "fa3")
+
+
+def describe(schedule: str) -> str:
+    """One sentence on what a schedule overlaps, with its source (for the page and the claims)."""
+    if schedule == "fa2":
+        return ("The same warps run a tile's QK^T, its softmax, then its PV "
+                f"({cite('fa2', '§3.1, Algorithm 1')}): on one SM nothing overlaps, so the times add.")
+    if schedule == "fa3":
+        return ("Producer warps issue the copies; two consumer warp groups take turns on the tensor cores, so one "
+                f"group's softmax runs under the other's matmuls (warp specialisation and ping-pong scheduling, "
+                f"{cite('fa3', '§3.1')}); within a group, the QK^T of the next tile is issued before the softmax "
+                f"of this one, which runs under it (intra-warpgroup overlapping, {cite('fa3', '§3.2')}).")
+    raise ValueError(f"schedule must be one of {SCHEDULES}, not {schedule!r}")
+
+
+@dataclass(frozen=True)
+class UnitRates:
+    """Per second, for the whole GPU: tensor-core flops (the instruction a kernel uses), exponentials
+    (the special-function units), other FP32 operations (one instruction each), DRAM bytes."""
+
+    tensor: float
+    exp: float
+    fp32: float
+    dram: float
+    sms: int = 132
+
+
+@dataclass(frozen=True)
+class TileWork:
+    """One Br x Bc tile's work on one SM, in seconds at the SM's share of each rate."""
+
+    qk: float
+    pv: float
+    exp: float
+    pre: float    # FP32 before the exp: row max, subtraction
+    post: float   # FP32 after it: row sum, rescale of l and O
+    copy: float   # the K and V tiles in, at the SM's share of DRAM
+
+    @property
+    def matmul(self) -> float:
+        return self.qk + self.pv
+
+    @property
+    def softmax(self) -> float:
+        return self.pre + self.exp + self.post
+
+
+def tile_work(Br: int, Bc: int, d: int, rates: UnitRates, element_bytes: int = 2,
+              copy_bytes: float | None = None) -> TileWork:
+    """Counted work of one tile (module docstring), each part over the SM's share of its rate.
+    copy_bytes: the DRAM bytes one tile costs; by default its K and V tiles, 2 Bc d elements (a
+    kernel's blocks share them through the L2: kernel_time passes the read model's bytes per tile)."""
+    per_sm = rates.sms
+    mm = 2 * Br * Bc * d / (rates.tensor / per_sm)
+    return TileWork(qk=mm, pv=mm, exp=(Br * Bc + Br) / (rates.exp / per_sm),
+                    pre=2 * Br * Bc / (rates.fp32 / per_sm),
+                    post=(Br * Bc + 4 * Br + 2 * Br * d) / (rates.fp32 / per_sm),
+                    copy=(2 * Bc * d * element_bytes if copy_bytes is None else copy_bytes) / (rates.dram / per_sm))
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a schedule's timeline on one SM: its lane, what it is, its tile and warp group,
+    when it starts and how long it takes (seconds)."""
+
+    lane: str
+    label: str
+    tile: int
+    group: int
+    start: float
+    length: float
+
+    @property
+    def end(self) -> float:
+        return self.start + self.length
+
+
+LANES = {"fa2": ("copies", "tensor cores", "exp unit", "FP32"),
+         "fa3": ("copies", "tensor cores", "exp unit", "FP32")}
+
+
+def timeline(schedule: str, work: TileWork, tiles: int = 6, stages: int = 2) -> list[Step]:
+    """The steps of `tiles` key tiles of one query block on one SM, each at the earliest time its
+    inputs and its unit allow. Units: the copy engine, the tensor cores, the exp unit, the FP32
+    lanes; each runs one step at a time, in the order the schedule issues them. fa3 splits the
+    block's rows over two consumer groups (each step half the tile's work) and issues, in each
+    group's turn, the QK^T of its next tile before the PV of this one."""
+    if schedule not in SCHEDULES:
+        raise ValueError(f"schedule must be one of {SCHEDULES}, not {schedule!r}")
+    free: dict[str, float] = {}
+    done: dict[tuple, float] = {}
+    steps: list[Step] = []
+
+    def put(lane: str, label: str, tile: int, group: int, length: float, after: list[tuple]) -> None:
+        start = max([free.get(lane, 0.0)] + [done[k] for k in after if k in done])
+        step = Step(lane, label, tile, group, start, length)
+        steps.append(step)
+        free[lane] = step.end
+        done[(label, tile, group)] = step.end
+
+    def copy(j: int) -> None:  # K_j and V_j in; at most `stages` tiles ahead of the last PV
+        put("copies", "K, V", j, -1, work.copy, [("PV", j - stages, g) for g in (0, 1)])
+
+    def softmax(j: int, g: int, share: float) -> None:
+        put("FP32", "max", j, g, work.pre * share, [("QKᵀ", j, g)])
+        put("exp unit", "exp", j, g, work.exp * share, [("max", j, g)])
+        put("FP32", "sum", j, g, work.post * share, [("exp", j, g)])
+
+    for j in range(min(stages, tiles)):
+        copy(j)
+    if schedule == "fa2":
+        for j in range(tiles):
+            put("tensor cores", "QKᵀ", j, 0, work.qk, [("K, V", j, -1), ("PV", j - 1, 0)])
+            softmax(j, 0, 1.0)
+            put("tensor cores", "PV", j, 0, work.pv, [("sum", j, 0)])
+            if j + stages < tiles:
+                copy(j + stages)
+        return steps
+    for g in (0, 1):
+        put("tensor cores", "QKᵀ", 0, g, work.qk / 2, [("K, V", 0, -1)])
+        softmax(0, g, 0.5)
+    for j in range(tiles):
+        for g in (0, 1):  # ping-pong: group g's turn on the tensor cores follows the other group's
+            if j + 1 < tiles:  # intra-warpgroup: the next QK^T is issued with this PV
+                put("tensor cores", "QKᵀ", j + 1, g, work.qk / 2, [("K, V", j + 1, -1)])
+            put("tensor cores", "PV", j, g, work.pv / 2, [("sum", j, g)])
+            if j + 1 < tiles:  # the next tile's softmax runs under this PV and the other group's turn
+                softmax(j + 1, g, 0.5)
+        if j + stages < tiles:
+            copy(j + stages)
+    return steps
+
+
+def interval(schedule: str, work: TileWork, tiles: int = 32) -> float:
+    """The steady time per tile of a schedule: between the PV ends of the middle tile and the one
+    before last, over the tiles between (the fill at the start, and the last tile, which issues no
+    next QK^T, left out)."""
+    steps = timeline(schedule, work, tiles)
+    ends: dict[int, float] = {}
+    for s in steps:
+        if s.label == "PV":
+            ends[s.tile] = max(ends.get(s.tile, 0.0), s.end)
+    half = tiles // 2
+    return (ends[tiles - 2] - ends[half - 1]) / (tiles - 1 - half)
+
+
+def rates_from(table) -> dict[str, float]:
+    """schedule_rates.csv's rows as {"rate dtype": value per second} (TFLOP/s, T/s and TB/s there)."""
+    return {f"{r} {t}": float(v) * 1e12 for r, t, v in zip(table["rate"], table["dtype"], table["value"])}
+
+
+@dataclass(frozen=True)
+class ScheduleTime:
+    """A kernel's modelled time (seconds): the busiest SM's tiles at the schedule's interval,
+    against DRAM; the parts are the work of one tile on one SM."""
+
+    schedule: str
+    per_tile: float
+    tiles_busiest: int
+    arithmetic_s: float
+    dram_s: float
+    work: TileWork
+
+    @property
+    def total_s(self) -> float:
+        return max(self.arithmetic_s, self.dram_s)
+
+    @property
+    def bound(self) -> str:
+        return "DRAM" if self.dram_s > self.arithmetic_s else "the schedule"
+
+
+def block_tiles(n: int, Br: int, Bc: int, causal: bool) -> list[int]:
+    """Key tiles each query block computes: all Tc, or under a causal mask those up to the diagonal."""
+    Tr, Tc = ceil(n / Br), ceil(n / Bc)
+    if not causal:
+        return [Tc] * Tr
+    return [min(Tc, ((i + 1) * Br - 1) // Bc + 1) for i in range(Tr)]
+
+
+def busiest_sm(blocks: list[int], bh: int, sms: int) -> int:
+    """Tiles on the busiest SM when the grid's blocks (every head's query blocks, in grid order)
+    each go to the least loaded SM."""
+    load = [0] * sms
+    heapq.heapify(load)
+    for _ in range(bh):
+        for b in blocks:
+            heapq.heappush(load, heapq.heappop(load) + b)
+    return max(load)
+
+
+def kernel_time(n: int, d: int, bh: int, causal: bool, Br: int, Bc: int, schedule: str, rates: UnitRates,
+                dram_bytes: float, element_bytes: int = 2) -> ScheduleTime:
+    """The forward's time under a schedule: nothing fitted, everything counted or measured."""
+    blocks = block_tiles(n, Br, Bc, causal)
+    work = tile_work(Br, Bc, d, rates, element_bytes, copy_bytes=dram_bytes / (bh * sum(blocks)))
+    per_tile = interval(schedule, work)
+    busiest = busiest_sm(blocks, bh, rates.sms)
+    return ScheduleTime(schedule=schedule, per_tile=per_tile, tiles_busiest=busiest,
+                        arithmetic_s=busiest * per_tile, dram_s=dram_bytes / rates.dram, work=work)
