@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from explorer import charts  # noqa: E402
-from flashviz import attention, bugs, costs, demos, measured, sweeps  # noqa: E402
+from flashviz import attention, bugs, costs, demos, measured, precision, sweeps  # noqa: E402
 from flashviz.config import HARDWARE, MB, Config  # noqa: E402
 
 OUT = ROOT / "artifacts" / "charts"
@@ -85,7 +85,7 @@ def _config_cases(tag: str, cfg: Config) -> list:
 
 
 def _fixed_cases() -> list:
-    """Lessons 2 and 10: their data do not follow the sidebar."""
+    """Lessons 2, 6 (its second half) and 10: their data do not follow the sidebar."""
     out = []
     for tag, (length, block) in {"row32": (32, 8), "row128_block1": (128, 1)}.items():
         row, steps = attention.random_row(length, 1, 3.0), []
@@ -109,6 +109,13 @@ def _fixed_cases() -> list:
     for n in sorted(blocks["n"].unique()):
         bt = blocks[blocks["n"] == n].reset_index(drop=True)
         out += [(f"block_times__n{n}", charts.block_times, (bt,)), (f"block_bytes__n{n}", charts.block_bytes, (bt,))]
+    # lesson 6's second half: its own setting, the H200's kernels beside the emulation
+    study = precision.study(precision.LESSON_N, precision.PAPER_D)
+    side = precision.side_by_side(study.errors, precision.load_measured(), precision.LESSON_N, precision.PAPER_D)
+    out += [("precision_bars", charts.precision_bars, (side,)),
+            ("precision_row", charts.precision_row, (study.values, study.rotated)),
+            ("precision_score_errors", charts.precision_score_errors,
+             (precision.row_scores(precision.LESSON_N, precision.PAPER_D, 0, study.row),))]
     return out
 
 

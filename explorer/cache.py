@@ -167,3 +167,37 @@ def _shared_figure(name: str, _builder: Callable[..., go.Figure], *args, **kwarg
     # Keyed by the builder's name and the hashed inputs; a leading underscore keeps Streamlit from
     # hashing the function object itself.
     return _builder(*args, **kwargs)
+
+
+# ---- lesson 6's second half: real precisions ----------------------------------------------------
+
+@cache
+def precision_study(n: int, d: int, seed: int = 0):
+    """Every method's error against float64 and the FP8 row study (flashviz.precision.study)."""
+    from flashviz import precision
+    return precision.study(n, d, seed)
+
+
+@cache
+def precision_measured() -> pd.DataFrame:
+    """The H200's kernels' errors (data/h200/precision.csv)."""
+    from flashviz import precision
+    return precision.load_measured()
+
+
+@cache
+def precision_side_by_side(n: int, d: int, seed: int = 0) -> pd.DataFrame:
+    from flashviz import precision
+    return precision.side_by_side(precision_study(n, d, seed).errors, precision_measured(), n, d, seed)
+
+
+@cache
+def precision_row_scores(n: int, d: int, seed: int, row: int) -> pd.DataFrame:
+    from flashviz import precision
+    return precision.row_scores(n, d, seed, row)
+
+
+@cache
+def precision_limits(score: float) -> pd.DataFrame:
+    from flashviz import precision
+    return precision.type_limits(score)

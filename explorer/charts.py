@@ -674,3 +674,61 @@ def split_times(df, best: int) -> go.Figure:
                            hovertemplate="%{x} chunks: %{y:.3g} µs<extra></extra>"))  # values: the table beside
     _headroom(fig, df["time us (model)"])
     return _style(fig, "chunks of the cache (splits)", "modelled time (µs)", "Split the cache to fill the SMs")
+
+
+# ---- lesson 6, real precisions -----------------------------------------------------------------
+
+_PRECISION_SHORT = {"standard_fp16": "fp16<br>standard", "flash_fp16": "fp16<br>flash",
+                    "standard_bf16": "bf16<br>standard", "flash_bf16": "bf16<br>flash",
+                    "fp8_baseline": "FP8<br>baseline", "fp8_neither": "FP8 flash<br>neither",
+                    "fp8_no_incoherent": "FP8<br>blocks", "fp8_no_block": "FP8<br>rotation",
+                    "fp8_fa3": "FP8 both<br>(FA3)"}
+_MEASURED_STYLE = (("plain (3 kernels)", "plain", STANDARD, "square", 0.0),
+                   ("SDPA flash", "flash", FLASH, "circle", -0.24),
+                   ("SDPA cuDNN", "cuDNN", GREEN, "diamond", 0.0),
+                   ("SDPA mem-efficient", "mem-efficient", ORANGE, "x", 0.24))
+
+
+def precision_bars(df) -> go.Figure:
+    """Each method's RMSE against float64 (log): the emulation as bars, the H200's kernels on the same
+    inputs as marks on them, the three fused kernels side by side across the bar (they agree, and would
+    hide each other) (flashviz.precision.side_by_side's table)."""
+    rows = df.set_index("key").loc[[k for k in _PRECISION_SHORT if k in set(df["key"])]]
+    at = list(range(len(rows)))
+    fig = go.Figure(go.Bar(x=at, y=rows["emulated RMSE"], name="emulated", marker_color=SKY, width=0.8,
+                           text=[_PRECISION_SHORT[k].replace("<br>", " ") for k in rows.index], textposition="none",
+                           hovertemplate="%{text}: %{y:.3g}<extra>emulated</extra>"))
+    for column, name, colour, symbol, shift in _MEASURED_STYLE:
+        y = rows[f"H200 {column} RMSE"]
+        fig.add_trace(go.Scatter(x=[k + shift for k in at], y=y, mode="markers", name=f"H200 {name}",
+                                 marker={"size": 14, "color": colour, "symbol": symbol,
+                                         "line": {"color": BLACK, "width": 1}},
+                                 hovertemplate="%{y:.3g}<extra>H200 " + name + "</extra>"))
+    _style(fig, "", "RMSE (log)", "RMSE against float64: emulated, H200", log_y=True)
+    fig.update_xaxes(tickmode="array", tickvals=at, ticktext=[_PRECISION_SHORT[k] for k in rows.index],
+                     showgrid=False)
+    return fig
+
+
+def precision_row(values, rotated) -> go.Figure:
+    """One row of Q as stored and after the random Hadamard rotation: the outlier spread out."""
+    k = list(range(len(values)))
+    fig = go.Figure([go.Scatter(x=k, y=list(map(float, values)), mode="markers", name="as stored",
+                                marker={"size": 9, "color": VERMILLION, "symbol": "circle"},
+                                hovertemplate="coordinate %{x}: %{y:.3g}<extra>as stored</extra>"),
+                     go.Scatter(x=k, y=list(map(float, rotated)), mode="markers", name="rotated",
+                                marker={"size": 9, "color": BLUE, "symbol": "diamond"},
+                                hovertemplate="coordinate %{x}: %{y:.3g}<extra>rotated</extra>")])
+    return _style(fig, "coordinate (0 to d−1)", "entry of the row (value)", "One row of Q, before and after")
+
+
+def precision_score_errors(df) -> go.Figure:
+    """One row's FP8 score errors against its exact scores, one scale per tensor, without and with the
+    rotation (flashviz.precision.row_scores)."""
+    fig = go.Figure([go.Scatter(x=df["score"], y=df["per tensor, rotated"], mode="markers", name="FP8, rotated",
+                                marker={"size": 7, "color": BLUE, "symbol": "diamond"},
+                                hovertemplate="score %{x:.3g}: error %{y:.3g}<extra>rotated</extra>"),
+                     go.Scatter(x=df["score"], y=df["per tensor"], mode="markers", name="FP8, no rotation",
+                                marker={"size": 7, "color": VERMILLION, "symbol": "circle"},
+                                hovertemplate="score %{x:.3g}: error %{y:.3g}<extra>no rotation</extra>")])
+    return _style(fig, "exact score (QKᵀ/√d)", "FP8 error (score units)", "That row's score errors")

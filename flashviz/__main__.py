@@ -1,4 +1,4 @@
-"""Command line: `flashviz [demo N | cost ...] [--json]` (installed by `pip install -e .`),
+"""Command line: `flashviz [demo N | cost ... | precision ...] [--json]` (installed by `pip install -e .`),
 or `python -m flashviz ...` from a checkout."""
 from __future__ import annotations
 
@@ -34,6 +34,13 @@ def _parser() -> argparse.ArgumentParser:
     cost.add_argument("--loop-order", choices=LOOP_ORDERS, default="fa2")
     cost.add_argument("--sram-kb", type=float, default=96.0)
     cost.add_argument("--json", action="store_true", dest="json_sub")
+    from .precision import PAPER_D, PAPER_N
+    prec = sub.add_parser("precision", help="the FlashAttention-3 paper's error table, reproduced in fp16, "
+                                            "bf16 and FP8")
+    prec.add_argument("--n", type=int, default=PAPER_N, help=f"sequence length (default {PAPER_N})")
+    prec.add_argument("--d", type=int, default=PAPER_D, help=f"head dimension, a power of two (default {PAPER_D})")
+    prec.add_argument("--seed", type=int, default=0, help="the inputs' random draw (default 0)")
+    prec.add_argument("--json", action="store_true", dest="json_sub")
     return p
 
 
@@ -96,6 +103,40 @@ def _cost_text(summary: dict) -> str:
     return "\n".join(lines)
 
 
+PRECISION_MAX_N = 8192  # the float64 reference holds n × n scores: 512 MB at 8192
+
+
+def precision_summary(n: int, d: int, seed: int) -> dict:
+    """The paper's Table 3 at (n, d, seed): each method's RMSE and largest error against float64, the
+    paper's printed RMSE beside it, and the headline ratio (baseline FP8 over FlashAttention-3 FP8)."""
+    from . import precision
+    if not 1 <= n <= PRECISION_MAX_N:
+        raise ValueError(f"--n must be between 1 and {PRECISION_MAX_N} (the float64 reference is n × n)")
+    if d < 1 or d & (d - 1) or d > 1024:
+        raise ValueError("--d must be a power of two up to 1024 (incoherent processing uses a Hadamard matrix)")
+    found = precision.errors(n, d, seed)
+    return {"n": n, "d": d, "seed": seed,
+            "inputs": "each entry N(0, 1) plus N(0, 100) with probability 0.001 (the FlashAttention-3 paper, §4.3)",
+            "reference": "softmax(QK^T/sqrt(d))V in float64 on the same stored inputs",
+            "rows": [{"method": m.label, "key": m.key, "storage": m.storage, "runs": m.kernel,
+                      "rmse": found[m.key].rmse, "max_error": found[m.key].max,
+                      "nonfinite": found[m.key].nonfinite, "paper_rmse": float(m.paper) if m.paper else None}
+                     for m in precision.METHODS],
+            "headline_ratio": precision.headline(found), "paper_headline_ratio": precision.PAPER_RATIO}
+
+
+def _precision_text(summary: dict) -> str:
+    import pandas as pd
+    df = pd.DataFrame([{"method": r["method"], "storage": r["storage"], "RMSE": f"{r['rmse']:.2e}",
+                        "max error": f"{r['max_error']:.2e}",
+                        "paper RMSE": f"{r['paper_rmse']:.1e}" if r["paper_rmse"] else "-"} for r in summary["rows"]])
+    return (f"FlashAttention-3's Table 3, emulated: n = {summary['n']}, d = {summary['d']}, seed {summary['seed']}\n"
+            f"inputs: {summary['inputs']}; reference: {summary['reference']}\n\n"
+            + df.to_string(index=False)
+            + f"\n\nbaseline FP8 / FlashAttention-3 FP8 = {summary['headline_ratio']:.2f}x "
+              f"(the paper: {summary['paper_headline_ratio']:g}x)")
+
+
 def main(argv: list[str] | None = None) -> int:
     """The console script `flashviz` and `python -m flashviz`: returns the exit status."""
     args = _parser().parse_args(argv)
@@ -112,6 +153,12 @@ def main(argv: list[str] | None = None) -> int:
                 print(json.dumps(summary, indent=2))
             else:
                 print(_cost_text(summary))
+            return 0
+        if args.command == "precision":
+            summary = precision_summary(args.n, args.d, args.seed)
+            print(json.dumps({k: _plain(v) if not isinstance(v, list) else [{a: _plain(b) for a, b in r.items()}
+                                                                            for r in v]
+                              for k, v in summary.items()}, indent=2) if as_json else _precision_text(summary))
             return 0
         from .demos import DEMOS
         numbers = [args.number] if args.command == "demo" else list(DEMOS)

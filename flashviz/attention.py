@@ -7,6 +7,8 @@ scale into Q and K.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import memory as mem
@@ -15,12 +17,13 @@ from .config import Config
 from .memory import Counters
 
 
-# The largest x whose exp(x) a type can hold: ln of its largest finite value. bfloat16 keeps float32's
-# 8-bit exponent with 8 significant bits, so its largest value is (2 - 2**-7) * 2**127.
-EXP_LIMIT = {"float64": float(np.log(np.finfo(np.float64).max)),
-             "float32": float(np.log(np.finfo(np.float32).max)),
-             "bfloat16": float(np.log((2 - 2.0**-7) * 2.0**127)),
-             "float16": float(np.log(np.finfo(np.float16).max))}
+# The largest x whose exp(x) a type can hold: ln of its largest finite value, taken in float64 (np.log of
+# a float16 or float32 scalar computes in that type: 11.09375 for float16, whose true limit is 11.0899).
+# bfloat16 keeps float32's 8-bit exponent with 8 significant bits, so its largest value is (2 - 2**-7) * 2**127.
+EXP_LIMIT = {"float64": math.log(float(np.finfo(np.float64).max)),
+             "float32": math.log(float(np.finfo(np.float32).max)),
+             "bfloat16": math.log((2 - 2.0**-7) * 2.0**127),
+             "float16": math.log(float(np.finfo(np.float16).max))}
 
 
 def random_qkv(n: int, d: int, seed: int = 0, dtype=np.float64):

@@ -11,18 +11,19 @@ from .format import times_text
 SAME = 1e-9  # relative difference below which two counts are called the same
 
 
-def compare(base: float, other: float, noun: str = "bytes") -> str:
+def compare(base: float, other: float, noun: str = "bytes", fewer: str = "fewer") -> str:
     """How `other` compares with `base`: "7.5× fewer bytes", "30× more bytes", "0.4% more
-    bytes" (within 1%), or "the same bytes"."""
+    bytes" (within 1%), or "the same bytes". `fewer="less"` for a noun that is not counted
+    ("3.2× less error")."""
     if base <= 0 or other <= 0:
         raise ValueError("compare needs two positive amounts")
     if abs(other - base) <= SAME * max(base, other):
         return f"the same {noun}".rstrip()
     if max(base, other) / min(base, other) < 1.01:  # "1.003×" reads as nothing: say the percent
         pct = 100 * abs(other / base - 1)
-        return f"{pct:.2g}% {'fewer' if other < base else 'more'} {noun}".rstrip()
+        return f"{pct:.2g}% {fewer if other < base else 'more'} {noun}".rstrip()
     if other < base:
-        return f"{times_text(base / other)} fewer {noun}".rstrip()
+        return f"{times_text(base / other)} {fewer} {noun}".rstrip()
     return f"{times_text(other / base)} more {noun}".rstrip()
 
 

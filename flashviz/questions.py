@@ -339,3 +339,23 @@ def whole_gpu_reads(n: int, d: int, bh: int, kernel, hw: Hardware) -> Question:
         f"{'once' if per_head == 1 else f'{per_head:.3g} times on average'}: "
         f"{bytes_text(w.reads)} against a floor of {bytes_text(w.compulsory)}. The two-level model reads "
         f"{compare(w.reads, w.two_level)}.", LADDER, f"{w.over_floor:.3g}×")
+
+
+PRECISION_CHOICES = ("less error than standard attention", "about the same error", "more error than standard attention")
+
+
+def flash_fp16_error(n: int, d: int, standard: float, flash: float) -> Question:
+    """Lesson 6, second half: `standard` and `flash` are the emulation's fp16 RMSEs against float64
+    (flashviz.precision, run by the caller). "About the same" within 10%."""
+    ratio = flash / standard
+    pick = (PRECISION_CHOICES[1] if 1 / 1.1 <= ratio <= 1.1 else
+            PRECISION_CHOICES[0] if ratio < 1 else PRECISION_CHOICES[2])
+    return Question(
+        f"In fp16, does flash attention make more or less error than standard attention, against a float64 "
+        f"reference? (n = {n}, d = {d}, the FlashAttention-3 paper's inputs: N(0, 1) with 0.1% outliers of "
+        "N(0, 100))", "choice", pick,
+        f"Standard attention's RMSE is {standard:.2e}, flash's {flash:.2e}: flash makes "
+        f"{compare(standard, flash, 'error', fewer='less')}. Standard attention stores S and P in fp16 between "
+        "its three kernels; flash keeps S, the running max and sum and the output accumulator in fp32 "
+        "registers and rounds only P, as the input of P·V, and the output.",
+        PRECISION_CHOICES, f"{pick} ({flash:.2e} against {standard:.2e})")

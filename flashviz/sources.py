@@ -265,6 +265,17 @@ ASSUMPTIONS: dict[str, Assumption] = {
         "in float32, where exp overflows past e^88.7; stored in fp16 (largest 65,504) a value overflows "
         "past e^11.1. Their rounding steps are about 1e-3 (fp16) and 8e-3 (bf16), and errors against a "
         f"float64 reference are orders of magnitude above 1e-16 ({cite('fa3', 'numerical error table')})."),
+    "emulated": Assumption(
+        "emulated rounding",
+        "Lesson 6's second half rounds every stored value to its type through ml_dtypes (round to nearest "
+        "even) and runs the arithmetic of each step in NumPy's float32: matmuls accumulated in float32, "
+        "exp in float32, the FP8 paths' P cast to float8 scaled by 2⁸ as FlashAttention-3's code does.",
+        "Tensor cores add products in their own order and, for FP8 on Hopper, with fewer than float32's bits "
+        "in the accumulator; kernels compute exp as exp2 on the special-function units, an approximation; "
+        "FlashAttention-3's released FP8 path scales per tensor and head, not per tile. On this project's "
+        "H200 the 16-bit kernels measure within a few percent of the emulation on the same inputs, except "
+        f"where scores reach 1e5 and float32's own rounding of S decides ties "
+        f"({cite('h200_measured', 'precision.csv, 2026-12-01')}); no FP8 kernel was measured."),
     "wide_rate": Assumption(
         "float32 at the CUDA-core rate",
         "Matmuls in float32 or float64 are counted at the FP32 CUDA-core rate, as the seed does; in fp16 "

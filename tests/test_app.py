@@ -442,3 +442,21 @@ def test_a_custom_gpu_gets_its_own_roof_on_the_first_lesson():
     assert "custom" in names.lower(), names
     hardware = next(df.value for df in at.dataframe if "GPU" in df.value.columns)
     assert hardware["GPU"].str.lower().str.contains("custom").any()
+
+
+def test_exact_in_real_precisions_asks_before_it_shows_the_h200_beside_the_emulation():
+    at = open_page("lessons/06_exact.py")
+    titles = [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
+    assert not any("float64" in t for t in titles), "no error chart before the guess"
+    at.radio(key="guess_precision_fp16").set_value("more error than standard attention").run()
+    at.button(key="reveal_inline_precision_fp16").click().run()
+    assert not at.exception
+    assert any("**You said:** more error than standard attention" in m.value and "Not quite" in m.value
+               for m in at.markdown)
+    bars = next(json.loads(c.proto.spec) for c in at.get("plotly_chart")
+                if "float64" in json.loads(c.proto.spec)["layout"]["title"]["text"])
+    names = [t.get("name") for t in bars["data"]]
+    assert names == ["emulated", "H200 plain", "H200 flash", "H200 cuDNN", "H200 mem-efficient"], names
+    table = next(df.value for df in at.dataframe if "paper RMSE" in df.value.columns)
+    assert list(table["paper RMSE"])[:6] == ["3.2e-4", "1.9e-4", "2.4e-2", "9.1e-3", "9.3e-3", "2.4e-2"]
+    assert any("came out NaN" in m.value for m in at.markdown)

@@ -11,6 +11,7 @@ FLASHVIZ_CLAIMS_EXAMPLES sets the number of random settings per lesson (default 
 """
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
@@ -582,6 +583,96 @@ def check_exact(ck: Claims, p: dict) -> None:
         ck.expect(re.fullmatch(r"\d+", apart) and abs(int(apart) - gap) <= 0.51, f"{apart} vs {gap:.2f} orders")
     else:
         ck.expect(apart == "none", f"the window is exact ({local:.2e}), yet orders apart = {apart}")
+    check_precision(ck)
+
+
+@functools.cache
+def precision_truth():
+    """Lesson 6's second half, recomputed here: the study at its setting and the H200's rows."""
+    from flashviz import precision
+    s = precision.study(precision.LESSON_N, precision.PAPER_D)
+    data = precision.load_measured()
+    return s, data, precision.side_by_side(s.errors, data, s.n, s.d)
+
+
+LESS = rf"(?:(?P<ratio>{NUM})× (?P<word>less|more)|(?P<pct>{NUM})% (?P<pword>less|more)|the (?P<same>same))"
+SIGNED = r"[+-]\d+\.\d+"
+
+
+def less_claim(ck: Claims, m, base: float, other: float, what: str) -> None:
+    """A compare(..., fewer="less") phrase against the engine: direction and ratio as printed."""
+    word, ratio = compare_words(base, other)
+    said = "same" if m.group("same") else (m.group("word") or m.group("pword")).replace("less", "fewer")
+    ck.expect(said == word, f"{what}: the page says {m.group(0)!r}, the engine {word} ({base:.6g} -> {other:.6g})")
+    if m.group("pct"):
+        ck.expect(ratio < 1.01 and agrees(m.group("pct"), 100 * abs(other / base - 1)), f"{what}: {m.group(0)!r}")
+    if m.group("ratio"):
+        ck.expect(agrees(m.group("ratio"), ratio), f"{what}: {m.group(0)!r}, the engine's ratio is {ratio:.4g}")
+
+
+def check_precision(ck: Claims) -> None:
+    """The second half: its question (revealed here), then every sentence of a direction or a ratio."""
+    from flashviz import precision
+    s, data, side = precision_truth()
+    e = {k: v.rmse for k, v in s.errors.items()}
+    ck.expect(not any("Flash makes" in part for part in ck.parts), "the answer is shown before the guess")
+    ck.at.button(key="reveal_inline_precision_fp16").click().run()
+    ck.expect(not ck.at.exception, [x.value for x in ck.at.exception])
+    text = "\n".join(page_parts(ck.at))
+    why = ck.find(rf"Standard attention's RMSE is ({NUM}), flash's ({NUM}): flash makes {LESS} error\.", text)
+    ck.expect(agrees(why.group(1), e["standard_fp16"]) and agrees(why.group(2), e["flash_fp16"]), why.group(0))
+    less_claim(ck, why, e["standard_fp16"], e["flash_fp16"], "the inline question's why")
+    pick = ("about the same error" if 1 / 1.1 <= e["flash_fp16"] / e["standard_fp16"] <= 1.1 else
+            "less error than standard attention" if e["flash_fp16"] < e["standard_fp16"] else
+            "more error than standard attention")
+    ck.find(rf"\*\*The engine says:\*\* {pick} \(", text)
+    for pattern, base, other in (
+            (rf"\*\*Flash makes {LESS} error than standard attention in fp16\*\* \(({NUM}) against ({NUM})\)",
+             "standard_fp16", "flash_fp16"),
+            (rf"and {LESS} error in bf16 \(({NUM}) against ({NUM})\)", "standard_bf16", "flash_bf16"),
+            (rf"techniques makes {LESS} error than the baseline FP8 \(({NUM}) against ({NUM});",
+             "fp8_baseline", "fp8_fa3")):
+        m = ck.find(pattern, text)
+        less_claim(ck, m, e[base], e[other], pattern[:30])
+        ck.expect(agrees(m.groups()[-2], e[other]) and agrees(m.groups()[-1], e[base]), m.group(0))
+    kernels = side[[c for c in side.columns if c.startswith("H200 ")]].div(side["emulated RMSE"], axis=0).stack()
+    m = ck.find(rf"measure within ({NUM})% of the emulation", text)
+    ck.expect(agrees(m.group(1), 100 * float((kernels - 1).abs().max())), m.group(0))
+    # where each type overflows: the H200's rows at spreads 8 and 64
+    at = {sp: data[(data["n"] == s.n) & (data["d"] == s.d) & (data["spread"] == sp)].set_index(["dtype", "impl"])
+          for sp in (8.0, 64.0)}
+    m = ck.find(r"the largest score here is ([\d,]+), and on the H200 PyTorch's plain path stored inf in S: "
+                r"\*\*([\d,]+) of the ([\d,]+) outputs came out NaN\*\* \(the emulation: ([\d,]+)\)", text)
+    plain64 = at[64.0].loc[("float16", "plain")]
+    ck.expect(number(m.group(1)) == round(plain64["max_score"]) and number(m.group(1)) > 65504
+              and number(m.group(2)) == plain64["nonfinite"] > 0 and number(m.group(3)) == s.n * s.d
+              and number(m.group(4)) == plain64["emulated_nonfinite"], m.group(0))
+    m = ck.find(rf"at 8× \(largest score ([\d,]+)\) the plain path makes {LESS} error than flash in bf16", text)
+    eight = at[8.0]["rmse"]
+    less_claim(ck, m, eight[("bfloat16", "flash")], eight[("bfloat16", "plain")], "bf16 at 8×")
+    m = ck.find(rf"than flash in bf16, and {LESS} error in fp16\.", text)
+    less_claim(ck, m, eight[("float16", "flash")], eight[("float16", "plain")], "fp16 at 8×")
+    # FP8's two techniques on one row
+    v = s.variants.set_index("key")
+    top = f"score error, top {precision.TOP} keys (RMS)"
+    m = ck.find(rf"Row (\d+) of Q holds an outlier, ({NUM})\. The rotation spreads it over all (\d+) coordinates: "
+                rf"the row's largest entry falls from ({NUM}) to ({NUM})\.", text)
+    ck.expect(int(m.group(1)) == s.row and agrees(m.group(2), float(abs(s.values).max()))
+              and int(m.group(3)) == s.d and agrees(m.group(5), float(abs(s.rotated).max())), m.group(0))
+    m = ck.find(rf"score errors (grow with|barely follow) the scores \(correlation ({SIGNED})\), and the 16 keys "
+                rf"that win the softmax carry ({NUM}) RMS against ({NUM}) over every key; rotated, ({NUM}) "
+                rf"\(correlation ({SIGNED})\): {LESS} error where", text)
+    c0 = v.loc["fp8_neither", "error-score correlation"]
+    ck.expect((m.group(1) == "grow with") == (abs(c0) >= 0.3) and agrees(m.group(2), c0)
+              and agrees(m.group(3), v.loc["fp8_neither", top])
+              and agrees(m.group(4), v.loc["fp8_neither", "score error, every key (RMS)"])
+              and agrees(m.group(5), v.loc["fp8_no_block", top])
+              and agrees(m.group(6), v.loc["fp8_no_block", "error-score correlation"]), m.group(0))
+    less_claim(ck, m, v.loc["fp8_neither", top], v.loc["fp8_no_block", top], "the row's top scores")
+    m = ck.find(r"(\d+) of Q's\s+(\d+) tiles have an outlier as their\s+largest entry, and the smallest tile "
+                r"scale is (\d+)% of the tensor's", text)
+    ck.expect((int(m.group(1)), int(m.group(2))) == (s.outlier_tiles, s.tiles)
+              and abs(int(m.group(3)) - 100 * s.smallest_tile_scale) <= 0.5, m.group(0))
 
 
 def check_same_flops(ck: Claims, p: dict) -> None:

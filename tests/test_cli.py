@@ -114,3 +114,34 @@ def test_bad_arguments_one_line_exit_2(args):
     out = cli(*args)
     assert out.returncode == 2
     assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr, out.stderr
+
+
+def test_precision_prints_the_papers_table_with_its_figures():
+    out = cli("precision", "--n", "256", "--d", "64", "--seed", "1")
+    assert out.returncode == 0, out.stderr
+    for text in ("n = 256, d = 64, seed 1", "Baseline FP16", "FlashAttention-3 FP8", "No incoherent processing",
+                 "3.2e-04", "9.1e-03", "baseline FP8 / FlashAttention-3 FP8 =", "(the paper: 2.6x)"):
+        assert text in out.stdout, text
+
+
+def test_precision_json_gives_every_method_with_the_papers_rmse(capsys):
+    from flashviz import precision
+    assert main(["precision", "--n", "128", "--d", "32", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["n"], data["d"], data["seed"]) == (128, 32, 0)
+    assert [r["key"] for r in data["rows"]] == [m.key for m in precision.METHODS]
+    paper = {r["key"]: r["paper_rmse"] for r in data["rows"]}
+    assert paper["fp8_fa3"] == 9.1e-3 and paper["standard_bf16"] is None
+    found = precision.errors(128, 32, 0)
+    assert all(r["rmse"] == found[r["key"]].rmse for r in data["rows"])
+    assert data["headline_ratio"] == precision.headline(found) and data["paper_headline_ratio"] == 2.6
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--d", "96"], "--d must be a power of two"),
+    (["--n", "0"], "--n must be between 1 and 8192"),
+    (["--n", "100000"], "--n must be between 1 and 8192"),
+])
+def test_precision_refuses_what_it_cannot_run(args, message):
+    out = cli("precision", *args)
+    assert out.returncode == 2 and message in out.stderr and not out.stdout

@@ -33,7 +33,7 @@ def test_dockerfile_runs_the_app_with_a_health_check():
 def test_requirements_name_only_what_the_app_imports():
     names = {line.split(">")[0].split("=")[0].strip() for line in (ROOT / "requirements.txt").read_text().splitlines()
              if line.strip() and not line.startswith("#")}
-    assert names == {"numpy", "pandas", "plotly", "streamlit"}
+    assert names == {"ml_dtypes", "numpy", "pandas", "plotly", "streamlit"}
 
 
 @pytest.fixture(scope="module")
