@@ -39,8 +39,8 @@ CSS = """<style>
   /* with the whole width to itself, a size larger for the back row */
   .stApp:has([data-testid="stSidebar"][data-collapsed="true"]) .st-key-lesson_nav [data-testid="stPageLink"] p {
     font-size: 1.05rem; line-height: 1.45; }
-  .stApp:has([data-testid="stSidebar"][data-collapsed="true"]) .st-key-lesson_nav [data-testid="stMarkdownContainer"] p {
-    font-size: 0.9rem; }
+  .stApp:has([data-testid="stSidebar"][data-collapsed="true"]) .st-key-lesson_nav
+    [data-testid="stMarkdown"] p { font-size: 0.9rem; }
 }
 .st-key-lesson_nav { column-gap: 1rem; row-gap: 0.4rem; }
 .st-key-lesson_nav [data-testid="stElementContainer"], .st-key-lesson_nav [data-testid="stVerticalBlock"],
@@ -51,9 +51,9 @@ CSS = """<style>
   margin: 0; }
 .st-key-lesson_nav [data-testid="stHorizontalBlock"] { gap: 0.2rem; flex-wrap: nowrap; }
 /* the chapter's name over its numbers; the chapter on screen in bold, in the theme's blue */
-.st-key-lesson_nav [data-testid="stMarkdownContainer"] p { font-size: 0.8rem; line-height: 1.15; margin: 0;
+.st-key-lesson_nav [data-testid="stMarkdown"] p { font-size: 0.8rem; line-height: 1.15; margin: 0;
   color: #333; white-space: nowrap; }
-.st-key-nav_here [data-testid="stMarkdownContainer"] p { color: #0072B2; font-weight: 700; }
+.st-key-nav_here [data-testid="stMarkdown"] p { color: #0072B2; font-weight: 700; }
 .st-key-lesson_nav [data-testid="stPageLink"] a { padding: 0 0.3rem; margin: 0; min-width: 1.75rem;
   justify-content: center; border: 1px solid #b8c4d0; border-radius: 0.3rem; background: #fff; }
 .st-key-lesson_nav [data-testid="stPageLink"] a:hover { border-color: #0072B2; }
