@@ -3,7 +3,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from explorer import collector, predict, ui
+from explorer import collector, nav, predict, ui
 from explorer.lessons import LESSONS
 
 collector.freeze_new_modules()  # what the last run imported: skipped by the full collection after each run
@@ -20,13 +20,16 @@ pages = [st.Page(lesson.file, title=f"{k}. {lesson.short}", url_path="start" if 
          for k, lesson in enumerate(LESSONS, start=1)]
 to_first = st.Page(lambda: st.switch_page(pages[0], query_params=ui.shared_link()), title=LESSONS[0].title,
                    url_path=LESSONS[0].url_path, visibility="hidden")
-page = st.navigation([*pages, to_first], position="top")  # lessons across the top; the sidebar holds the settings
+# Streamlit's navigation gives each lesson its address; nav.draw shows the lessons by chapter (nav.py says
+# why not Streamlit's own); the sidebar holds the settings.
+page = st.navigation([*pages, to_first], position="hidden")
 ui.shared_controls()
 ui.deck()  # the presenter's lessons, from the link: the navigation below follows them
 if page is to_first:
     page.run()  # switches page: nothing below runs
-current = next(lesson.file for lesson, p in zip(LESSONS, pages) if p.url_path == page.url_path)
-ui.lessons_menu(pages)  # on a phone the top navigation hides in the sidebar: the lessons, one tap away
+at = next(k for k, p in enumerate(pages) if p.url_path == page.url_path)
+current = LESSONS[at].file
+nav.draw(pages, LESSONS, at, ui.shared_link())  # every lesson one click away, by chapter, the one on screen named
 ui.overflow_banner(current)  # tiles that do not fit are never silent: at the top of every lesson that uses them
 if current == LESSONS[0].file:
     ui.about()  # the first screen says what this is

@@ -17,7 +17,8 @@ from flashviz.memory import clamp_tiles
 from flashviz.format import column_format
 from flashviz.sources import ASSUMPTIONS, READING, SOURCES
 
-from .lessons import LESSONS
+from . import nav
+from .lessons import LESSONS, chapters
 from .params import CUSTOM_GPU, FIELDS, OWN, SHARED, UNITS, Param, shown
 
 SIMULATE_MAX = 2048  # largest n a page runs in NumPy on a slider move
@@ -287,9 +288,6 @@ h1 { padding-top: 0.2rem; }
 [data-testid="stCaptionContainer"] { color: #222; opacity: 1; font-size: 1rem; }
 [data-testid="stMainBlockContainer"] [data-testid="stMarkdownContainer"] p,
 [data-testid="stMainBlockContainer"] [data-testid="stMarkdownContainer"] li { font-size: 1.05rem; }
-/* the top navigation: twelve lessons across 1280 px */
-[data-testid="stTopNavLink"] { padding-left: 0.35rem !important; padding-right: 0.35rem !important; }
-[data-testid="stTopNavLinkContainer"] { margin: 0 !important; }
 [data-testid="stMainBlockContainer"] [data-testid="stMetricLabel"] p { font-size: 0.95rem; }
 /* a long metric label wraps onto a second line instead of ending in "…" */
 [data-testid="stMetricLabel"], [data-testid="stMetricLabel"] * { white-space: normal !important;
@@ -334,8 +332,6 @@ _DECK_CSS = """<style>
 [data-testid="stElementContainer"]:has(.fv-slide), [data-testid="stElementContainer"]:has(.fv-deck) {
   margin-bottom: -1rem; height: 0; min-height: 0; }
 [data-testid="stElementContainer"][class*="st-key-step_"] { display: none; }
-/* the lessons menu: for a phone, where the top navigation hides in the sidebar */
-@media (min-width: 641px) { .st-key-lessons_menu { display: none; } }
 /* touch screens: no keys to press, so the buttons' key hints say "tap" */
 @media (hover: none) and (pointer: coarse) {
   [data-testid="stMain"] kbd { font-size: 0 !important; }
@@ -352,22 +348,15 @@ _PRESENT_CSS = """<style>
 
 
 def style() -> None:
-    st.html(_CSS + _DECK_CSS)
+    st.html(_CSS + _DECK_CSS + nav.CSS)
     st.html(_CLICKER, unsafe_allow_javascript=True)
 
 
 def about() -> None:
     """The first screen's line: what this is, above lesson 1's question."""
     st.markdown("**flashviz**: why FlashAttention is fast. Standard attention was never short of arithmetic; "
-                "it was short of bytes. Twelve lessons, over a NumPy engine that counts every byte between HBM "
-                "and SRAM.")
-
-
-def lessons_menu(pages) -> None:
-    """Every lesson, one tap away, for a phone (hidden on wider screens by _DECK_CSS)."""
-    with st.popover("Lessons", icon=":material/menu_book:", key="lessons_menu"):
-        for page in pages:
-            st.page_link(page, query_params=shared_link())
+                f"it was short of bytes. {len(LESSONS)} lessons in {len(chapters(LESSONS))} chapters, over a NumPy "
+                "engine that counts every byte between HBM and SRAM.")
 
 
 def value(key: str):
@@ -594,7 +583,7 @@ def share_link() -> None:
                 st.code(_url(params) if st.context.url else "(the link appears when the app runs in a browser)",
                         language=None)
         titles = {k: f"{k + 1}. {lesson.title}" for k, lesson in enumerate(LESSONS)}
-        st.multiselect("Deck: the lessons PageDown walks, in this order (none: all twelve)", list(titles),
+        st.multiselect(f"Deck: the lessons PageDown walks, in this order (none: all {len(LESSONS)})", list(titles),
                        default=st.session_state.get(DECK_STATE, []), format_func=lambda k: titles[k], key="deck_pick",
                        on_change=_deck_changed)
         note = st.session_state.get(NOTES, {}).get(DECK)

@@ -17,11 +17,12 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def serve(python: str = sys.executable, env: dict | None = None, timeout: float = 90):
-    """The app served until the block ends; yields its base URL once /_stcore/health says ok."""
+def serve(python: str = sys.executable, env: dict | None = None, timeout: float = 90, script: str = "app.py"):
+    """The app (or another script, relative to the project) served until the block ends; yields its
+    base URL once /_stcore/health says ok."""
     port = free_port()
     proc = subprocess.Popen(
-        [python, "-m", "streamlit", "run", "app.py", "--server.headless=true", f"--server.port={port}",
+        [python, "-m", "streamlit", "run", script, "--server.headless=true", f"--server.port={port}",
          "--server.address=127.0.0.1", "--browser.gatherUsageStats=false"],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, **(env or {})})
     url = f"http://127.0.0.1:{port}"

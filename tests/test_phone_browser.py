@@ -52,10 +52,7 @@ def test_every_lesson_fits_a_phone_players_included(server, phone, k):  # noqa: 
 def test_the_lessons_are_one_tap_away_without_the_sidebar(server, phone):  # noqa: F811
     phone.goto(lesson_url(server, 2, "?n=2048"))
     opened(phone, 2)
-    menu = phone.locator(".st-key-lessons_menu button").first
-    expect(menu).to_be_visible()
-    menu.tap()
-    phone.locator("[data-testid='stPopoverBody'] a").filter(has_text=LESSONS[4].short).tap()
+    phone.locator(f".st-key-lesson_nav a[href^='{LESSONS[4].url_path}?'] >> visible=true").tap()
     phone.wait_for_url(re.compile(re.escape(lesson_url(server, 4)) + r"\?n=2048$"), timeout=WAIT)
     opened(phone, 4)
 

@@ -38,8 +38,9 @@ INTERNALS = {
     "health and stream routes": ("/_stcore/health answers ok, the websocket is /_stcore/stream",
                                  "Dockerfile, deploy/nginx.conf, deploy/serve_replicas.py, bench/",
                                  "test_the_served_routes_answer"),
-    "navigation": ("a page's url_path is its address; switch_page carries query_params; the top navigation; a "
-                   "pages/ folder would run legacy discovery first (README, Layout)", "app.py, explorer/ui.py",
+    "navigation": ("a page's url_path is its address, also with the navigation hidden; switch_page and page_link "
+                   "carry query_params; a pages/ folder would run legacy discovery first (README, Layout)",
+                   "app.py, explorer/ui.py, explorer/nav.py",
                    "test_the_calls_take_the_arguments_the_app_passes; tests/test_browser.py's deep-link tests"),
     "protocol": ("the load benchmarks and their smoke test speak Streamlit's websocket protobufs (BackMsg "
                  "rerun_script with widget_states, ForwardMsg ref_hash and script_finished)", "bench/st_client.py, "
@@ -118,7 +119,8 @@ def test_every_config_option_exists():
 def test_the_calls_take_the_arguments_the_app_passes():
     wanted = {st.html: ["unsafe_allow_javascript"], st.button: ["shortcut", "width"], st.navigation: ["position"],
               st.switch_page: ["query_params"], st.Page: ["url_path", "title"], st.iframe: ["height"],
-              st.fragment: []}
+              st.fragment: [], st.page_link: ["label", "help", "query_params"],
+              st.container: ["key", "horizontal", "width", "gap"]}
     for call, names in wanted.items():
         params = inspect.signature(call).parameters
         missing = [n for n in names if n not in params]

@@ -1,0 +1,139 @@
+"""The lessons' navigation (explorer/nav.py) in a real Chromium, at a projector's 1280x720 and a
+phone's 390x844: every lesson one click away from every lesson's page, and the lesson on screen
+named with its chapter, without opening anything. For today's lessons in the app, and for twenty
+stand-in lessons in tests/nav_app.py (the same navigation and CSS), where Streamlit's own top
+navigation folded the 12th and 13th into a "2 more" menu.
+
+A link is one click away when it is drawn inside the screen, not under anything else (the
+element at its centre is the link), and a click on it opens its lesson. Screenshots go to
+artifacts/screenshots/nav_*.png.
+"""
+import re
+
+import pytest
+
+from explorer.lessons import LESSONS, chapters
+from tests.nav_app import LESSONS_20
+from tests.serving import serve
+from tests.test_browser import (  # noqa: F401
+    IDLE, SHOTS, SKELETON, WAIT, VIEWS, browser, expect, lesson_url, opened, pytestmark, server)
+
+SCREENS = {"1280x720": {"viewport": VIEWS["1280x720"]},
+           "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}}
+LINKS = ".st-key-lesson_nav [data-testid='stPageLink-NavLink'] >> visible=true"
+# (a link's tooltip holds a hidden copy of it: hence "visible")
+CURRENT = ".st-key-nav_current [data-testid='stPageLink-NavLink'] >> visible=true"
+
+# Every visible link of the strip: its text, its box, whether the element at its centre is inside
+# it (nothing drawn over it), and the screen's size.
+LOOK = """() => {
+  const links = [...document.querySelectorAll('.st-key-lesson_nav [data-testid="stPageLink-NavLink"]')]
+    .filter(a => a.checkVisibility());
+  return { w: innerWidth, h: innerHeight,
+           links: links.map(a => { const r = a.getBoundingClientRect();
+             const top = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+             return { text: a.innerText.trim(), x: r.x, y: r.y, right: r.right, bottom: r.bottom,
+                      hit: !!top && a.contains(top) }; }) };
+}"""
+
+
+@pytest.fixture(scope="module")
+def stand_in_server():
+    with serve(script="tests/nav_app.py") as url:
+        yield url
+
+
+def sample(n: int) -> list[int]:
+    """The first, the middle and the last lesson's pages, and the 13th where there is one (the first
+    that Streamlit's top navigation folded away)."""
+    return sorted({0, n // 2, n - 1} | ({12} if n > 12 else set()))
+
+
+def shown(pg, lessons, k: int, screen: str, name: str) -> None:
+    """On lesson k's page: every lesson's link inside the screen and clickable, in lesson order, the
+    one on screen spelled out in its chapter, marked as the chapter on screen."""
+    nav = pg.locator(".st-key-lesson_nav")
+    expect(pg.locator(CURRENT)).to_have_text(f"{k + 1}. {lessons[k].short}")
+    here = nav.locator(".st-key-nav_here [data-testid='stMarkdown']").first
+    expect(here).to_have_text(lessons[k].chapter)
+    expect(nav.locator(".st-key-nav_here .st-key-nav_current")).to_have_count(1)
+    look = pg.evaluate(LOOK)
+    texts = [link["text"] for link in look["links"]]
+    assert texts == [f"{j + 1}. {lesson.short}" if j == k else str(j + 1) for j, lesson in enumerate(lessons)], texts
+    off = [link["text"] for link in look["links"]
+           if link["x"] < 0 or link["y"] < 0 or link["right"] > look["w"] or link["bottom"] > look["h"]]
+    assert not off, f"links outside the {screen} screen: {off}"
+    covered = [link["text"] for link in look["links"] if not link["hit"]]
+    assert not covered, f"links under something else: {covered}"
+    names = nav.locator("[data-testid='stMarkdown']").evaluate_all(
+        "es => es.filter(e => e.checkVisibility()).map(e => e.innerText.trim())")
+    assert names == [c.name for c in chapters(lessons)], names
+    if screen == "1280x720":  # in the top bar, above the lesson, as Streamlit's navigation was
+        bar = pg.locator("[data-testid='stHeader']").bounding_box()
+        assert max(link["bottom"] for link in look["links"]) <= bar["y"] + bar["height"], "the strip leaves the top bar"
+    else:  # heading the page, a few rows at most
+        assert max(link["bottom"] for link in look["links"]) < 0.35 * look["h"], "the strip takes a third of the phone"
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    pg.screenshot(path=str(SHOTS / f"nav_{name}_{screen}_lesson{k + 1:02d}.png"))
+
+
+def click(pg, j: int) -> None:
+    link = pg.locator(LINKS).nth(j)
+    if pg.viewport_size["width"] < 641:  # a phone: a finger
+        link.tap()
+    else:
+        link.click()
+
+
+@pytest.mark.parametrize("screen", SCREENS)
+@pytest.mark.parametrize("k", sample(len(LESSONS)))
+def test_every_lesson_is_one_click_away_and_the_one_on_screen_is_named(server, browser, screen, k):  # noqa: F811
+    ctx = browser.new_context(**SCREENS[screen])
+    pg = ctx.new_page()
+    pg.goto(lesson_url(server, k, "?n=2048"))
+    opened(pg, k)
+    shown(pg, LESSONS, k, screen, "app")
+    j = len(LESSONS) - 1 if k == 0 else 0  # from the first to the last, from the others to the first
+    click(pg, j)
+    pg.wait_for_url(re.compile(re.escape(lesson_url(server, j)) + r"\?n=2048$"), timeout=WAIT)
+    opened(pg, j)
+    expect(pg.locator(CURRENT)).to_have_text(f"{j + 1}. {LESSONS[j].short}")
+    ctx.close()
+
+
+def stand_in_opened(pg, k: int) -> None:
+    expect(pg.locator("h1").first).to_contain_text(f"{k + 1}. {LESSONS_20[k].title}", timeout=WAIT)
+    pg.wait_for_selector(IDLE, timeout=WAIT)
+    expect(pg.locator(SKELETON)).to_have_count(0, timeout=WAIT)
+    expect(pg.locator("[data-testid='stException']")).to_have_count(0)
+
+
+def test_the_stand_ins_are_twenty_in_more_chapters_than_today():
+    assert len(LESSONS_20) == 20 and len(chapters(LESSONS_20)) > len(chapters(LESSONS))
+
+
+@pytest.mark.parametrize("screen", SCREENS)
+@pytest.mark.parametrize("k", sample(len(LESSONS_20)))
+def test_twenty_lessons_each_one_click_away_and_the_one_on_screen_named(stand_in_server, browser, screen, k):  # noqa: F811
+    ctx = browser.new_context(**SCREENS[screen])
+    pg = ctx.new_page()
+    pg.goto(stand_in_server + "/" + ("" if k == 0 else LESSONS_20[k].url_path))
+    stand_in_opened(pg, k)
+    shown(pg, LESSONS_20, k, screen, "20")
+    for j in (len(LESSONS_20) - 1, 12) if k == 0 else (0,):  # the last, and the 13th, once folded away
+        click(pg, j)
+        stand_in_opened(pg, j)
+        shown(pg, LESSONS_20, j, screen, "20")
+    ctx.close()
+
+
+def test_presenting_the_strip_clears_the_sidebars_button_and_stays_named(server, browser):  # noqa: F811
+    ctx = browser.new_context(**SCREENS["1280x720"])
+    pg = ctx.new_page()
+    pg.goto(lesson_url(server, 3, "?present=true"))
+    opened(pg, 3, question_only=True)
+    shown(pg, LESSONS, 3, "1280x720", "present")
+    button = pg.locator("[data-testid='stExpandSidebarButton']").bounding_box()
+    first = pg.locator(LINKS).first.bounding_box()
+    assert first["x"] > button["x"] + button["width"], "the strip starts right of the sidebar's open button"
+    ctx.close()
