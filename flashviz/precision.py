@@ -62,12 +62,32 @@ def spacing(value: float, dtype: str) -> float:
     return 2.0 ** (math.floor(math.log2(value)) - int(info.nmant))
 
 
+def _odd_float32(x: np.ndarray) -> np.ndarray:
+    """float64 to float32 rounded to odd: toward zero, then the last bit set where that dropped
+    anything. A second rounding, to nearest even in a type of 22 or fewer significant bits (every
+    16-bit and 8-bit type), then gives exactly the float64's own rounding to that type, where
+    rounding to nearest twice can land one step off on a tie that the first rounding made. ml_dtypes
+    before 0.7 casts float64 to bfloat16 through float32 that way; this makes every version agree."""
+    f = x.astype(F32)
+    with np.errstate(invalid="ignore"):
+        away = np.abs(f.astype(np.float64)) > np.abs(x)       # rounded away from zero: step back
+        f[away] = np.nextafter(f[away], F32(0))
+        inexact = (f.astype(np.float64) != x) & np.isfinite(f)
+    bits = f.view(np.uint32)
+    bits[inexact] |= np.uint32(1)
+    return f
+
+
 def rounded(x, dtype: str) -> np.ndarray:
     """x rounded to `dtype` by ml_dtypes' (or NumPy's) cast, round to nearest even, held in float32
-    (every float16, bfloat16 and float8 value is exact in float32). Past the largest value:
-    inf in float16, bfloat16 and float8_e5m2, NaN in float8_e4m3fn (it has no inf)."""
+    (every float16, bfloat16 and float8 value is exact in float32); a float64 x rounds once, as
+    the float64 it is (_odd_float32). Past the largest value: inf in float16, bfloat16 and
+    float8_e5m2, NaN in float8_e4m3fn (it has no inf)."""
+    x = np.asarray(x)
     with np.errstate(over="ignore", invalid="ignore"):
-        return np.asarray(x).astype(TYPES[dtype]).astype(F32)
+        if x.dtype == np.float64:
+            x = _odd_float32(x)
+        return x.astype(TYPES[dtype]).astype(F32)
 
 
 # exp(x) below this is a float32 subnormal. The kernels compute exp as exp2 with flush-to-zero (ex2.approx.ftz),

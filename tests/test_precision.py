@@ -287,3 +287,14 @@ def test_compare_says_less_of_an_amount_that_is_not_counted():
     assert compare(1.0, 0.995, "error", fewer="less") == "0.5% less error"
     assert compare(3.9e-5, 1.26e-4, "error", fewer="less") == "3.2× more error"
     assert compare(10, 5) == "2× fewer bytes"
+
+
+def test_a_float64_rounds_once_to_its_nearest_16_bit_value_whatever_the_ml_dtypes_version():
+    """-0.04235839697066424 lies just inside the lower half between two bfloat16 values; rounded to
+    float32 first it lands on their midpoint, and a second rounding to nearest even would take the
+    far one (ml_dtypes before 0.7 casts float64 to bfloat16 that way)."""
+    x = np.array([-0.04235839697066424, 0.04235839697066424])
+    lo, hi = np.float32(-0.0422363281), np.float32(-0.0424804688)
+    assert abs(x[0] - lo) < abs(x[0] - hi), "the near one"
+    assert np.float32(x[0]) == (lo + hi) / 2, "float32 puts it on the midpoint"
+    assert list(p.rounded(x, "bfloat16")) == [lo, -lo]
