@@ -21,7 +21,8 @@ st.latex(r"m_{\text{new}} = \max(m_{\text{old}}, \max_j s_j) \qquad "
          r"l_{\text{new}} = \underbrace{e^{\,m_{\text{old}} - m_{\text{new}}}}_{\text{the rescale}}\, l_{\text{old}}"
          r" + \sum_j e^{\,s_j - m_{\text{new}}}")
 row = random_row(length, seed, spread)
-steps, broken_steps = [], []
+steps: list[tuple[float, float]] = []  # (m, l) after each block
+broken_steps: list[tuple[float, float]] = []
 exact = softmax(row)
 online = online_softmax(row, block, steps=steps)
 broken = online_softmax(row, block, rescale=False, steps=broken_steps)

@@ -100,10 +100,10 @@ if predict.inline(questions.flash_fp16_error(pn, pd_, err["standard_fp16"].rmse,
     at = {s: precision.measured_at(measured, pn, pd_, s).set_index(["dtype", "impl"]) for s in (8.0, 64.0)}
     top8, top64 = float(at[8.0]["max_score"].iloc[0]), float(at[64.0]["max_score"].iloc[0])
     limits = cache.precision_limits(round(top8))
-    gap = f"gap at a score of {round(top8):,}"
+    gap_column = f"gap at a score of {round(top8):,}"
     ui.table(limits, "precision_limits", f"Each type's largest value and exp's limit in it; the gap between stored "
              f"values at a score of {round(top8):,}, this setting's largest with Q and K 8× the paper's.",
-             formats={"largest value": ".4g", gap: ".3g", "exp of it off by a factor up to": ".3g"})
+             formats={"largest value": ".4g", gap_column: ".3g", "exp of it off by a factor up to": ".3g"})
     plain64 = at[64.0].loc[("float16", "plain")]
     plain8, flash8 = at[8.0].loc[("float16", "plain"), "rmse"], at[8.0].loc[("float16", "flash"), "rmse"]
     plain8_bf, flash8_bf = at[8.0].loc[("bfloat16", "plain"), "rmse"], at[8.0].loc[("bfloat16", "flash"), "rmse"]

@@ -239,8 +239,10 @@ def test_the_committed_emulated_columns_are_what_the_engine_computes_now(measure
         for _, row in part.iterrows():
             e = mine[row["emulated"]]
             assert e.nonfinite == row["emulated_nonfinite"]
+            # to 1%: another NumPy build's BLAS adds the float32 matmuls in another order, which flips a few
+            # 16-bit roundings (NumPy 2.0 against 2.4: 2e-4 of an RMSE); a change of method moves it by far more
             assert (math.isnan(e.rmse) and math.isnan(row["emulated_rmse"])) or \
-                math.isclose(e.rmse, row["emulated_rmse"], rel_tol=1e-9)
+                math.isclose(e.rmse, row["emulated_rmse"], rel_tol=1e-2)
 
 
 def test_the_emulation_is_within_2x_of_every_kernel_but_where_scores_reach_1e5(measured):
