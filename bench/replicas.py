@@ -226,7 +226,7 @@ async def browser_follows(browser: Browser, killed_at: float, deadline: float) -
     except TimeoutError:
         raise TimeoutError("its page opened no new websocket") from None
     reconnected = time.monotonic() - killed_at
-    await page.locator(".st-key-lesson_nav a").nth(1).click()
+    await page.locator(".st-key-lesson_nav [data-testid='stPageLink-NavLink'] >> visible=true").nth(1).click()
     await shows(page, 1, deadline - time.monotonic())
     return {"reconnected_s": reconnected, "shown_s": time.monotonic() - killed_at,
             "exceptions": await page.locator("[data-testid='stException']").count(),

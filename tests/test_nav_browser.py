@@ -133,6 +133,14 @@ def test_presenting_the_strip_clears_the_sidebars_button_and_stays_named(server,
     pg.goto(lesson_url(server, 3, "?present=true"))
     opened(pg, 3, question_only=True)
     shown(pg, LESSONS, 3, "1280x720", "present")
+    # the sidebar has closed and its open button has come to rest (it slides in as the sidebar closes)
+    pg.wait_for_function("""() => new Promise(done => {
+        const side = document.querySelector('[data-testid="stSidebar"]');
+        const b = document.querySelector('[data-testid="stExpandSidebarButton"]');
+        if (!side || !b || side.getBoundingClientRect().right > 40) { done(false); return; }
+        const x = b.getBoundingClientRect().x;
+        requestAnimationFrame(() => requestAnimationFrame(() => done(b.getBoundingClientRect().x === x)));
+      })""", timeout=WAIT)
     button = pg.locator("[data-testid='stExpandSidebarButton']").bounding_box()
     first = pg.locator(LINKS).first.bounding_box()
     assert first["x"] > button["x"] + button["width"], "the strip starts right of the sidebar's open button"
