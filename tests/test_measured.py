@@ -1,15 +1,11 @@
 """The committed H200 measurements, their schema, and the model set beside them."""
-import importlib.util
-import os
-import subprocess
-import sys
 
 import pandas as pd
 import pytest
 
 from flashviz import costs, measured
 from flashviz.config import Config
-from tests.conftest import ROOT
+from tests.conftest import dry_run
 
 
 @pytest.fixture(scope="module")
@@ -83,14 +79,7 @@ def test_plain_attention_moves_the_models_bytes_and_the_naive_script_half_again(
 
 
 def test_dry_run_executes_on_the_cpu(tmp_path):
-    if importlib.util.find_spec("torch") is None:
-        if os.environ.get("FLASHVIZ_REQUIRE_TORCH"):
-            pytest.fail("PyTorch is required here for bench/gpu/measure.py's dry run (.ci/run installs its CPU build)")
-        pytest.skip("PyTorch is not installed, so bench/gpu/measure.py's CPU dry run cannot run "
-                    "(`pip install torch --index-url https://download.pytorch.org/whl/cpu` adds it)")
-    out = subprocess.run([sys.executable, "bench/gpu/measure.py", "--dry-run", "--out", str(tmp_path)],
-                         cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr[-2000:]
+    dry_run("measure.py", tmp_path)
     a = pd.read_csv(tmp_path / "attention.csv")
     assert list(a.columns) == measured.ATTENTION_COLUMNS
     assert (a[a["impl"].isin(["plain", "naive_script"])]["status"] == "ok").all()

@@ -1,11 +1,7 @@
 """flashviz.precision: attention in 16-bit and FP8, the FlashAttention-3 paper's Table 3 reproduced,
 and the H200's kernels measured beside the emulation (data/h200/precision.csv)."""
 import functools
-import importlib.util
 import math
-import os
-import subprocess
-import sys
 from fractions import Fraction
 
 import ml_dtypes
@@ -15,7 +11,7 @@ import pytest
 
 from flashviz import precision as p
 from flashviz.attention import EXP_LIMIT
-from tests.conftest import ROOT
+from tests.conftest import dry_run
 
 ALL_TYPES = tuple(p.TYPES)
 
@@ -267,14 +263,7 @@ def test_side_by_side_sets_each_kernel_beside_its_method(measured):
 
 
 def test_dry_run_executes_on_the_cpu(tmp_path):
-    if importlib.util.find_spec("torch") is None:
-        if os.environ.get("FLASHVIZ_REQUIRE_TORCH"):
-            pytest.fail("PyTorch is required here for bench/gpu/precision.py's dry run (.ci/run installs it)")
-        pytest.skip("PyTorch is not installed, so bench/gpu/precision.py's CPU dry run cannot run "
-                    "(`pip install torch --index-url https://download.pytorch.org/whl/cpu` adds it)")
-    out = subprocess.run([sys.executable, "bench/gpu/precision.py", "--dry-run", "--out", str(tmp_path)],
-                         cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr[-2000:]
+    dry_run("precision.py", tmp_path)
     df = pd.read_csv(tmp_path / "precision.csv")
     assert list(df.columns) == list(p.load_measured().columns)
     plain = df[df["impl"] == "plain"]

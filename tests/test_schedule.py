@@ -1,8 +1,4 @@
 """The schedule model: FA2's times add, FA3's timeline overlaps them, and both against the H200."""
-import importlib.util
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -12,6 +8,7 @@ from hypothesis import strategies as st
 from pytest import approx
 
 from flashviz.costs import census
+from tests.conftest import dry_run
 from flashviz.schedule import (UnitRates, block_tiles, busiest_sm, interval, kernel_time, tile_work,
                                timeline)
 from flashviz.schedule_targets import load, speedups, summary, targets
@@ -121,13 +118,7 @@ def test_held_apart_configs_are_a_separate_set():
 
 
 def test_dry_run_executes_on_the_cpu(tmp_path):
-    if importlib.util.find_spec("torch") is None:
-        if os.environ.get("FLASHVIZ_REQUIRE_TORCH"):
-            pytest.fail("PyTorch is required here for bench/gpu/schedule.py's dry run")
-        pytest.skip("PyTorch is not installed, so bench/gpu/schedule.py's CPU dry run cannot run")
-    out = subprocess.run([sys.executable, "bench/gpu/schedule.py", "--dry-run", "--out", str(tmp_path)],
-                         cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr[-2000:]
+    dry_run("schedule.py", tmp_path)
     for name in ("schedule.csv", "schedule_heldout.csv"):
         got = pd.read_csv(tmp_path / name)
         assert list(got.columns) == list(pd.read_csv(ROOT / "data" / "h200" / name).columns)
