@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+from dataclasses import dataclass
 from itertools import combinations, cycle, product
 
 import numpy as np
@@ -22,6 +23,8 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from flashviz.claims import SAME, compare
+from flashviz.config import KB, MB
+from flashviz.format import bytes_text, count_text
 
 # Okabe-Ito
 BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, YELLOW, BLACK = (
@@ -43,42 +46,15 @@ def _font(size: int = FONT, color: str = INK) -> dict:
 
 # ---- numbers short enough for a label ---------------------------------------------------
 
-_BYTE_UNITS = ("B", "KB", "MB", "GB", "TB", "PB")  # binary, as the seed counts: 1 KB = 1024 B
 _SI = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
-
-
-def _sig3(value: float) -> str:
-    """Three significant figures, never in e-notation above 0.001: 16.0, 1.50, 0.125, 1,234."""
-    if value == 0 or not math.isfinite(value):
-        return f"{value:g}"
-    if abs(value) >= 1000:
-        return f"{value:,.0f}"
-    if abs(value) < 1e-3:
-        return f"{value:.2e}"
-    decimals = max(0, 2 - math.floor(math.log10(abs(value))))
-    return f"{value:.{decimals}f}"
-
-
-def compact(value: float, unit: str = "") -> str:
-    """A number for a label, at three significant figures: 16778240 MB -> "16.0 TB",
-    0.375 MB -> "0.375 MB", 2.7e10 elements -> "27.0G elements". Byte units climb in
-    binary steps; any other unit gets a k/M/G/T/P suffix on the number."""
-    value = float(value)
-    if unit in _BYTE_UNITS:
-        k = _BYTE_UNITS.index(unit)
-        while abs(value) >= 1000 and k < len(_BYTE_UNITS) - 1:
-            value, k = value / 1024, k + 1
-        return f"{_sig3(value)} {_BYTE_UNITS[k]}"
-    for size, prefix in _SI:
-        if abs(value) >= size:
-            return f"{_sig3(value / size)}{prefix} {unit}".rstrip()
-    return f"{_sig3(value)} {unit}".rstrip()
+_BYTE_UNITS = ("B", "KB", "MB", "GB", "TB", "PB")  # binary, as the seed counts: 1 KB = 1024 B
+_BYTE_UNIT = {unit: 1024**k for k, unit in enumerate(_BYTE_UNITS)}
 
 
 def _compact_numbers(text: str) -> str:
     """Numbers of five or more digits in a caller's label, followed by a byte unit, made compact."""
     return re.sub(r"(\d{5,}(?:\.\d+)?) ?(B|KB|MB|GB|TB)\b",
-                  lambda m: compact(float(m.group(1)), m.group(2)), text)
+                  lambda m: bytes_text(float(m.group(1)) * _BYTE_UNIT[m.group(2)]), text)
 
 
 def _tick(value: float) -> str:
@@ -116,7 +92,7 @@ def _n_label(n) -> str:
         return f"{n >> 20}M"
     if n >= 2048 and n % 1024 == 0:
         return f"{n >> 10}k"
-    return compact(n) if n >= 10_000 else str(n)
+    return count_text(n) if n >= 10_000 else str(n)
 
 
 def _n_ticks(values, most: int = 6) -> dict:
@@ -446,7 +422,7 @@ def block_sweep(df, standard_mb: float, best) -> go.Figure:
                    mode="markers", name="spills", marker={"symbol": "x", "size": 16,
                                                           "color": VERMILLION}),
     ])
-    _hline(fig, standard_mb, f"standard: {compact(standard_mb, 'MB')}", STANDARD)
+    _hline(fig, standard_mb, f"standard: {bytes_text(standard_mb * MB)}", STANDARD)
     if best is not None:
         row = df[df["block"] == best].iloc[0]
         fig.add_trace(go.Scatter(x=[best], y=[row["HBM MB"]], mode="markers",
@@ -461,7 +437,7 @@ def working_set_sweep(df, budget_kb: float) -> go.Figure:
     colours = [FLASH if f else VERMILLION for f in df["fits SRAM"]]
     fig = go.Figure([go.Bar(x=[str(b) for b in df["block"]], y=df["tile working set KB"],
                             marker_color=colours, name="working set (red: over)", showlegend=True)])
-    _hline(fig, budget_kb, f"SRAM budget: {compact(budget_kb, 'KB')}", BLACK, dash="solid")
+    _hline(fig, budget_kb, f"SRAM budget: {bytes_text(budget_kb * KB)}", BLACK, dash="solid")
     return _style(fig, "block size Br = Bc (rows)", "tile working set (KB)",
                   "Does the tile fit?", log_y=True)
 
@@ -545,7 +521,7 @@ def loop_order_bars(df) -> go.Figure:
     labels = [str(s).replace(" (", "<br>(") for s in df["loop order"]]
     divisor, unit = _byte_unit(df["HBM MB"])
     fig = go.Figure([go.Bar(x=labels, y=df["HBM MB"] / divisor, marker_color=[FLASH, ORANGE],
-                            text=[compact(v, "MB") for v in df["HBM MB"]], textposition="outside",
+                            text=[bytes_text(v * MB) for v in df["HBM MB"]], textposition="outside",
                             showlegend=False, hovertemplate="%{y:.4g} " + unit + "<extra></extra>")])
     _headroom(fig, df["HBM MB"] / divisor)
     return _style(fig, "", f"HBM traffic ({unit})", "Loop order changes the bytes", height=360)
@@ -732,3 +708,59 @@ def precision_score_errors(df) -> go.Figure:
                                 marker={"size": 7, "color": VERMILLION, "symbol": "circle"},
                                 hovertemplate="score %{x:.3g}: error %{y:.3g}<extra>no rotation</extra>")])
     return _style(fig, "exact score (QKᵀ/√d)", "FP8 error (score units)", "That row's score errors")
+
+
+# ---- lesson 11, the whole GPU ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ModelReads:
+    """DRAM reads (bytes) the models give at each n: flash's three levels and plain attention's
+    (None where its S would not fit)."""
+    n: tuple[int, ...]
+    three_level: tuple[float, ...]  # waves of blocks sharing the L2 (flashviz.gpu_model.whole_gpu)
+    two_level: tuple[float, ...]    # one block against HBM, no L2
+    floor: tuple[float, ...]        # Q + K + V once
+    plain: tuple[float | None, ...]  # 4n² + 4nd per head
+
+
+@dataclass(frozen=True)
+class MeasuredReads:
+    """DRAM reads (bytes) Nsight Compute measured at each n."""
+    n: tuple[int, ...]
+    reads: tuple[float, ...]
+
+
+_MB = 2**20
+
+
+def reads_figure(model: ModelReads, flash: MeasuredReads, cross: int | None, title: str,
+                 plain: MeasuredReads | None = None, cache_name: str = "L2") -> go.Figure:
+    """Reads (MB, log) against n (log): the floor, the two-level and three-level models,
+    the H200's measured points, and the n where a head's K + V outgrow the share of the cache
+    DRAM reads go through (`cache_name`); plain attention's model and measured points beside them."""
+    fig = go.Figure()
+    kept = [(n, r) for n, r in zip(model.n, model.plain) if r is not None]
+    if kept:  # wide and pale, under the rest: at d = Br the two-level flash model lies right on it
+        fig.add_scatter(x=[n for n, _ in kept], y=[r / _MB for _, r in kept], mode="lines",
+                        name="plain attention, model (4n²+4nd)", line={"color": "#BBBBBB", "width": 9})
+    if plain is not None and plain.n:
+        fig.add_scatter(x=list(plain.n), y=[r / _MB for r in plain.reads], name="plain attention, H200",
+                        mode="markers", marker={"color": "#666666", "size": 11, "symbol": "square"})
+    for values, name, colour, dash in (
+            (model.floor, "compulsory Q + K + V", GREEN, "dot"),
+            (model.two_level, f"two-level model (one block, no {cache_name})", VERMILLION, "dash"),
+            (model.three_level, f"three-level model (waves, {cache_name})", BLUE, None)):
+        fig.add_scatter(x=list(model.n), y=[v / _MB for v in values], name=name, mode="lines",
+                        line={"color": colour, "dash": dash, "width": 3})
+    if flash.n:
+        fig.add_scatter(x=list(flash.n), y=[r / _MB for r in flash.reads], name="H200, Nsight Compute",
+                        mode="markers", marker={"color": BLACK, "size": 11, "symbol": "diamond"})
+    if cross:
+        fig.add_vline(x=cross, line={"color": PURPLE, "width": 2, "dash": "dot"})
+        # a log axis places annotations by log10 of the value; the label on the side of the line
+        # with room for it (the axis runs from 2^10 to 2^20)
+        fig.add_annotation(x=math.log10(cross), y=1, yref="paper", text=f"K + V in flight outgrow {cache_name}",
+                           showarrow=False, xanchor="left" if cross <= 2**15 else "right",
+                           font=_font(FONT, "#8B3A6B"))
+    return _style(fig, "sequence length n", "DRAM reads (MB)", title, log_x=True, log_y=True, x_values=model.n)
+
