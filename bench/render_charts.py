@@ -18,6 +18,7 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,7 +28,7 @@ from tests.chart_cases import cases  # noqa: E402
 
 OUT = ROOT / "artifacts" / "charts"
 WIDTHS = (560, 1180)
-CHROMIUM = {"executable_path": "/usr/bin/chromium",
+CHROMIUM: dict[str, Any] = {"executable_path": "/usr/bin/chromium",
             "args": ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                      "--disable-component-update", "--disable-sync"]}
 
@@ -176,7 +177,7 @@ def render_streamlit(items, port: int = 8611) -> dict:
                 chart.scroll_into_view_if_needed()
                 chart.locator(".main-svg .cartesianlayer").first.wait_for()
                 chart.screenshot(path=OUT / f"{slug}__streamlit.png")
-                found[f"{slug}@streamlit({round(chart.bounding_box()['width'])}px)"] = problems(
+                found[f"{slug}@streamlit({round((chart.bounding_box() or {'width': 0})['width'])}px)"] = problems(
                     chart.evaluate(MEASURE.replace("document.", "el.").replace("() =>", "el =>")))
             browser.close()
     finally:
