@@ -762,5 +762,5 @@ def reads_figure(model: ModelReads, flash: MeasuredReads, cross: int | None, tit
         fig.add_annotation(x=math.log10(cross), y=1, yref="paper", text=f"K + V in flight outgrow {cache_name}",
                            showarrow=False, xanchor="left" if cross <= 2**15 else "right",
                            font=_font(FONT, "#8B3A6B"))
-    return _style(fig, "sequence length n", "DRAM reads (MB)", title, log_x=True, log_y=True, x_values=model.n)
+    return _style(fig, "sequence length n (tokens)", "DRAM reads (MB)", title, log_x=True, log_y=True, x_values=model.n)
 
