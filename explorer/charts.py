@@ -25,6 +25,7 @@ import plotly.io as pio
 from flashviz.claims import SAME, compare
 from flashviz.config import KB, MB
 from flashviz.format import bytes_text, count_text
+from flashviz.sweeps import OverN
 
 # Okabe-Ito
 BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, YELLOW, BLACK = (
@@ -207,25 +208,27 @@ def _line(x, y, name, color, dash=None, text=None, symbol="circle"):
 
 # ---- the charts ---------------------------------------------------------------------------
 
-def _flops_and_bytes_title(df) -> str:
+def _flops_and_bytes_title(df: pd.DataFrame) -> str:
     """What the sweep shows, from its numbers: the same flops at every n (no mask), or, at the
     largest n, how flash's flops and bytes compare (causal: flash skips the masked tiles)."""
-    same = all(math.isclose(a, b, rel_tol=SAME) for a, b in zip(df["std GFLOPs"], df["flash GFLOPs"]))
+    c = OverN
+    same = all(math.isclose(a, b, rel_tol=SAME) for a, b in zip(df[c.STD_GFLOPS], df[c.FLASH_GFLOPS]))
     if same:
-        moved = all(math.isclose(a, b, rel_tol=SAME) for a, b in zip(df["std HBM MB"], df["flash HBM MB"]))
+        moved = all(math.isclose(a, b, rel_tol=SAME) for a, b in zip(df[c.STD_HBM_MB], df[c.FLASH_HBM_MB]))
         return "Same flops, " + ("the same bytes" if moved else "different bytes")
-    top = df.loc[df["n"].idxmax()]
-    return (f"Flash at n = {_n_label(top['n'])}: {compare(top['std GFLOPs'], top['flash GFLOPs'], 'flops')}, "
-            f"{compare(top['std HBM MB'], top['flash HBM MB'])}")
+    top = df.loc[df[c.N].idxmax()]
+    return (f"Flash at n = {_n_label(top[c.N])}: {compare(top[c.STD_GFLOPS], top[c.FLASH_GFLOPS], 'flops')}, "
+            f"{compare(top[c.STD_HBM_MB], top[c.FLASH_HBM_MB])}")
 
 
-def bytes_vs_flops(df, dtype: str = "") -> go.Figure:
-    """HBM traffic against arithmetic as n grows (log-log), standard and flash; the title
-    is computed from the data, and names the storage type when given."""
-    labels = [f"n={n}" for n in df["n"]]
+def bytes_vs_flops(df: pd.DataFrame, dtype: str = "") -> go.Figure:
+    """HBM traffic against arithmetic as n grows (log-log), standard and flash, from sweeps.over_n; the
+    title is computed from the data, and names the storage type when given."""
+    c = OverN
+    labels = [f"n={n}" for n in df[c.N]]
     fig = go.Figure([
-        _line(df["std GFLOPs"], df["std HBM MB"], "standard", STANDARD, text=labels),
-        _line(df["flash GFLOPs"], df["flash HBM MB"], "flash", FLASH, text=labels, symbol="diamond"),
+        _line(df[c.STD_GFLOPS], df[c.STD_HBM_MB], "standard", STANDARD, text=labels),
+        _line(df[c.FLASH_GFLOPS], df[c.FLASH_HBM_MB], "flash", FLASH, text=labels, symbol="diamond"),
     ])
     fig.update_traces(hovertemplate="%{text}: %{x:.3g} GFLOPs, %{y:.3g} MB")
     title = _flops_and_bytes_title(df) + (f", {dtype}" if dtype else "")
@@ -399,18 +402,22 @@ def running_stats(steps) -> go.Figure:
     return _style(fig, "blocks seen (count)", "value (score units)", "m and l after each block", height=360)
 
 
-def memory_over_n(df) -> go.Figure:
-    fig = go.Figure([_line(df["n"], df["std peak KB"], "standard: n×n scores", STANDARD),
-                     _line(df["n"], df["flash peak KB"], "flash: one tile", FLASH, symbol="diamond")])
+def memory_over_n(df: pd.DataFrame) -> go.Figure:
+    """Peak memory against n, from sweeps.over_n."""
+    c = OverN
+    fig = go.Figure([_line(df[c.N], df[c.STD_PEAK_KB], "standard: n×n scores", STANDARD),
+                     _line(df[c.N], df[c.FLASH_PEAK_KB], "flash: one tile", FLASH, symbol="diamond")])
     return _style(fig, "sequence length n (tokens)", "peak memory (KB)", "Quadratic against flat",
-                  log_x=True, log_y=True, x_values=df["n"])
+                  log_x=True, log_y=True, x_values=df[c.N])
 
 
-def traffic_over_n(df) -> go.Figure:
-    fig = go.Figure([_line(df["n"], df["std HBM MB"], "standard", STANDARD),
-                     _line(df["n"], df["flash HBM MB"], "flash", FLASH, symbol="diamond")])
+def traffic_over_n(df: pd.DataFrame) -> go.Figure:
+    """HBM traffic against n, from sweeps.over_n."""
+    c = OverN
+    fig = go.Figure([_line(df[c.N], df[c.STD_HBM_MB], "standard", STANDARD),
+                     _line(df[c.N], df[c.FLASH_HBM_MB], "flash", FLASH, symbol="diamond")])
     return _style(fig, "sequence length n (tokens)", "HBM traffic (MB)", "Bytes moved",
-                  log_x=True, log_y=True, x_values=df["n"])
+                  log_x=True, log_y=True, x_values=df[c.N])
 
 
 def block_sweep(df, standard_mb: float, best) -> go.Figure:

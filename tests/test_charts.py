@@ -215,3 +215,9 @@ def test_bytes_vs_flops_title_says_what_the_data_shows():
     causal = charts.bytes_vs_flops(sweeps.over_n(Config(n=4096, causal=True), ns)).to_dict()
     title = causal["layout"]["title"]["text"].replace("<br>", " ")
     assert title.startswith("Flash at n = 4k: ") and "fewer flops" in title, title
+
+
+def test_over_n_has_exactly_the_columns_its_constants_name():
+    """Charts read sweeps.over_n through sweeps.OverN: a column added or renamed without its constant fails."""
+    named = {v for k, v in vars(sweeps.OverN).items() if k.isupper()}
+    assert set(sweeps.over_n(Config(), (256, 1024)).columns) == named
