@@ -17,10 +17,11 @@ from flashviz.config import HARDWARE, MB, Config
 
 
 def builders() -> dict[str, Callable]:
-    """Every public figure builder in explorer/charts.py, by name."""
+    """Every public function of explorer/charts.py, by name: each is a figure builder (a helper's name
+    starts with "_")."""
     import inspect
     return {name: f for name, f in vars(charts).items() if inspect.isfunction(f) and not name.startswith("_")
-            and f.__module__ == charts.__name__ and inspect.signature(f).return_annotation in ("go.Figure",)}
+            and f.__module__ == charts.__name__}
 
 
 def covered() -> set[str]:

@@ -35,8 +35,9 @@ def test_every_sidebar_control_is_drawn_and_on_screen_at_1280x720(server, page, 
     page.goto(server + "/" + query)
     opened(page, 0)
     expect(page.locator("[data-testid='stSidebar']")).to_be_visible(timeout=WAIT)
+    assert below_the_screen(page, SHARED) == [], ("a sidebar control is missing or below a 720 px screen: "
+                                                  "draw it beside others (st.columns in ui.shared_controls)")
     assert sidebar_fits(page), "the sidebar scrolls at 1280x720"
-    assert below_the_screen(page, SHARED) == [], "a sidebar control is missing or below the screen"
     if query:  # the custom GPU's figures are drawn behind their button, not in the sidebar's height
         expect(page.locator("[data-testid='stSidebar'] [data-testid='stPopoverButton']").first).to_be_visible()
         assert {p.key for p in CUSTOM_GPU}.isdisjoint(SHARED)
