@@ -25,7 +25,7 @@ import plotly.io as pio
 from flashviz.claims import SAME, compare
 from flashviz.config import KB, MB
 from flashviz.format import bytes_text, count_text
-from flashviz.sweeps import OverN
+from flashviz.sweeps import OverBlocks, OverN
 
 # Okabe-Ito
 BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, YELLOW, BLACK = (
@@ -420,29 +420,34 @@ def traffic_over_n(df: pd.DataFrame) -> go.Figure:
                   log_x=True, log_y=True, x_values=df[c.N])
 
 
-def block_sweep(df, standard_mb: float, best) -> go.Figure:
-    fits = df["fits SRAM"]
+def block_sweep(df: pd.DataFrame, standard_mb: float, best: int | None) -> go.Figure:
+    """Flash's traffic against square tile sizes, from sweeps.over_blocks, with standard attention's
+    and the best tile that fits."""
+    c = OverBlocks
+    fits = df[c.FITS]
     fig = go.Figure([
-        _line(df["block"], df["HBM MB"], "tile traffic", FLASH),
-        _line(df["block"], df["HBM MB with spill"], "with spill", BROKEN, dash="dash", symbol="diamond"),
-        go.Scatter(x=list(df["block"][~fits]), y=list(df["HBM MB with spill"][~fits]),
+        _line(df[c.BLOCK], df[c.HBM_MB], "tile traffic", FLASH),
+        _line(df[c.BLOCK], df[c.HBM_MB_WITH_SPILL], "with spill", BROKEN, dash="dash", symbol="diamond"),
+        go.Scatter(x=list(df[c.BLOCK][~fits]), y=list(df[c.HBM_MB_WITH_SPILL][~fits]),
                    mode="markers", name="spills", marker={"symbol": "x", "size": 16,
                                                           "color": VERMILLION}),
     ])
     _hline(fig, standard_mb, f"standard: {bytes_text(standard_mb * MB)}", STANDARD)
     if best is not None:
-        row = df[df["block"] == best].iloc[0]
-        fig.add_trace(go.Scatter(x=[best], y=[row["HBM MB"]], mode="markers",
+        row = df[df[c.BLOCK] == best].iloc[0]
+        fig.add_trace(go.Scatter(x=[best], y=[row[c.HBM_MB]], mode="markers",
                                  name=f"best that fits: {best}",
                                  marker={"size": 22, "color": GREEN, "symbol": "star",
                                          "line": {"color": BLACK, "width": 1}}))
     return _style(fig, "block size Br = Bc (rows)", "HBM traffic (MB)", "Traffic against tile size",
-                  log_x=True, log_y=True, x_values=df["block"])
+                  log_x=True, log_y=True, x_values=df[c.BLOCK])
 
 
-def working_set_sweep(df, budget_kb: float) -> go.Figure:
-    colours = [FLASH if f else VERMILLION for f in df["fits SRAM"]]
-    fig = go.Figure([go.Bar(x=[str(b) for b in df["block"]], y=df["tile working set KB"],
+def working_set_sweep(df: pd.DataFrame, budget_kb: float) -> go.Figure:
+    """Each square tile's working set against the SRAM budget, from sweeps.over_blocks."""
+    c = OverBlocks
+    colours = [FLASH if f else VERMILLION for f in df[c.FITS]]
+    fig = go.Figure([go.Bar(x=[str(b) for b in df[c.BLOCK]], y=df[c.WORKING_SET_KB],
                             marker_color=colours, name="working set (red: over)", showlegend=True)])
     _hline(fig, budget_kb, f"SRAM budget: {bytes_text(budget_kb * KB)}", BLACK, dash="solid")
     return _style(fig, "block size Br = Bc (rows)", "tile working set (KB)",

@@ -51,22 +51,33 @@ def ns_around(n: int, start: int = 128, top: int = 8192, factor: int = 2) -> tup
     return tuple(sorted(out))
 
 
+class OverBlocks:
+    """over_blocks' columns, by name (as OverN)."""
+    BLOCK: Final = "block"
+    HBM_MB: Final = "HBM MB"
+    SPILL_MB: Final = "spill MB"
+    HBM_MB_WITH_SPILL: Final = "HBM MB with spill"
+    WORKING_SET_KB: Final = "tile working set KB"
+    FITS: Final = "fits SRAM"
+
+
 def over_blocks(cfg: Config, blocks) -> pd.DataFrame:
-    """Square tiles Br = Bc = b against the config's SRAM budget."""
-    rows = []
+    """Square tiles Br = Bc = b against the config's SRAM budget (columns: OverBlocks)."""
+    c, rows = OverBlocks, []
     for b in blocks:
         cost = costs.flash_cost(cfg.with_(Br=b, Bc=b))
         eb = cost.element_bytes
-        rows.append({"block": b, "HBM MB": cost.moved * eb / MB,
-                     "spill MB": cost.spilled * eb / MB, "HBM MB with spill": cost.hbm_bytes / MB,
-                     "tile working set KB": cost.working_set_bytes / KB,
-                     "fits SRAM": fits(cost.working_set_bytes, cfg.sram_bytes)})
+        rows.append({c.BLOCK: b, c.HBM_MB: cost.moved * eb / MB,
+                     c.SPILL_MB: cost.spilled * eb / MB, c.HBM_MB_WITH_SPILL: cost.hbm_bytes / MB,
+                     c.WORKING_SET_KB: cost.working_set_bytes / KB,
+                     c.FITS: fits(cost.working_set_bytes, cfg.sram_bytes)})
     return pd.DataFrame(rows)
 
 
 def best_fitting_block(table: pd.DataFrame):
-    fitting = table[table["fits SRAM"]]
-    return int(fitting.loc[fitting["HBM MB"].idxmin(), "block"]) if len(fitting) else None
+    c = OverBlocks
+    fitting = table[table[c.FITS]]
+    return int(fitting.loc[fitting[c.HBM_MB].idxmin(), c.BLOCK]) if len(fitting) else None
 
 
 def paper_rule(cfg: Config) -> dict:

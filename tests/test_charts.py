@@ -217,7 +217,12 @@ def test_bytes_vs_flops_title_says_what_the_data_shows():
     assert title.startswith("Flash at n = 4k: ") and "fewer flops" in title, title
 
 
-def test_over_n_has_exactly_the_columns_its_constants_name():
-    """Charts read sweeps.over_n through sweeps.OverN: a column added or renamed without its constant fails."""
-    named = {v for k, v in vars(sweeps.OverN).items() if k.isupper()}
-    assert set(sweeps.over_n(Config(), (256, 1024)).columns) == named
+@pytest.mark.parametrize("table, columns", [
+    (lambda: sweeps.over_n(Config(), (256, 1024)), sweeps.OverN),
+    (lambda: sweeps.over_blocks(Config(), (16, 64)), sweeps.OverBlocks),
+], ids=["over_n", "over_blocks"])
+def test_a_sweep_has_exactly_the_columns_its_constants_name(table, columns):
+    """Charts read the sweeps through their column constants: a column added or renamed without its
+    constant fails here, a constant renamed on one side fails mypy."""
+    named = {v for k, v in vars(columns).items() if k.isupper()}
+    assert set(table().columns) == named
