@@ -15,6 +15,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -58,7 +59,7 @@ def lesson(file: str, repeats: int, extremes: bool = False) -> list[float]:
     steps = STEPS
     if extremes:
         for key, value in EXTREMES.items():
-            widget = next(w for kind in ("select_slider", "slider", "toggle", "radio")
+            widget: Any = next(w for kind in ("select_slider", "slider", "toggle", "radio")
                           for w in at.get(kind) if w.key == key)
             widget.set_value(value)
         at.run()

@@ -27,6 +27,7 @@ def charts_at(rev: str, folder: Path):
     path.write_text(subprocess.run(["git", "show", f"{rev}:explorer/charts.py"], cwd=ROOT, check=True,
                                    capture_output=True, text=True).stdout)
     spec = importlib.util.spec_from_file_location("ref_charts", path)
+    assert spec is not None and spec.loader is not None, path
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -116,7 +116,7 @@ def main() -> None:
     a = ap.parse_args()
     checkouts = ([("before", a.before.resolve())] if a.before else []) + [("after", ROOT)]
     procs = {name: serve(path, a.port + i) for i, (name, path) in enumerate(checkouts)}
-    figures = {name: ([], []) for name, _ in checkouts}
+    figures: dict[str, tuple[list, list]] = {name: ([], []) for name, _ in checkouts}
     loads = []
     try:
         with sync_playwright() as p:

@@ -59,7 +59,7 @@ def percentile(xs: list[float], q: float) -> float:
     return xs[int(q * (len(xs) - 1))] if xs else float("nan")
 
 
-async def load(server: Server, sessions: int, seconds: float, think: float) -> dict:
+async def load(server: Server | Running, sessions: int, seconds: float, think: float) -> dict:
     """Warm the server with one session, then run `sessions` readers for `seconds`."""
     pages = [lesson.url_path for lesson in LESSONS]
     await Session(server.ws_url, pages[0]).run(time.time() + 5)  # warm: imports, caches at defaults

@@ -7,7 +7,7 @@ cut off at the figure's edge, the legend overlapping the title, the plot or the 
     python bench/render_charts.py --only roofline
 
 Screenshots land in artifacts/charts/; the problems found are printed, one a line.
-`cases()` is also what tests/test_charts.py builds its figures from.
+The cases are tests/chart_cases.py's, the ones tests/test_charts.py checks.
 """
 from __future__ import annotations
 
@@ -17,120 +17,20 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from explorer import charts  # noqa: E402
-from flashviz import attention, bugs, costs, demos, measured, precision, sweeps  # noqa: E402
-from flashviz.config import HARDWARE, MB, Config  # noqa: E402
+from tests.chart_cases import cases  # noqa: E402
 
 OUT = ROOT / "artifacts" / "charts"
 WIDTHS = (560, 1180)
-CHROMIUM = {"executable_path": "/usr/bin/chromium",
+CHROMIUM: dict[str, Any] = {"executable_path": "/usr/bin/chromium",
             "args": ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                      "--disable-component-update", "--disable-sync"]}
-
-# The lessons' default, and the worst cases a reader can reach from the sidebar.
-CONFIGS = {
-    "default": Config(),
-    "n16": Config(n=16, Br=16, Bc=16),
-    "n1M_d256_fp16_causal": Config(n=2**20, d=256, Br=128, Bc=128, dtype="float16", causal=True),
-    "tiles1x1_bf16": Config(n=4096, d=64, Br=1, Bc=1, dtype="bfloat16", causal=True),
-}
-
-
-def _simulable(cfg: Config, block: int | None = None) -> Config:
-    """The n a lesson really runs in NumPy (explorer.ui.simulable, without Streamlit)."""
-    b = min(cfg.Br, cfg.Bc, block or cfg.Br)
-    n = min(cfg.n, 2048, 64 * b)
-    return cfg.at_n(n)
-
-
-def _config_cases(tag: str, cfg: Config) -> list:
-    hw = HARDWARE["H100 SXM"] if "H100 SXM" in HARDWARE else next(iter(HARDWARE.values()))
-    out = [(charts.bytes_vs_flops, (sweeps.over_n(cfg, sweeps.ns_around(cfg.n, 128, 8192, 4)), cfg.dtype)),
-           (charts.roofline, (sweeps.roofline_points(cfg, hw), HARDWARE, cfg.dtype, hw.name)),
-           (charts.roofline, (sweeps.roofline_points(cfg, hw, kernels=True), HARDWARE, cfg.dtype, hw.name))]
-    table = sweeps.over_n(cfg, sweeps.ns_around(cfg.n, 128, 2048, 2))
-    out += [(charts.memory_over_n, (table,)), (charts.traffic_over_n, (table,))]
-    blocks = sweeps.over_blocks(cfg, tuple(b for b in (8, 16, 32, 64, 128, 256, 512, 1024) if b <= cfg.n))
-    out += [(charts.block_sweep, (blocks, costs.standard_cost(cfg).hbm_bytes / MB, sweeps.best_fitting_block(blocks))),
-            (charts.working_set_sweep, (blocks, cfg.sram_bytes / 1024)),
-            (charts.io_theorem, (sweeps.io_curves(cfg, sweeps.ns_around(cfg.n, 256, 65536, 2)),))]
-    mem = demos.DEMOS[5](ns=tuple(sorted({512, 2048, 8192, cfg.n})), d=cfg.d, block=min(cfg.Br, 512),
-                         dtype=cfg.dtype, causal=cfg.causal).tables["memory and flops"]
-    out += [(charts.backward_bars, (mem,)), (charts.flops_bars, (mem,))]
-    six = demos.DEMOS[6](n=_simulable(cfg.with_tiles(64, 64)).n, d=cfg.d, window=128)
-    out += [(charts.diff_heatmap, (six.arrays["flash - standard"], "|flash − standard|")),
-            (charts.diff_heatmap, (six.arrays["local - standard"], "|local window 128 − standard|"))]
-    out += [(charts.cut_vs_block, (sweeps.cut_by_block(max(cfg.n, 512), (32, 64, 128),
-                                                  (16, 32, 64, 128, 256, 512), cfg.dtype),)),
-            (charts.loop_order_bars, (sweeps.loop_orders(cfg),)),
-            (charts.loop_orders_over_n, (sweeps.loop_orders_over_n(cfg, sweeps.ns_around(cfg.n, 256, 4096, 2)),))]
-    lab_cfg = _simulable(cfg, block=16)
-    for key, bug in bugs.BUGS.items():
-        lab = bugs.break_it(lab_cfg, key)
-        std = lab["standard"]
-        reference = {"HBM MB (with spill)": (f"standard {std['HBM MB']:.2f} MB", std["HBM MB"]),
-                     "working set KB": (f"budget {lab_cfg.sram_bytes / 1024:g} KB", lab_cfg.sram_bytes / 1024),
-                     "demo 2 weights sum": ("1.0", 1.0)}.get(bug.watch)
-        out.append((charts.comparison_bars, ([bug.watch], [lab["correct"][bug.watch]], [lab["broken"][bug.watch]],
-                                        bug.watch, bug.label, reference)))
-    return [(f"{builder.__name__}__{tag}", builder, args) for builder, args in out]
-
-
-def _fixed_cases() -> list:
-    """Lessons 2, 6 (its second half) and 10: their data do not follow the sidebar."""
-    out = []
-    for tag, (length, block) in {"row32": (32, 8), "row128_block1": (128, 1)}.items():
-        row, steps = attention.random_row(length, 1, 3.0), []
-        online = attention.online_softmax(row, block, steps=steps)
-        weights = pd.DataFrame({"score": row, "softmax": attention.softmax(row), "online": online,
-                                "no rescale": attention.online_softmax(row, block, rescale=False)})
-        out += [(f"weights_bars__{tag}", charts.weights_bars, (weights,)),
-                (f"running_stats__{tag}", charts.running_stats, (steps,))]
-    data = measured.load()
-    table = measured.compare(data)
-    points = measured.roofline_points(table)
-    fp16 = table[(table["dtype"] == "float16") & (table["pass"] == "fwd") & table["measured DRAM MB"].notna()]
-    blocks = measured.blocks(data)
-    for d in (64, 128):
-        view = table[(table["d"] == d) & (table["dtype"] == "float16") & (table["pass"] == "fwd+bwd")]
-        out += [(f"measured_times__d{d}", charts.measured_times, (view,)),
-                (f"measured_bytes__d{d}", charts.measured_bytes, (fp16[fp16["d"] == d],)),
-                (f"measured_roofline__d{d}", charts.measured_roofline,
-                 (points[points["d"] == d], measured.ceiling(data, "copy bandwidth (read + write)"),
-                  measured.ceiling(data, "dense matmul", "float16"), "float16"))]
-    for n in sorted(blocks["n"].unique()):
-        bt = blocks[blocks["n"] == n].reset_index(drop=True)
-        out += [(f"block_times__n{n}", charts.block_times, (bt,)), (f"block_bytes__n{n}", charts.block_bytes, (bt,))]
-    # lesson 6's second half: its own setting, the H200's kernels beside the emulation
-    study = precision.study(precision.LESSON_N, precision.PAPER_D)
-    side = precision.side_by_side(study.errors, precision.load_measured(), precision.LESSON_N, precision.PAPER_D)
-    out += [("precision_bars", charts.precision_bars, (side,)),
-            ("precision_row", charts.precision_row, (study.values, study.rotated)),
-            ("precision_score_errors", charts.precision_score_errors,
-             (precision.row_scores(precision.LESSON_N, precision.PAPER_D, 0, study.row),))]
-    return out
-
-
-def cases() -> list[tuple[str, Callable, tuple]]:
-    """(slug, builder, args) for every chart, over the default and the worst cases."""
-    out = _fixed_cases()
-    for tag, cfg in CONFIGS.items():
-        out += _config_cases(tag, cfg)
-    seen: dict[str, int] = {}
-    unique = []
-    for slug, builder, args in out:  # the two heatmaps and five labs share a builder
-        seen[slug] = seen.get(slug, 0) + 1
-        unique.append((slug if seen[slug] == 1 else f"{slug}_{seen[slug]}", builder, args))
-    return unique
-
 
 def build(builder, args: tuple):
     return builder(*args)
@@ -277,7 +177,7 @@ def render_streamlit(items, port: int = 8611) -> dict:
                 chart.scroll_into_view_if_needed()
                 chart.locator(".main-svg .cartesianlayer").first.wait_for()
                 chart.screenshot(path=OUT / f"{slug}__streamlit.png")
-                found[f"{slug}@streamlit({round(chart.bounding_box()['width'])}px)"] = problems(
+                found[f"{slug}@streamlit({round((chart.bounding_box() or {'width': 0})['width'])}px)"] = problems(
                     chart.evaluate(MEASURE.replace("document.", "el.").replace("() =>", "el =>")))
             browser.close()
     finally:

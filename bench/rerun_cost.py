@@ -25,6 +25,7 @@ import statistics
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -65,7 +66,8 @@ def p95(xs: list[float]) -> float:
 async def measure(servers: list[Server], page: str, key: str, values: tuple, reruns: int) -> list[dict]:
     """Per server: first-visit bytes, then bytes and CPU seconds of each measured rerun."""
     clients = [Client(s.ws_url, page) for s in servers]
-    out = [{"first": (await c.connect()).bytes, "bytes": [], "cpu": [], "errors": []} for c in clients]
+    out: list[dict[str, Any]] = [{"first": (await c.connect()).bytes, "bytes": [], "cpu": [], "errors": []}
+                                 for c in clients]
     for k in range(WARM + reruns):
         order = list(range(len(servers)))[::(-1) ** k]  # alternate who goes first
         for i in order:

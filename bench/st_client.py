@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import websockets
+from websockets.typing import Subprotocol
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
@@ -76,7 +77,7 @@ class Client:
         self.ws: Any = None  # a websocket, or anything with send() and recv()
 
     async def connect(self) -> Run:
-        self.ws = await websockets.connect(self.url, subprotocols=["streamlit"], max_size=2**27,
+        self.ws = await websockets.connect(self.url, subprotocols=[Subprotocol("streamlit")], max_size=2**27,
                                            compression=None)
         return await self.rerun({})
 
@@ -103,7 +104,7 @@ class Client:
 
     def _note_widget(self, fwd: ForwardMsg) -> str:
         el = fwd.delta.new_element
-        kind = el.WhichOneof("type")
+        kind = str(el.WhichOneof("type"))
         proto = getattr(el, kind)
         wid = getattr(proto, "id", "")
         if wid and "-" in wid:
@@ -137,7 +138,7 @@ class Client:
             fwd.ParseFromString(raw)
             run.bytes += len(raw)
             run.frames += 1
-            kind = fwd.WhichOneof("type")
+            kind: str | None = fwd.WhichOneof("type")
             if kind == "page_info_changed":
                 self.query_string = fwd.page_info_changed.query_string
             if kind == "new_session":
@@ -177,6 +178,7 @@ class Server:
         self.app, self.port, self.flags = Path(app), port, flags
         self.url = f"http://127.0.0.1:{port}"
         self.ws_url = f"ws://127.0.0.1:{port}/_stcore/stream"
+        self.first_paint_cpu = 0.0  # set by bench/bench_latency.py: CPU seconds to the first paint
 
     def __enter__(self) -> Server:
         self.started = time.perf_counter()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+from dataclasses import dataclass
 from itertools import combinations, cycle, product
 
 import numpy as np
@@ -22,6 +23,9 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from flashviz.claims import SAME, compare
+from flashviz.config import KB, MB
+from flashviz.format import bytes_text, count_text
+from flashviz.sweeps import OverBlocks, OverN
 
 # Okabe-Ito
 BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, YELLOW, BLACK = (
@@ -43,42 +47,15 @@ def _font(size: int = FONT, color: str = INK) -> dict:
 
 # ---- numbers short enough for a label ---------------------------------------------------
 
-_BYTE_UNITS = ("B", "KB", "MB", "GB", "TB", "PB")  # binary, as the seed counts: 1 KB = 1024 B
 _SI = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
-
-
-def _sig3(value: float) -> str:
-    """Three significant figures, never in e-notation above 0.001: 16.0, 1.50, 0.125, 1,234."""
-    if value == 0 or not math.isfinite(value):
-        return f"{value:g}"
-    if abs(value) >= 1000:
-        return f"{value:,.0f}"
-    if abs(value) < 1e-3:
-        return f"{value:.2e}"
-    decimals = max(0, 2 - math.floor(math.log10(abs(value))))
-    return f"{value:.{decimals}f}"
-
-
-def compact(value: float, unit: str = "") -> str:
-    """A number for a label, at three significant figures: 16778240 MB -> "16.0 TB",
-    0.375 MB -> "0.375 MB", 2.7e10 elements -> "27.0G elements". Byte units climb in
-    binary steps; any other unit gets a k/M/G/T/P suffix on the number."""
-    value = float(value)
-    if unit in _BYTE_UNITS:
-        k = _BYTE_UNITS.index(unit)
-        while abs(value) >= 1000 and k < len(_BYTE_UNITS) - 1:
-            value, k = value / 1024, k + 1
-        return f"{_sig3(value)} {_BYTE_UNITS[k]}"
-    for size, prefix in _SI:
-        if abs(value) >= size:
-            return f"{_sig3(value / size)}{prefix} {unit}".rstrip()
-    return f"{_sig3(value)} {unit}".rstrip()
+_BYTE_UNITS = ("B", "KB", "MB", "GB", "TB", "PB")  # binary, as the seed counts: 1 KB = 1024 B
+_BYTE_UNIT = {unit: 1024**k for k, unit in enumerate(_BYTE_UNITS)}
 
 
 def _compact_numbers(text: str) -> str:
     """Numbers of five or more digits in a caller's label, followed by a byte unit, made compact."""
     return re.sub(r"(\d{5,}(?:\.\d+)?) ?(B|KB|MB|GB|TB)\b",
-                  lambda m: compact(float(m.group(1)), m.group(2)), text)
+                  lambda m: bytes_text(float(m.group(1)) * _BYTE_UNIT[m.group(2)]), text)
 
 
 def _tick(value: float) -> str:
@@ -116,7 +93,7 @@ def _n_label(n) -> str:
         return f"{n >> 20}M"
     if n >= 2048 and n % 1024 == 0:
         return f"{n >> 10}k"
-    return compact(n) if n >= 10_000 else str(n)
+    return count_text(n) if n >= 10_000 else str(n)
 
 
 def _n_ticks(values, most: int = 6) -> dict:
@@ -231,25 +208,27 @@ def _line(x, y, name, color, dash=None, text=None, symbol="circle"):
 
 # ---- the charts ---------------------------------------------------------------------------
 
-def _flops_and_bytes_title(df) -> str:
+def _flops_and_bytes_title(df: pd.DataFrame) -> str:
     """What the sweep shows, from its numbers: the same flops at every n (no mask), or, at the
     largest n, how flash's flops and bytes compare (causal: flash skips the masked tiles)."""
-    same = all(math.isclose(a, b, rel_tol=SAME) for a, b in zip(df["std GFLOPs"], df["flash GFLOPs"]))
+    c = OverN
+    same = all(math.isclose(a, b, rel_tol=SAME) for a, b in zip(df[c.STD_GFLOPS], df[c.FLASH_GFLOPS]))
     if same:
-        moved = all(math.isclose(a, b, rel_tol=SAME) for a, b in zip(df["std HBM MB"], df["flash HBM MB"]))
+        moved = all(math.isclose(a, b, rel_tol=SAME) for a, b in zip(df[c.STD_HBM_MB], df[c.FLASH_HBM_MB]))
         return "Same flops, " + ("the same bytes" if moved else "different bytes")
-    top = df.loc[df["n"].idxmax()]
-    return (f"Flash at n = {_n_label(top['n'])}: {compare(top['std GFLOPs'], top['flash GFLOPs'], 'flops')}, "
-            f"{compare(top['std HBM MB'], top['flash HBM MB'])}")
+    top = df.loc[df[c.N].idxmax()]
+    return (f"Flash at n = {_n_label(top[c.N])}: {compare(top[c.STD_GFLOPS], top[c.FLASH_GFLOPS], 'flops')}, "
+            f"{compare(top[c.STD_HBM_MB], top[c.FLASH_HBM_MB])}")
 
 
-def bytes_vs_flops(df, dtype: str = "") -> go.Figure:
-    """HBM traffic against arithmetic as n grows (log-log), standard and flash; the title
-    is computed from the data, and names the storage type when given."""
-    labels = [f"n={n}" for n in df["n"]]
+def bytes_vs_flops(df: pd.DataFrame, dtype: str = "") -> go.Figure:
+    """HBM traffic against arithmetic as n grows (log-log), standard and flash, from sweeps.over_n; the
+    title is computed from the data, and names the storage type when given."""
+    c = OverN
+    labels = [f"n={n}" for n in df[c.N]]
     fig = go.Figure([
-        _line(df["std GFLOPs"], df["std HBM MB"], "standard", STANDARD, text=labels),
-        _line(df["flash GFLOPs"], df["flash HBM MB"], "flash", FLASH, text=labels, symbol="diamond"),
+        _line(df[c.STD_GFLOPS], df[c.STD_HBM_MB], "standard", STANDARD, text=labels),
+        _line(df[c.FLASH_GFLOPS], df[c.FLASH_HBM_MB], "flash", FLASH, text=labels, symbol="diamond"),
     ])
     fig.update_traces(hovertemplate="%{text}: %{x:.3g} GFLOPs, %{y:.3g} MB")
     title = _flops_and_bytes_title(df) + (f", {dtype}" if dtype else "")
@@ -423,45 +402,54 @@ def running_stats(steps) -> go.Figure:
     return _style(fig, "blocks seen (count)", "value (score units)", "m and l after each block", height=360)
 
 
-def memory_over_n(df) -> go.Figure:
-    fig = go.Figure([_line(df["n"], df["std peak KB"], "standard: n×n scores", STANDARD),
-                     _line(df["n"], df["flash peak KB"], "flash: one tile", FLASH, symbol="diamond")])
+def memory_over_n(df: pd.DataFrame) -> go.Figure:
+    """Peak memory against n, from sweeps.over_n."""
+    c = OverN
+    fig = go.Figure([_line(df[c.N], df[c.STD_PEAK_KB], "standard: n×n scores", STANDARD),
+                     _line(df[c.N], df[c.FLASH_PEAK_KB], "flash: one tile", FLASH, symbol="diamond")])
     return _style(fig, "sequence length n (tokens)", "peak memory (KB)", "Quadratic against flat",
-                  log_x=True, log_y=True, x_values=df["n"])
+                  log_x=True, log_y=True, x_values=df[c.N])
 
 
-def traffic_over_n(df) -> go.Figure:
-    fig = go.Figure([_line(df["n"], df["std HBM MB"], "standard", STANDARD),
-                     _line(df["n"], df["flash HBM MB"], "flash", FLASH, symbol="diamond")])
+def traffic_over_n(df: pd.DataFrame) -> go.Figure:
+    """HBM traffic against n, from sweeps.over_n."""
+    c = OverN
+    fig = go.Figure([_line(df[c.N], df[c.STD_HBM_MB], "standard", STANDARD),
+                     _line(df[c.N], df[c.FLASH_HBM_MB], "flash", FLASH, symbol="diamond")])
     return _style(fig, "sequence length n (tokens)", "HBM traffic (MB)", "Bytes moved",
-                  log_x=True, log_y=True, x_values=df["n"])
+                  log_x=True, log_y=True, x_values=df[c.N])
 
 
-def block_sweep(df, standard_mb: float, best) -> go.Figure:
-    fits = df["fits SRAM"]
+def block_sweep(df: pd.DataFrame, standard_mb: float, best: int | None) -> go.Figure:
+    """Flash's traffic against square tile sizes, from sweeps.over_blocks, with standard attention's
+    and the best tile that fits."""
+    c = OverBlocks
+    fits = df[c.FITS]
     fig = go.Figure([
-        _line(df["block"], df["HBM MB"], "tile traffic", FLASH),
-        _line(df["block"], df["HBM MB with spill"], "with spill", BROKEN, dash="dash", symbol="diamond"),
-        go.Scatter(x=list(df["block"][~fits]), y=list(df["HBM MB with spill"][~fits]),
+        _line(df[c.BLOCK], df[c.HBM_MB], "tile traffic", FLASH),
+        _line(df[c.BLOCK], df[c.HBM_MB_WITH_SPILL], "with spill", BROKEN, dash="dash", symbol="diamond"),
+        go.Scatter(x=list(df[c.BLOCK][~fits]), y=list(df[c.HBM_MB_WITH_SPILL][~fits]),
                    mode="markers", name="spills", marker={"symbol": "x", "size": 16,
                                                           "color": VERMILLION}),
     ])
-    _hline(fig, standard_mb, f"standard: {compact(standard_mb, 'MB')}", STANDARD)
+    _hline(fig, standard_mb, f"standard: {bytes_text(standard_mb * MB)}", STANDARD)
     if best is not None:
-        row = df[df["block"] == best].iloc[0]
-        fig.add_trace(go.Scatter(x=[best], y=[row["HBM MB"]], mode="markers",
+        row = df[df[c.BLOCK] == best].iloc[0]
+        fig.add_trace(go.Scatter(x=[best], y=[row[c.HBM_MB]], mode="markers",
                                  name=f"best that fits: {best}",
                                  marker={"size": 22, "color": GREEN, "symbol": "star",
                                          "line": {"color": BLACK, "width": 1}}))
     return _style(fig, "block size Br = Bc (rows)", "HBM traffic (MB)", "Traffic against tile size",
-                  log_x=True, log_y=True, x_values=df["block"])
+                  log_x=True, log_y=True, x_values=df[c.BLOCK])
 
 
-def working_set_sweep(df, budget_kb: float) -> go.Figure:
-    colours = [FLASH if f else VERMILLION for f in df["fits SRAM"]]
-    fig = go.Figure([go.Bar(x=[str(b) for b in df["block"]], y=df["tile working set KB"],
+def working_set_sweep(df: pd.DataFrame, budget_kb: float) -> go.Figure:
+    """Each square tile's working set against the SRAM budget, from sweeps.over_blocks."""
+    c = OverBlocks
+    colours = [FLASH if f else VERMILLION for f in df[c.FITS]]
+    fig = go.Figure([go.Bar(x=[str(b) for b in df[c.BLOCK]], y=df[c.WORKING_SET_KB],
                             marker_color=colours, name="working set (red: over)", showlegend=True)])
-    _hline(fig, budget_kb, f"SRAM budget: {compact(budget_kb, 'KB')}", BLACK, dash="solid")
+    _hline(fig, budget_kb, f"SRAM budget: {bytes_text(budget_kb * KB)}", BLACK, dash="solid")
     return _style(fig, "block size Br = Bc (rows)", "tile working set (KB)",
                   "Does the tile fit?", log_y=True)
 
@@ -545,7 +533,7 @@ def loop_order_bars(df) -> go.Figure:
     labels = [str(s).replace(" (", "<br>(") for s in df["loop order"]]
     divisor, unit = _byte_unit(df["HBM MB"])
     fig = go.Figure([go.Bar(x=labels, y=df["HBM MB"] / divisor, marker_color=[FLASH, ORANGE],
-                            text=[compact(v, "MB") for v in df["HBM MB"]], textposition="outside",
+                            text=[bytes_text(v * MB) for v in df["HBM MB"]], textposition="outside",
                             showlegend=False, hovertemplate="%{y:.4g} " + unit + "<extra></extra>")])
     _headroom(fig, df["HBM MB"] / divisor)
     return _style(fig, "", f"HBM traffic ({unit})", "Loop order changes the bytes", height=360)
@@ -732,3 +720,59 @@ def precision_score_errors(df) -> go.Figure:
                                 marker={"size": 7, "color": VERMILLION, "symbol": "circle"},
                                 hovertemplate="score %{x:.3g}: error %{y:.3g}<extra>no rotation</extra>")])
     return _style(fig, "exact score (QKᵀ/√d)", "FP8 error (score units)", "That row's score errors")
+
+
+# ---- lesson 11, the whole GPU ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ModelReads:
+    """DRAM reads (bytes) the models give at each n: flash's three levels and plain attention's
+    (None where its S would not fit)."""
+    n: tuple[int, ...]
+    three_level: tuple[float, ...]  # waves of blocks sharing the L2 (flashviz.gpu_model.whole_gpu)
+    two_level: tuple[float, ...]    # one block against HBM, no L2
+    floor: tuple[float, ...]        # Q + K + V once
+    plain: tuple[float | None, ...]  # 4n² + 4nd per head
+
+
+@dataclass(frozen=True)
+class MeasuredReads:
+    """DRAM reads (bytes) Nsight Compute measured at each n."""
+    n: tuple[int, ...]
+    reads: tuple[float, ...]
+
+
+_MB = 2**20
+
+
+def reads_figure(model: ModelReads, flash: MeasuredReads, cross: int | None, title: str,
+                 plain: MeasuredReads | None = None, cache_name: str = "L2") -> go.Figure:
+    """Reads (MB, log) against n (log): the floor, the two-level and three-level models,
+    the H200's measured points, and the n where a head's K + V outgrow the share of the cache
+    DRAM reads go through (`cache_name`); plain attention's model and measured points beside them."""
+    fig = go.Figure()
+    kept = [(n, r) for n, r in zip(model.n, model.plain) if r is not None]
+    if kept:  # wide and pale, under the rest: at d = Br the two-level flash model lies right on it
+        fig.add_scatter(x=[n for n, _ in kept], y=[r / _MB for _, r in kept], mode="lines",
+                        name="plain attention, model (4n²+4nd)", line={"color": "#BBBBBB", "width": 9})
+    if plain is not None and plain.n:
+        fig.add_scatter(x=list(plain.n), y=[r / _MB for r in plain.reads], name="plain attention, H200",
+                        mode="markers", marker={"color": "#666666", "size": 11, "symbol": "square"})
+    for values, name, colour, dash in (
+            (model.floor, "compulsory Q + K + V", GREEN, "dot"),
+            (model.two_level, f"two-level model (one block, no {cache_name})", VERMILLION, "dash"),
+            (model.three_level, f"three-level model (waves, {cache_name})", BLUE, None)):
+        fig.add_scatter(x=list(model.n), y=[v / _MB for v in values], name=name, mode="lines",
+                        line={"color": colour, "dash": dash, "width": 3})
+    if flash.n:
+        fig.add_scatter(x=list(flash.n), y=[r / _MB for r in flash.reads], name="H200, Nsight Compute",
+                        mode="markers", marker={"color": BLACK, "size": 11, "symbol": "diamond"})
+    if cross:
+        fig.add_vline(x=cross, line={"color": PURPLE, "width": 2, "dash": "dot"})
+        # a log axis places annotations by log10 of the value; the label on the side of the line
+        # with room for it (the axis runs from 2^10 to 2^20)
+        fig.add_annotation(x=math.log10(cross), y=1, yref="paper", text=f"K + V in flight outgrow {cache_name}",
+                           showarrow=False, xanchor="left" if cross <= 2**15 else "right",
+                           font=_font(FONT, "#8B3A6B"))
+    return _style(fig, "sequence length n (tokens)", "DRAM reads (MB)", title, log_x=True, log_y=True, x_values=model.n)
+

@@ -116,19 +116,3 @@ SHARED = {p.key: p for p in (
     Param("hw", "GPU", "A100 40GB", tuple(HARDWARE) + (CUSTOM,)),
     Param("present", "presentation mode", False, kind="bool"),
 )}
-# A lesson's own controls that other parts of the app read too (its question).
-OWN = {p.key: p for p in (
-    Param("os_len", "row length", 32, lo=4, hi=128, step=4, kind="int"),
-    Param("os_block", "block size", 8, lo=1, hi=64, step=1, kind="int"),
-    Param("os_spread", "score spread (std)", 3.0, lo=0.5, hi=8.0, step=0.5, kind="float"),
-    Param("os_seed", "random row", 1, lo=0, hi=99, step=1, kind="int"),
-    Param("ex_window", "local window width (keys)", 128, lo=8, hi=1024, step=8, kind="int"),
-    Param("hw_d", "head dim d", 64, (64, 128)),
-    # Lesson 12, inference: the model and the batch being decoded.
-    Param("inf_ctx", "cached tokens n", 8192, tuple(2**k for k in range(8, 21))),
-    Param("inf_batch", "batch (sequences)", 1, (1, 2, 4, 8, 16, 32, 64, 128, 256)),
-    Param("inf_heads", "query heads", 32, (8, 16, 32, 64, 128)),
-    Param("inf_kv", "key/value heads: MHA → GQA → MQA", 8, (128, 64, 32, 16, 8, 4, 2, 1)),
-    Param("inf_layers", "layers", 32, lo=1, hi=128, step=1, kind="int"),
-    Param("inf_split", "chunks in the worked merge", 4, lo=2, hi=8, step=1, kind="int"),
-)}

@@ -9,75 +9,59 @@ from __future__ import annotations
 import streamlit as st
 
 from flashviz import questions as q
+from flashviz.config import Config, Hardware
+from flashviz.decode import DecodeConfig
 from flashviz.questions import Question
 
-from . import cache, ui
-from .lessons import LESSONS
-from .params import OWN
+from . import asks, ui
+from .asks import Settings
+from .lessons import LESSONS, Lesson, lesson_of
+from .whole_gpu import gpu_named
 
 REVEALED = "_revealed"   # lesson file -> the key of the question revealed there
 SKIPPED = "_skipped"     # lesson files whose question the reader skipped
 TOUCHED = "_touched"     # guess widgets the reader has moved: an untouched slider is no guess
 
 
-def _own(key: str):
-    """A lesson control's value before the lesson has drawn it (for its question)."""
-    return ui.peek(OWN[key])
+class _Reader:
+    """A lesson's settings as the reader has them now, for its question (explorer.asks.Settings):
+    its own controls before the lesson has drawn them, the sidebar's, the GPU."""
+
+    def __init__(self, lesson: Lesson):
+        self.lesson = lesson
+
+    def own(self, key: str):
+        return ui.peek(self.lesson.control(key))
+
+    def value(self, key: str):
+        return ui.value(key)
+
+    def config(self) -> Config:
+        return ui.config()
+
+    def hardware(self) -> Hardware:
+        return ui.hardware()
+
+    def simulable(self, cfg: Config) -> Config:
+        return ui.simulable(cfg, quiet=True)
+
+    def gpu(self, name: str) -> Hardware:
+        return gpu_named(name)
 
 
-def _measured_flash_share(d: int) -> Question:
-    return q.measured_share(d, *cache.measured_view(d, "float16", "fwd").flash_share_at_largest_n())
+def settings(file: str) -> Settings:
+    return _Reader(lesson_of(file))
 
 
-def _window() -> Question:
-    cfg = ui.config()
-    n = ui.simulable(cfg.with_tiles(64, 64), quiet=True).n
-    window = min(_own("ex_window"), n)
-    demo = cache.demo(6, n=n, d=cfg.d, window=window)
-    return q.window_error(n, window, float(demo.tables["against standard attention"].iloc[1]["max abs diff"]))
-
-
-def inference_config():
-    """Lesson 12's model and batch (its own controls) with the sidebar's d, as a DecodeConfig:
-    16-bit storage unless the sidebar already says 16-bit, as attention runs on tensor cores."""
-    from flashviz.config import tensor_dtype
-    from flashviz.decode import DecodeConfig
-    heads = _own("inf_heads")
-    return DecodeConfig(n_kv=_own("inf_ctx"), n_q=1, d=ui.value("d"), heads=heads,
-                        kv_heads=min(_own("inf_kv"), heads), batch=_own("inf_batch"), Br=ui.value("Br"),
-                        Bc=ui.value("Bc"), dtype=tensor_dtype(ui.value("dtype")))
-
-
-def _whole_gpu() -> Question | None:
-    """Lesson 11's question; none while the chosen kernel cannot launch on the chosen GPU (the
-    lesson says why)."""
-    from .whole_gpu import PARAMS, gpu_named, kernel_named
-    d = ui.peek(PARAMS["wg_d"])
-    kernel, hw = kernel_named(ui.peek(PARAMS["wg_kernel"]), d), gpu_named(ui.peek(PARAMS["wg_gpu"]))
-    if kernel.occupancy(d, hw).launch:
-        return None
-    return q.whole_gpu_reads(ui.peek(PARAMS["wg_n"]), d, ui.peek(PARAMS["wg_bh"]), kernel, hw)
+def inference_config() -> DecodeConfig:
+    """Lesson 12's model and batch at the reader's settings (explorer.asks.inference_config)."""
+    return asks.inference_config(settings("lessons/12_inference.py"))
 
 
 def question_for(file: str) -> Question | None:
-    """The question of a lesson, at the reader's current settings."""
-    builders = {
-        "lessons/01_where_time_goes.py": lambda: q.where_time_goes(ui.config(), ui.hardware()),
-        "lessons/02_online_softmax.py": lambda: q.online_softmax_sum(
-            _own("os_len"), _own("os_block"), _own("os_spread"), _own("os_seed")),
-        "lessons/03_tiling.py": lambda: q.tiling_ratio(ui.config()),
-        "lessons/04_tile_size.py": lambda: q.budget_doubled(ui.config()),
-        "lessons/05_backward.py": lambda: q.backward_memory(ui.config()),
-        "lessons/06_exact.py": _window,
-        "lessons/07_same_flops.py": lambda: q.same_flops(ui.config()),
-        "lessons/08_fa2_fa1.py": lambda: q.loop_order(ui.config()),
-        "lessons/09_break_it.py": lambda: q.small_tiles(ui.config()),
-        "lessons/10_real_hardware.py": lambda: _measured_flash_share(_own("hw_d")),
-        "lessons/11_whole_gpu.py": _whole_gpu,
-        "lessons/12_inference.py": lambda: q.decode_step(inference_config(), ui.hardware()),
-    }
-    build = builders.get(file)
-    return build() if build else None
+    """The question of a lesson, at the reader's current settings (its registry entry's builder)."""
+    lesson = lesson_of(file)
+    return lesson.question(_Reader(lesson)) if lesson.question is not None else None
 
 
 def revealed(file: str, question: Question | None) -> bool:

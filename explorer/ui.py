@@ -18,8 +18,8 @@ from flashviz.format import column_format
 from flashviz.sources import ASSUMPTIONS, READING, SOURCES
 
 from . import nav
-from .lessons import LESSONS, chapters
-from .params import CUSTOM_GPU, FIELDS, OWN, SHARED, UNITS, Param, shown
+from .lessons import LESSONS, chapters, control
+from .params import CUSTOM_GPU, FIELDS, SHARED, UNITS, Param, shown
 
 SIMULATE_MAX = 2048  # largest n a page runs in NumPy on a slider move
 NOTES = "_link_notes"   # key -> (note, the value the note explains)
@@ -188,7 +188,7 @@ def slide(title: str, steps: tuple[dict, ...] = (), on_step: Callable[[], None] 
     sidebar closed). The mark is an empty, invisible element; the title names it for a reader of
     the page's source and for the tests.
 
-    `steps`: settings of the lesson's own controls (OWN keys) that the clicker walks through in
+    `steps`: settings of the lesson's own controls (their URL keys) that the clicker walks through in
     this section, one per PageDown, instead of a mouse on the slider: the first is set when the
     section comes on screen. `on_step` runs after a step's values are set (e.g. to keep the
     lesson's question answered when it depends on them)."""
@@ -197,7 +197,7 @@ def slide(title: str, steps: tuple[dict, ...] = (), on_step: Callable[[], None] 
         st.html(f'<div class="fv-slide" data-title="{title_attr}"></div>')
         return
     slug = "".join(ch if ch.isalnum() else "_" for ch in title.lower())
-    now = next((i for i, step in enumerate(steps) if all(peek(OWN[key]) == value for key, value in step.items())),
+    now = next((i for i, step in enumerate(steps) if all(peek(control(key)) == value for key, value in step.items())),
                -1)
     st.html(f'<div class="fv-slide" data-title="{title_attr}" data-slug="{slug}" data-steps="{len(steps)}" '
             f'data-step="{now}"></div>')

@@ -4,6 +4,8 @@ All from closed forms, so any n up to 2^22 is instant.
 """
 from __future__ import annotations
 
+from typing import Final
+
 import pandas as pd
 
 from . import costs
@@ -12,17 +14,30 @@ from .memory import fits, paper_block_sizes
 from .sources import PRESET_SOURCES, SOURCES
 
 
+class OverN:
+    """over_n's columns, by name: explorer/charts.py reads them through these, so a renamed column is
+    renamed for both (and a constant renamed on one side only fails mypy)."""
+    N: Final = "n"
+    STD_HBM_MB: Final = "std HBM MB"
+    FLASH_HBM_MB: Final = "flash HBM MB"
+    STD_GFLOPS: Final = "std GFLOPs"
+    FLASH_GFLOPS: Final = "flash GFLOPs"
+    STD_PEAK_KB: Final = "std peak KB"
+    FLASH_PEAK_KB: Final = "flash peak KB"
+    TRAFFIC_CUT: Final = "traffic cut"
+
+
 def over_n(cfg: Config, ns) -> pd.DataFrame:
-    """Standard beside flash at each n, with the config's other knobs."""
-    rows = []
+    """Standard beside flash at each n, with the config's other knobs (columns: OverN)."""
+    c, rows = OverN, []
     for n in ns:
         at = cfg.at_n(n)
         std, flash = costs.standard_cost(at), costs.flash_cost(at)
         rows.append({
-            "n": n, "std HBM MB": std.hbm_bytes / MB, "flash HBM MB": flash.hbm_bytes / MB,
-            "std GFLOPs": std.flops / 1e9, "flash GFLOPs": flash.flops / 1e9,
-            "std peak KB": std.peak_bytes / KB, "flash peak KB": flash.peak_bytes / KB,
-            "traffic cut": std.hbm_bytes / flash.hbm_bytes,
+            c.N: n, c.STD_HBM_MB: std.hbm_bytes / MB, c.FLASH_HBM_MB: flash.hbm_bytes / MB,
+            c.STD_GFLOPS: std.flops / 1e9, c.FLASH_GFLOPS: flash.flops / 1e9,
+            c.STD_PEAK_KB: std.peak_bytes / KB, c.FLASH_PEAK_KB: flash.peak_bytes / KB,
+            c.TRAFFIC_CUT: std.hbm_bytes / flash.hbm_bytes,
         })
     return pd.DataFrame(rows)
 
@@ -36,22 +51,33 @@ def ns_around(n: int, start: int = 128, top: int = 8192, factor: int = 2) -> tup
     return tuple(sorted(out))
 
 
+class OverBlocks:
+    """over_blocks' columns, by name (as OverN)."""
+    BLOCK: Final = "block"
+    HBM_MB: Final = "HBM MB"
+    SPILL_MB: Final = "spill MB"
+    HBM_MB_WITH_SPILL: Final = "HBM MB with spill"
+    WORKING_SET_KB: Final = "tile working set KB"
+    FITS: Final = "fits SRAM"
+
+
 def over_blocks(cfg: Config, blocks) -> pd.DataFrame:
-    """Square tiles Br = Bc = b against the config's SRAM budget."""
-    rows = []
+    """Square tiles Br = Bc = b against the config's SRAM budget (columns: OverBlocks)."""
+    c, rows = OverBlocks, []
     for b in blocks:
         cost = costs.flash_cost(cfg.with_(Br=b, Bc=b))
         eb = cost.element_bytes
-        rows.append({"block": b, "HBM MB": cost.moved * eb / MB,
-                     "spill MB": cost.spilled * eb / MB, "HBM MB with spill": cost.hbm_bytes / MB,
-                     "tile working set KB": cost.working_set_bytes / KB,
-                     "fits SRAM": fits(cost.working_set_bytes, cfg.sram_bytes)})
+        rows.append({c.BLOCK: b, c.HBM_MB: cost.moved * eb / MB,
+                     c.SPILL_MB: cost.spilled * eb / MB, c.HBM_MB_WITH_SPILL: cost.hbm_bytes / MB,
+                     c.WORKING_SET_KB: cost.working_set_bytes / KB,
+                     c.FITS: fits(cost.working_set_bytes, cfg.sram_bytes)})
     return pd.DataFrame(rows)
 
 
 def best_fitting_block(table: pd.DataFrame):
-    fitting = table[table["fits SRAM"]]
-    return int(fitting.loc[fitting["HBM MB"].idxmin(), "block"]) if len(fitting) else None
+    c = OverBlocks
+    fitting = table[table[c.FITS]]
+    return int(fitting.loc[fitting[c.HBM_MB].idxmin(), c.BLOCK]) if len(fitting) else None
 
 
 def paper_rule(cfg: Config) -> dict:

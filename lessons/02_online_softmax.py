@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer import cache, charts, predict, ui
-from explorer.params import OWN, Param
+from explorer.lessons import control
 from flashviz.attention import EXP_LIMIT, online_softmax, random_row, softmax
 
 st.title("Online softmax")
@@ -12,10 +12,10 @@ st.markdown("#### Stream a row in blocks, carry two numbers: the largest score s
 
 ui.slide("The row and the rule")
 c1, c2, c3, c4 = st.columns(4)
-length = ui.bound(OWN["os_len"], c1)
-block = ui.bound(OWN["os_block"], c2)
-spread = ui.bound(OWN["os_spread"], c3)
-seed = ui.bound(OWN["os_seed"], c4)
+length = ui.bound(control("os_len"), c1)
+block = ui.bound(control("os_block"), c2)
+spread = ui.bound(control("os_spread"), c3)
+seed = ui.bound(control("os_seed"), c4)
 
 st.latex(r"m_{\text{new}} = \max(m_{\text{old}}, \max_j s_j) \qquad "
          r"l_{\text{new}} = \underbrace{e^{\,m_{\text{old}} - m_{\text{new}}}}_{\text{the rescale}}\, l_{\text{old}}"
@@ -29,7 +29,8 @@ broken = online_softmax(row, block, rescale=False, steps=broken_steps)
 
 # On a projector the clicker shows the row twice: at the default spread, then a wide one, where the
 # max moves far more often and dropping the rescale costs far more.
-ui.slide("The row, streamed", steps=({"os_spread": OWN["os_spread"].default}, {"os_spread": OWN["os_spread"].hi}),
+spread_p = control("os_spread")
+ui.slide("The row, streamed", steps=({"os_spread": spread_p.default}, {"os_spread": spread_p.hi}),
          on_step=predict.keep_revealed("lessons/02_online_softmax.py"))
 if ui.presenting():  # the sliders above are off the screen: say what this step set
     st.caption(f"A row of {length} scores, spread (std) {spread:g}, streamed in blocks of {block}.")
@@ -58,7 +59,7 @@ ui.table(weights, "online_softmax_weights", "Weights, three ways")
 
 ui.slide("Without the max: overflow")
 st.subheader("Without the max: overflow")
-offset = ui.bound(Param("os_offset", "scores near", 800, lo=0, hi=1000, step=10, kind="int"))
+offset = ui.bound(control("os_offset"))
 scores = np.array([0.0, 1.5, -0.8, 2.3]) + offset
 safe = online_softmax(scores, 2)
 with np.errstate(over="ignore"):

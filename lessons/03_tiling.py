@@ -2,7 +2,7 @@
 import streamlit as st
 
 from explorer import cache, charts, ui
-from explorer.params import Param
+from explorer.lessons import control
 from explorer.player import player
 from flashviz import animation, listing, sweeps
 from flashviz.claims import compare, overflow_cause, tiles_overflow
@@ -68,9 +68,9 @@ def _player() -> None:
     """The player and its own n, d and standard toggle: they rerun this part alone."""
     st.subheader("Watch it stream")
     c1, c2, c3 = st.columns(3)
-    an_n = ui.bound(Param("an_n", "animation n", 256, animation.TEACHING_N), c1)
-    an_d = ui.bound(Param("an_d", "animation d", 16, animation.TEACHING_D), c2)
-    show_standard = ui.bound(Param("an_std", "show standard", False, kind="bool"), c3,
+    an_n = ui.bound(control("an_n"), c1)
+    an_d = ui.bound(control("an_d"), c2)
+    show_standard = ui.bound(control("an_std"), c3,
                              help="The same n, moving the n × n matrices through HBM.")
     acfg, note = animation.teaching_config(cfg, an_n, an_d)
     ui.slide("The tile player")

@@ -3,7 +3,7 @@ import streamlit as st
 
 from explorer import cache, charts, ui
 from explorer.backward_player import backward_player, backward_player_html
-from explorer.params import Param
+from explorer.lessons import control
 from flashviz import animation, costs
 from flashviz.claims import change_percent, compare
 from flashviz.format import bytes_text
@@ -93,8 +93,8 @@ def _player() -> None:
         player_slot = st.container()
     st.subheader("Watch the backward")
     c1, c2 = st.columns(2)
-    bw_n = ui.bound(Param("bw_n", "animation n", 256, animation.TEACHING_N), c1)
-    bw_d = ui.bound(Param("bw_d", "animation d", 16, animation.TEACHING_D), c2)
+    bw_n = ui.bound(control("bw_n"), c1)
+    bw_d = ui.bound(control("bw_d"), c2)
     bcfg, note = animation.teaching_config(cfg, bw_n, bw_d)
     ui.own_setting(note or f"The player runs its own n = {bcfg.n} and d = {bcfg.d}, small enough to watch; "
                            "tiles, data type and mask come from the sidebar.")

@@ -4,7 +4,7 @@ import math
 import streamlit as st
 
 from explorer import cache, charts, predict, ui
-from explorer.params import OWN
+from explorer.lessons import control
 from flashviz import precision, questions
 from flashviz.attention import EXP_LIMIT
 from flashviz.bugs import NOISE
@@ -15,7 +15,7 @@ st.title("Exact means exact")
 st.markdown("#### FlashAttention computes the same function. A local window computes a different one.")
 cfg = ui.config()
 n = ui.simulable(cfg.with_tiles(64, 64)).n
-asked = ui.bound(OWN["ex_window"])
+asked = ui.bound(control("ex_window"))
 window = min(asked, n)
 ui.own_setting(f"This lesson runs its own 64 × 64 tiles (cut to n), no mask, in float64, at n = {n}"
                + (f"; the window is cut to n = {n}" if window < asked else "")

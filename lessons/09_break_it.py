@@ -3,7 +3,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer import cache, charts, ui
-from explorer.params import Param
+from explorer.lessons import control
 from explorer.player import player
 from flashviz import bugs, listing, symptoms
 from flashviz.bugs import BELIEFS, BUGS, SEED_SETTINGS, comparison, settings_text
@@ -25,9 +25,9 @@ def toggles() -> tuple[list[str], list[str]]:
     """The bugs and beliefs the reader turned on."""
     cols = st.columns(3)
     chosen = [key for k, (key, bug) in enumerate(BUGS.items())
-              if ui.bound(Param(f"bug_{key}", bug.label, False, kind="bool"), cols[k % 3], help=bug.change)]
+              if ui.bound(control(f"bug_{key}"), cols[k % 3], help=bug.change)]
     tested = [key for k, (key, belief) in enumerate(BELIEFS.items(), start=len(BUGS))
-              if ui.bound(Param(f"belief_{key}", belief.label, False, kind="bool"), cols[k % 3],
+              if ui.bound(control(f"belief_{key}"), cols[k % 3],
                           help=belief.claim)]
     if not chosen and not tested:
         st.markdown("Turn on a row above. Each is a row of the seed's table:")
@@ -82,7 +82,7 @@ def draw_bug(key: str) -> None:
     draw_lab(key, lab)
     st.markdown("**The edit, as a diff of the listing in the tile player** (the player runs the edited code):")
     st.code(listing.diff(key, cfg.loop_order), language="diff")
-    if ui.bound(Param(f"watch_{key}", "watch it happen, tile by tile", False, kind="bool")):
+    if ui.bound(control(f"watch_{key}")):
         acfg, note = symptoms.player_config(cfg, key)
         if note:
             st.info(note, icon=ui.NO_ICON)

@@ -3,7 +3,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer import cache, charts, ui
-from explorer.params import OWN, Param
+from explorer.lessons import control
 from flashviz.measured import TILES
 from flashviz.sources import cite
 
@@ -13,9 +13,9 @@ st.markdown("#### An H200 ran plain attention and PyTorch's fused kernels. Does 
 
 prov = cache.measured_provenance()
 c1, c2, c3 = st.columns(3)
-d = ui.bound(OWN["hw_d"], c1)
-dtype = ui.bound(Param("hw_dtype", "data type", "float16", ("float16", "bfloat16", "float32")), c2)
-pass_ = ui.bound(Param("hw_pass", "pass", "fwd", ("fwd", "fwd+bwd")), c3)
+d = ui.bound(control("hw_d"), c1)
+dtype = ui.bound(control("hw_dtype"), c2)
+pass_ = ui.bound(control("hw_pass"), c3)
 ui.own_setting("This lesson has its own head dim and data type: those the H200 was measured at. "
                "The sidebar's settings do not apply here.")
 hw = cache.measured_view(d, dtype, pass_)
@@ -141,7 +141,7 @@ def _tile_sweep() -> None:
     """The Triton tile sweep at the sequence length chosen here: it reruns this part alone."""
     ui.slide("Block size on hardware")
     st.subheader("Block size on hardware")
-    block_n = ui.bound(Param("hw_block_n", "sequence length for the tile sweep", 1024, cache.measured_blocks()))
+    block_n = ui.bound(control("hw_block_n"))
     sweep = cache.measured_blocks(block_n)
     bt, best, slowest, spread = sweep.table, sweep.best, sweep.slowest, sweep.spread
     ui.explain(f"""

@@ -2,10 +2,11 @@
 import pandas as pd
 import streamlit as st
 
-from explorer import cache, ui
+from explorer import cache, charts, ui
 from explorer.gpu_player import gpu_player, gpu_player_html
-from explorer.whole_gpu import (IMPL, PARAMS, crossover, figures_cited, gpu_named, kernel_named, launch_error,
-                                model_curves, reads_figure, residency_text)
+from explorer.lessons import control
+from explorer.whole_gpu import (IMPL, crossover, figures_cited, gpu_named, kernel_named, launch_error,
+                                measured_reads, model_curves, residency_text)
 from flashviz import gpu_targets
 from flashviz.claims import compare
 from flashviz.config import CUSTOM, HARDWARE
@@ -19,11 +20,11 @@ H200 = "H200 SXM"
 st.title("The whole GPU")
 st.markdown("#### Many blocks run at once and share a cache. How many bytes does DRAM really see?")
 c = st.columns([1.1, 0.8, 1, 1, 1.25])  # the kernel menu wide enough for "PyTorch flash"
-n = ui.bound(PARAMS["wg_n"], c[0])
-d = ui.bound(PARAMS["wg_d"], c[1])
-bh = ui.bound(PARAMS["wg_bh"], c[2])
-gpu = ui.bound(PARAMS["wg_gpu"], c[3])
-kname = ui.bound(PARAMS["wg_kernel"], c[4])
+n = ui.bound(control("wg_n"), c[0])
+d = ui.bound(control("wg_d"), c[1])
+bh = ui.bound(control("wg_bh"), c[2])
+gpu = ui.bound(control("wg_gpu"), c[3])
+kname = ui.bound(control("wg_kernel"), c[4])
 if gpu == CUSTOM and ui.value("hw") != CUSTOM:  # the sidebar draws them while its GPU is "custom"
     ui.custom_gpu_controls(st.columns([1, 2])[0])  # wide enough for the button's whole label
 ui.own_setting("This lesson has its own n, d, batch × heads, GPU and kernel (fp16): the sidebar's do not apply.")
@@ -99,9 +100,9 @@ plain_pts = plain_df[(plain_df["d"] == d) & (plain_df["batch_heads"] == bh)].sor
 on_h200 = gpu == H200
 chart_hw = HARDWARE[H200] if occ.launch else hw  # a kernel that cannot launch here: the H200's models
 title = f"{kname}, d = {d}, batch × heads = {bh}, {chart_hw.name}"
-ui.chart(cache.figure(reads_figure, model_curves(d, bh, kname, chart_hw), pts if on_h200 else pts.iloc[0:0],
-                      crossover(d, bh, kname, chart_hw), title, plain_pts if on_h200 else plain_pts.iloc[0:0],
-                      arch_of(chart_hw).cache),
+ui.chart(cache.figure(charts.reads_figure, model_curves(d, bh, kname, chart_hw),
+                      measured_reads(pts if on_h200 else pts.iloc[0:0]), crossover(d, bh, kname, chart_hw), title,
+                      measured_reads(plain_pts if on_h200 else plain_pts.iloc[0:0]), arch_of(chart_hw).cache),
          "wg_reads")
 have = sorted(int(x) for x in df[(df["impl"] == impl) & (df["d"] == d)]["batch_heads"].unique())
 if occ.launch:

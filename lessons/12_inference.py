@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer import cache, charts, predict, ui
-from explorer.params import OWN
+from explorer.lessons import control
 from flashviz import decode
 from flashviz.claims import compare, regime
 from flashviz.config import CUSTOM, HARDWARE
@@ -20,7 +20,7 @@ def inference_controls():
     """The model and batch being decoded (this lesson's own settings, in the URL)."""
     cols = st.columns(5)
     for col, key in zip(cols, ("inf_ctx", "inf_batch", "inf_heads", "inf_kv", "inf_layers")):
-        ui.bound(OWN[key], col, note_where=st)
+        ui.bound(control(key), col, note_where=st)
     cfg = predict.inference_config()
     if st.session_state.get("inf_kv", 0) > cfg.heads:
         cols[3].caption(f"above the query heads: MHA uses {cfg.heads}")
@@ -157,7 +157,7 @@ def _merge() -> None:
     """The worked merge and its number of chunks: it reruns this part alone."""
     ui.slide("The merge, step by step", steps=tuple({"inf_split": k} for k in (2, 4, 8)))
     st.subheader("The merge, step by step")
-    chunks = ui.bound(OWN["inf_split"], st.columns(3)[0])
+    chunks = ui.bound(control("inf_split"), st.columns(3)[0])
     steps, (m, l, O), unsplit = cache.decode_merge_walkthrough(n_kv=16, d=4, splits=chunks)
     st.markdown(f"One query row against 16 cached keys (d = 4, random values), cut into {len(steps)} chunks. Each "
                 "chunk returns its own max m_i, sum l_i and unnormalised output O_i; the merge puts them on one "

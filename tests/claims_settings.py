@@ -2,7 +2,8 @@
 teacher can reach, named, and random draws that lean on them.
 
 A setting is a dict of URL parameters: the sidebar's (every key of explorer.params.SHARED but
-presentation mode) and the lesson's own controls. `explicit(page)` lists the named regimes with
+presentation mode, so a knob added to Config is drawn here too) and the lesson's own controls (its
+registry entry's, explorer/lessons.py). `explicit(page)` lists the named regimes with
 the lesson's own controls at their defaults, then the lesson's own controls at their extremes
 with the sidebar at its defaults; `lesson_params(page)` draws at random, half of the time from a
 named regime with the other settings random.
@@ -11,14 +12,15 @@ from __future__ import annotations
 
 from hypothesis import strategies as hs
 
-from explorer.params import CUSTOM_GPU, OWN, SHARED, Param
-from explorer.whole_gpu import PARAMS as WHOLE_GPU
-from flashviz import measured
-from flashviz.animation import TEACHING_D, TEACHING_N
-from flashviz.bugs import BELIEFS, BUGS
-from flashviz.config import DTYPE_BYTES, HARDWARE, KB, SEQUENCE_LENGTHS, TILE_SIZES, Config
+from collections.abc import Sequence
 
-SIDEBAR = ("n", "d", "Br", "Bc", "sram", "dtype", "hw", "causal", "order")
+from explorer.lessons import Lesson, lesson_of
+from explorer.params import CUSTOM_GPU, FIELDS, SHARED, UNITS, Param
+from flashviz.bugs import BELIEFS, BUGS
+from flashviz.config import CUSTOM, DTYPE_BYTES, HARDWARE, Config
+
+# Every sidebar control but presentation mode, which changes what is drawn, not what is said.
+SIDEBAR = tuple(key for key in SHARED if key != "present")
 DEFAULTS = {key: SHARED[key].default for key in SIDEBAR}
 
 # The issue's case: 64 x 64 tiles at d = 128 in float32 need 112.5 KB against a 96 KB budget.
@@ -37,17 +39,11 @@ REGIMES: tuple[dict, ...] = (
 
 
 def shared_params():
-    return hs.fixed_dictionaries({
-        "n": hs.sampled_from(SEQUENCE_LENGTHS),
-        "d": hs.sampled_from(SHARED["d"].options),
-        "Br": hs.sampled_from(TILE_SIZES),
-        "Bc": hs.sampled_from(TILE_SIZES),
-        "sram": _span(SHARED["sram"]),
-        "dtype": hs.sampled_from(tuple(DTYPE_BYTES)),
-        "hw": hs.sampled_from(tuple(HARDWARE)),
-        "causal": hs.booleans(),
-        "order": hs.sampled_from(("fa2", "fa1")),
-    })
+    """Every sidebar control at random. The GPU is a preset: "custom" is tried where a lesson offers
+    it among its own controls (its figures are CUSTOM_GPU, drawn then)."""
+    draw = {key: control(SHARED[key]) for key in SIDEBAR}
+    draw["hw"] = hs.sampled_from(tuple(HARDWARE))
+    return hs.fixed_dictionaries(draw)
 
 
 def sidebar():
@@ -84,32 +80,15 @@ def ends(p: Param) -> tuple:
     return (p.options[0], p.options[-1])
 
 
-def _block_ns() -> tuple:
-    return tuple(sorted(int(n) for n in measured.blocks(measured.load())["n"].unique()))
+def own_controls(page: str, lessons: Sequence[Lesson] | None = None) -> tuple[Param, ...]:
+    """The lesson's own controls (its registry entry's), and the custom GPU's figures where one of
+    them offers "custom" (the lesson then types a GPU of its own)."""
+    own = lesson_of(page, lessons).controls
+    custom = any(p.kind == "options" and CUSTOM in p.options for p in own)
+    return (*own, *CUSTOM_GPU) if custom else own
 
 
-# Each lesson's own controls (those not in explorer.params.OWN or explorer.whole_gpu.PARAMS are
-# declared in the lesson file; they are repeated here as the lesson declares them).
-BREAK_IT = tuple(Param(f"{kind}_{key}", key, False, kind="bool")
-                 for kind, keys in (("bug", BUGS), ("watch", BUGS), ("belief", BELIEFS)) for key in keys)
-OWN_CONTROLS = {
-    "lessons/02_online_softmax.py": lambda: (
-        *(OWN[k] for k in ("os_len", "os_block", "os_spread", "os_seed")),
-        Param("os_offset", "scores near", 800, lo=0, hi=1000, step=10, kind="int")),
-    "lessons/03_tiling.py": lambda: (Param("an_n", "animation n", 256, TEACHING_N),
-                                     Param("an_d", "animation d", 16, TEACHING_D),
-                                     Param("an_std", "show standard", False, kind="bool")),
-    "lessons/05_backward.py": lambda: (Param("bw_n", "animation n", 256, TEACHING_N),
-                                       Param("bw_d", "animation d", 16, TEACHING_D)),
-    "lessons/06_exact.py": lambda: (OWN["ex_window"],),
-    "lessons/09_break_it.py": lambda: BREAK_IT,
-    "lessons/10_real_hardware.py": lambda: (
-        OWN["hw_d"], Param("hw_dtype", "data type", "float16", ("float16", "bfloat16", "float32")),
-        Param("hw_pass", "pass", "fwd", ("fwd", "fwd+bwd")),
-        Param("hw_block_n", "sequence length for the tile sweep", 1024, _block_ns())),
-    "lessons/11_whole_gpu.py": lambda: (*WHOLE_GPU.values(), *CUSTOM_GPU),  # the lesson types a custom GPU
-    "lessons/12_inference.py": lambda: tuple(p for key, p in OWN.items() if key.startswith("inf_")),
-}
+BREAK_IT = lesson_of("lessons/09_break_it.py").controls
 
 
 def _some_bug_on(p: dict) -> bool:
@@ -118,7 +97,7 @@ def _some_bug_on(p: dict) -> bool:
 
 
 def lesson_params(page: str):
-    own = OWN_CONTROLS.get(page, tuple)()
+    own = own_controls(page)
     draw = hs.tuples(sidebar(), hs.fixed_dictionaries({p.key: control(p) for p in own})).map(
         lambda pair: {**pair[0], **pair[1]})
     return draw.filter(_some_bug_on) if page == "lessons/09_break_it.py" else draw
@@ -127,13 +106,13 @@ def lesson_params(page: str):
 def own_defaults(page: str) -> dict:
     if page == "lessons/09_break_it.py":  # every bug, its player and the belief: all of the lesson
         return {p.key: True for p in BREAK_IT}
-    return {p.key: p.default for p in OWN_CONTROLS.get(page, tuple)()}
+    return {p.key: p.default for p in own_controls(page)}
 
 
 def own_extremes(page: str) -> list[dict]:
     """The lesson's own controls all at their low ends, all at their high ends, and each value of a
     control that names things (a GPU, a kernel) once."""
-    own = OWN_CONTROLS.get(page, tuple)()
+    own = own_controls(page)
     if page == "lessons/09_break_it.py":
         return [{p.key: p.key.startswith(("bug_", "belief_")) for p in BREAK_IT}]  # no player
     named = [{p.key: v} for p in own if p.kind == "options" and not isinstance(p.options[0], (int, float))
@@ -149,10 +128,11 @@ def explicit(page: str) -> list[dict]:
 
 
 def engine_config(p: dict, n: int | None = None) -> Config:
-    """The Config explorer/ui.config() builds from these settings: tiles cut to n, KB to bytes."""
-    n = p["n"] if n is None else n
-    return Config.clamped(n, p["Br"], p["Bc"], d=p["d"], sram_bytes=p["sram"] * KB,
-                          dtype=p["dtype"], causal=p["causal"], loop_order=p["order"])
+    """The Config explorer/ui.config() builds from these settings: each knob's control times its
+    unit (KB to bytes), tiles cut to n."""
+    fields = {name: p[key] * UNITS[key] if UNITS[key] != 1 else p[key] for key, name in FIELDS.items()}
+    fields["n"] = fields["n"] if n is None else n
+    return Config.clamped(**fields)
 
 
 def url(params: dict) -> dict:

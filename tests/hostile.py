@@ -1,4 +1,5 @@
 """Malformed and hostile deep-link values, shared by the tests and the benchmark."""
+from explorer.lessons import controls
 from explorer.params import SHARED
 
 VALUES = [
@@ -9,8 +10,14 @@ VALUES = [
     "null", "None", "true", "TRUE", "[]", "{}", "0x10", "1_000", "--1", "+5", "1e3", "1,024", "1024.0000001",
     "../../etc/passwd", "'; DROP TABLE x; --", "${7*7}", "{{7*7}}", "\u202eevil", "line\nbreak", "tab\tvalue",
 ]
-KEYS = list(SHARED) + ["an_n", "an_d", "os_block", "os_len", "os_offset", "ex_window", "bug_no_max", "hw_d",
-                       "hw_dtype", "unknown_key", "<script>", "deck", "sec"]
+
+
+def link_keys() -> list[str]:
+    """The sidebar's keys, every lesson's own (the registry's), and keys no control has."""
+    return [*SHARED, *controls(), "unknown_key", "<script>", "deck", "sec"]
+
+
+KEYS = link_keys()
 
 
 def links() -> list[dict]:

@@ -223,21 +223,18 @@ def revealed_answer(at) -> str:
     return next(m.value for m in at.markdown if "the engine says" in m.value.lower())
 
 
-@pytest.mark.parametrize("page, params, changed", [
-    (PAGES[0], {}, {"dtype": "float32", "hw": "H200 SXM", "n": "16", "d": "256"}),
-    (PAGES[1], {}, {"os_seed": "7"}),
-    (PAGES[2], {}, {"Br": "256", "Bc": "256"}),
-    (PAGES[3], {}, {"d": "256"}),
-    (PAGES[4], {}, {"n": "8192"}),
-    (PAGES[5], {}, {"ex_window": "1024", "n": "512"}),
-    (PAGES[6], {}, {"causal": "true"}),
-    (PAGES[7], {}, {"Bc": "512"}),
-    (PAGES[8], {}, {"d": "16"}),
-    (PAGES[9], {}, {"hw_d": "128"}),
-])
-def test_every_lesson_asks_a_question_whose_answer_follows_the_settings(page, params, changed):
-    before = revealed_answer(open_page(page, **params))
-    after = revealed_answer(open_page(page, **params, **changed))
+def moves(lessons=LESSONS) -> list[tuple[str, dict]]:
+    """Each lesson's settings that must move its answer (its registry entry's `moves`)."""
+    return [(lesson.file, dict(changed)) for lesson in lessons for changed in lesson.moves]
+
+
+MOVES = moves()
+
+
+@pytest.mark.parametrize("page, changed", MOVES, ids=[f"{p.split('/')[1][:2]}-{'&'.join(c)}" for p, c in MOVES])
+def test_every_lesson_asks_a_question_whose_answer_follows_the_settings(page, changed):
+    before = revealed_answer(open_page(page))
+    after = revealed_answer(open_page(page, **changed))
     assert before != after, f"{page}: the answer did not move with {changed}: {before}"
 
 

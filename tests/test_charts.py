@@ -1,7 +1,7 @@
 """Every chart, built from the engine's data (default and worst-case settings), is legible
 on a projector: its text is at least 16 px and near-black wherever Streamlit's theme
 would otherwise paint it grey, its labels are short, and its roofline labels point at
-the right points. bench/render_charts.py draws the same figures in Chromium."""
+the right points. bench/render_charts.py draws the same figures in Chromium. The cases are tests/chart_cases.py's."""
 import json
 import math
 import re
@@ -9,13 +9,19 @@ import re
 import pandas as pd
 import pytest
 
-from bench.render_charts import cases
 from explorer import charts
 from flashviz import sweeps
 from flashviz.config import HARDWARE, Config
+from tests.chart_cases import builders, cases
 
 CASES = cases()
 MIN_PX = 16
+
+
+def test_every_builder_in_charts_has_a_case():
+    missing = sorted(set(builders()) - {builder.__name__ for _, builder, _ in CASES})
+    assert not missing, (f"explorer/charts.py builders with no case: {missing}; add a case for each to "
+                         "tests/chart_cases.py (a slug, the builder, its arguments as a lesson builds them)")
 
 
 def figure(builder, args):
@@ -120,19 +126,12 @@ def test_the_template_is_plotly_white_cut_to_what_the_chart_draws(fig):
     assert len(json.dumps(template)) < 0.5 * len(json.dumps(white)), len(json.dumps(template))
 
 
-def test_compact_shortens_big_byte_counts():
-    assert charts.compact(16778240, "MB") == "16.0 TB"
-    assert charts.compact(0.375, "MB") == "0.375 MB"
-    assert charts.compact(96, "KB") == "96.0 KB"
-    assert charts.compact(2.7e10, "elements") == "27.0G elements"
-
-
 def test_block_sweep_names_a_huge_standard_line_compactly():
     cfg = Config(n=2**20, d=64)
     table = sweeps.over_blocks(cfg, (64, 128, 256))
     fig = charts.block_sweep(table, 16778240.0, sweeps.best_fitting_block(table)).to_dict()
     names = [t.get("name") for t in fig["data"]]
-    assert "standard: 16.0 TB" in names, names
+    assert "standard: 16 TB" in names, names
     assert not fig["layout"].get("annotations"), "no label on the line, where spill markers could cover it"
 
 
@@ -216,3 +215,14 @@ def test_bytes_vs_flops_title_says_what_the_data_shows():
     causal = charts.bytes_vs_flops(sweeps.over_n(Config(n=4096, causal=True), ns)).to_dict()
     title = causal["layout"]["title"]["text"].replace("<br>", " ")
     assert title.startswith("Flash at n = 4k: ") and "fewer flops" in title, title
+
+
+@pytest.mark.parametrize("table, columns", [
+    (lambda: sweeps.over_n(Config(), (256, 1024)), sweeps.OverN),
+    (lambda: sweeps.over_blocks(Config(), (16, 64)), sweeps.OverBlocks),
+], ids=["over_n", "over_blocks"])
+def test_a_sweep_has_exactly_the_columns_its_constants_name(table, columns):
+    """Charts read the sweeps through their column constants: a column added or renamed without its
+    constant fails here, a constant renamed on one side fails mypy."""
+    named = {v for k, v in vars(columns).items() if k.isupper()}
+    assert set(table().columns) == named

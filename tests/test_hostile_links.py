@@ -3,7 +3,7 @@ and no value from the link ever rendered as HTML."""
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer.lessons import LESSONS
+from explorer.lessons import LESSONS, controls
 from explorer.params import SHARED, shown
 from tests.conftest import ROOT
 from tests.hostile import VALUES, links
@@ -54,15 +54,16 @@ def test_hostile_link(k):
                 assert f"{shown(value)}`" in body
 
 
-def test_every_shared_parameter_rejects_every_hostile_value_cleanly():
-    for p in SHARED.values():
-        for value in VALUES:
-            parsed, note = p.parse(value)
-            if p.kind == "bool":
-                assert parsed in (True, False)
-            elif p.kind in ("int", "float"):
-                assert p.lo <= parsed <= p.hi
-            else:
-                assert parsed in p.options
-            if note:
-                assert "`" not in shown(value) and "\n" not in note
+@pytest.mark.parametrize("p", [*SHARED.values(), *controls().values()], ids=lambda p: p.key)
+def test_every_parameter_rejects_every_hostile_value_cleanly(p):
+    """The sidebar's controls and every lesson's own (the registry's)."""
+    for value in VALUES:
+        parsed, note = p.parse(value)
+        if p.kind == "bool":
+            assert parsed in (True, False)
+        elif p.kind in ("int", "float"):
+            assert p.lo <= parsed <= p.hi
+        else:
+            assert parsed in p.options
+        if note:
+            assert "`" not in shown(value) and "\n" not in note

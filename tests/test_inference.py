@@ -3,7 +3,8 @@ import json
 
 import pytest
 
-from explorer.params import CUSTOM_GPU, OWN
+from explorer.lessons import controls
+from explorer.params import CUSTOM_GPU
 from flashviz import decode
 from flashviz.config import HARDWARE
 from tests.test_app import open_page, revealed_answer, texts
@@ -42,7 +43,7 @@ def test_each_control_at_its_extremes(key):
     at = open_page(PAGE, hw="custom")
     w = next(w for w in keyed_widgets(at) if w.key == key)
     if w.type in ("slider", "number_input"):
-        p = OWN.get(key) or next(p for p in CUSTOM_GPU if p.key == key)
+        p = controls().get(key) or next(p for p in CUSTOM_GPU if p.key == key)
         extremes = [p.lo, p.hi]
     else:
         extremes = [w.options[0], w.options[-1]]

@@ -10,6 +10,7 @@ from explorer.lessons import LESSONS
 from flashviz.config import HARDWARE
 from tests.test_browser import (IDLE, SHOTS, SKELETON, WAIT, browser, charts_drawn, menus_cut_off, metric,  # noqa: F401
                                 page, pytestmark, query, server)
+from tests.test_sidebar_browser import sidebar_fits
 
 expect = pytest.importorskip("playwright.sync_api").expect
 K = next(k for k, lesson in enumerate(LESSONS) if lesson.file == "lessons/12_inference.py")
@@ -24,13 +25,6 @@ def open_lesson(pg, server, params: dict | None = None):  # noqa: F811
     pg.wait_for_selector(IDLE, timeout=WAIT)
     expect(pg.locator(SKELETON)).to_have_count(0, timeout=WAIT)
     expect(pg.locator("[data-testid='stException']")).to_have_count(0)
-
-
-def sidebar_fits(pg) -> bool:
-    """Every sidebar setting is on screen without scrolling the sidebar."""
-    return pg.evaluate("""() => {
-        const s = document.querySelector("[data-testid='stSidebarContent']");
-        return s.scrollHeight <= s.clientHeight + 1; }""")
 
 
 def test_the_lesson_renders_and_its_settings_fit(server, page):  # noqa: F811

@@ -56,3 +56,29 @@ def test_ui_config_turns_each_control_into_its_field():
     assert cfg == Config(n=32, d=64, Br=32, Bc=32, sram_bytes=128 * 1024, dtype="bfloat16", causal=True,
                          loop_order="fa1")
     assert ui.config() == Config()
+
+
+def sidebar_keys(**params) -> set[str]:
+    """The keys of the input widgets the app draws in its sidebar (AppTest), with these URL parameters."""
+    from streamlit.testing.v1 import AppTest
+
+    from tests.conftest import ROOT
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params.update(params)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    kinds = ("slider", "select_slider", "toggle", "radio", "selectbox", "number_input", "checkbox", "text_input")
+    return {w.key for kind in kinds for w in at.sidebar.get(kind)}
+
+
+def test_the_sidebar_draws_every_control_of_the_schema_and_nothing_else():
+    """A knob declared in Config and labelled, but not drawn by ui.shared_controls(), fails here."""
+    drawn = sidebar_keys()
+    assert drawn == set(SHARED), (f"in the schema, not drawn: {sorted(set(SHARED) - drawn)} (add a "
+                                  f"bound(SHARED[key], ...) in explorer/ui.py's shared_controls()); drawn, not in "
+                                  f"the schema: {sorted(drawn - set(SHARED))}")
+
+
+def test_a_custom_gpu_adds_its_figures_to_the_sidebar():
+    from explorer.params import CUSTOM_GPU
+    assert sidebar_keys(hw="custom") == set(SHARED) | {p.key for p in CUSTOM_GPU}

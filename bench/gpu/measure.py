@@ -32,6 +32,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -295,7 +296,8 @@ def main(argv=None) -> int:
                         print("time budget spent: stopping", flush=True)
                         return 0
                     bh = batch_heads(n, target)
-                    row = {"impl": impl, "pass": "fwd", "n": n, "d": d, "dtype": "float16", "batch_heads": bh}
+                    row: dict[str, Any] = {"impl": impl, "pass": "fwd", "n": n, "d": d, "dtype": "float16",
+                                           "batch_heads": bh}
                     row.update(ncu_bytes(impl, n, d, "float16", bh))
                     dram.add({**row, **prov})
                     print(f"ncu {impl:14s} n={n:6d} d={d:4d} {row.get('dram_read_bytes', '-')} read "

@@ -28,6 +28,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -137,7 +138,7 @@ def main(argv=None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     prov = provenance(device)
     rows = Rows(out / "precision.csv", FIELDS)
-    deadline, cache = time.time() + args.budget_s, {}
+    deadline, cache = time.time() + args.budget_s, dict[tuple, Any]()
     for dtype, n, d, spread, seed in configs(args.dry_run):
         if time.time() > deadline:
             print("time budget spent: stopping", flush=True)

@@ -44,6 +44,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 # (n, d, batch x heads): d = 64 and 128, B*H = 1 to 128, n = 1024 to 524288 (K + V per head 0.25 to 128 MB)
@@ -320,7 +321,7 @@ def unit_rates(out: Path, prov: dict) -> None:
         "the same kernel compiled with DISABLE_MMA_V3=1 (Ampere's mma.sync), in a child process")
     if child.returncode:
         print("mma.sync child:", child.stderr[-300:], flush=True)
-    r = {}
+    r: dict[str, Any] = {}
     add("exp unit (ex2.approx)", "float32", lambda: r.setdefault("u", u.rates())["exp"] / 1e12, "T/s",
         "Triton exp_chain: 2^22 elements x 4096 dependent exp2 steps, in registers (compute-bound)")
     add("FP32 FFMA instructions", "float32", lambda: r["u"]["fp32"] / 1e12, "T/s",
@@ -343,7 +344,8 @@ def measure(out: Path, device: str, budget_s: float, start: float) -> None:
     table: dict[tuple, dict] = {}
     time_budget = 0.55 * budget_s  # the rest is Nsight Compute's
     # smallest calls first, both sets interleaved: a run cut short loses the largest of each set
-    every = sorted(((set_, c) for set_, cs in sets for c in cs), key=lambda sc: flops(*sc[1], False))
+    every = sorted(((set_, c) for set_, cs in sets for c in cs),
+                   key=lambda sc: flops(sc[1][0], sc[1][1], sc[1][2], False))
     for set_, (n, d, bh) in every:
         if time.time() - start > time_budget:
             print(f"timing budget spent at {time.time() - start:.0f} s, before {n}/{d}/{bh}", flush=True)
@@ -351,8 +353,8 @@ def measure(out: Path, device: str, budget_s: float, start: float) -> None:
         for dtype in dtypes:
             for causal in (False, True):
                 ref = reference(dtype, causal, n, d, bh, device)
-                extra = READS_ONLY if set_ == "held-apart" and dtype == "float16" and not causal else ()
-                for impl in (*impls, *(() if device == "cpu" else extra)):
+                reads_only = READS_ONLY if set_ == "held-apart" and dtype == "float16" and not causal else ()
+                for impl in (*impls, *(() if device == "cpu" else reads_only)):
                     row = {"set": set_, "impl": impl, "dtype": dtype, "causal": int(causal), "n": n, "d": d,
                            "batch_heads": bh}
                     row.update(time_one(impl, dtype, causal, n, d, bh, device, ref))

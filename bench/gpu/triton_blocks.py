@@ -19,6 +19,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import torch
 import triton
@@ -111,7 +112,7 @@ def ncu(block_m, block_n, n, d, bh) -> dict:
            sys.executable, __file__, "--profile-one", str(block_m), str(block_n), str(n), str(d), str(bh)]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     text = out.stdout[out.stdout.find('"ID"'):] if '"ID"' in out.stdout else ""
-    sums = {}
+    sums: dict[str, float] = {}
     for row in csv.DictReader(io.StringIO(text)):
         sums[row["Metric Name"]] = sums.get(row["Metric Name"], 0.0) + float(row["Metric Value"].replace(",", ""))
     if not sums:
@@ -150,7 +151,7 @@ def main(argv=None) -> int:
             if time.time() > deadline:
                 print("time budget spent: stopping", flush=True)
                 break
-            row = {"block_m": block_m, "block_n": block_n, "n": n, "d": d,
+            row: dict[str, Any] = {"block_m": block_m, "block_n": block_n, "n": n, "d": d,
                    "dtype": "float16" if device == "cuda" else "float32", "batch_heads": bh}
             row.update(measure(block_m, block_n, n, d, bh, device, 3 if args.dry_run else args.repeats))
             if args.ncu and row["status"] == "ok":

@@ -294,7 +294,8 @@ def main(argv=None) -> int:
     p.add_argument("--only", help="with --profile-all: the one config n,d,bh")
     args = p.parse_args(argv)
     if args.profile_all:
-        profile_all(*args.profile_all, only=args.only)
+        impl, listing = args.profile_all
+        profile_all(impl, listing, only=args.only)
         return 0
     if args.dry_run:
         for impl in impls():

@@ -1,0 +1,157 @@
+"""Every chart builder in explorer/charts.py, with the engine's data as the lessons build it, at
+the lessons' defaults and the worst cases a reader can reach: tests/test_charts.py checks each
+figure, and fails for a builder with no case here; bench/render_charts.py draws them in Chromium.
+
+Add a chart: its builder in explorer/charts.py, and a case here (a slug, the builder, its arguments).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pandas as pd
+
+from explorer import charts
+from explorer.whole_gpu import IMPL, crossover, measured_reads, model_curves
+from flashviz import attention, bugs, costs, decode, demos, measured, precision, sweeps
+from flashviz.config import HARDWARE, MB, Config
+
+
+def builders() -> dict[str, Callable]:
+    """Every public function of explorer/charts.py, by name: each is a figure builder (a helper's name
+    starts with "_")."""
+    import inspect
+    return {name: f for name, f in vars(charts).items() if inspect.isfunction(f) and not name.startswith("_")
+            and f.__module__ == charts.__name__}
+
+
+def covered() -> set[str]:
+    """The builders this file makes a case of, read from its text (building every case takes a while):
+    tests/test_charts.py checks the built cases against builders() too."""
+    import re
+    from pathlib import Path
+    named = set(re.findall(r"charts\.(\w+)", Path(__file__).read_text()))
+    return named & set(builders())
+
+
+# The lessons' default, and the worst cases a reader can reach from the sidebar.
+CONFIGS = {
+    "default": Config(),
+    "n16": Config(n=16, Br=16, Bc=16),
+    "n1M_d256_fp16_causal": Config(n=2**20, d=256, Br=128, Bc=128, dtype="float16", causal=True),
+    "tiles1x1_bf16": Config(n=4096, d=64, Br=1, Bc=1, dtype="bfloat16", causal=True),
+}
+
+
+def _simulable(cfg: Config, block: int | None = None) -> Config:
+    """The n a lesson really runs in NumPy (explorer.ui.simulable, without Streamlit)."""
+    b = min(cfg.Br, cfg.Bc, block or cfg.Br)
+    n = min(cfg.n, 2048, 64 * b)
+    return cfg.at_n(n)
+
+
+def _config_cases(tag: str, cfg: Config) -> list:
+    hw = HARDWARE["H100 SXM"] if "H100 SXM" in HARDWARE else next(iter(HARDWARE.values()))
+    out = [(charts.bytes_vs_flops, (sweeps.over_n(cfg, sweeps.ns_around(cfg.n, 128, 8192, 4)), cfg.dtype)),
+           (charts.roofline, (sweeps.roofline_points(cfg, hw), HARDWARE, cfg.dtype, hw.name)),
+           (charts.roofline, (sweeps.roofline_points(cfg, hw, kernels=True), HARDWARE, cfg.dtype, hw.name))]
+    table = sweeps.over_n(cfg, sweeps.ns_around(cfg.n, 128, 2048, 2))
+    out += [(charts.memory_over_n, (table,)), (charts.traffic_over_n, (table,))]
+    blocks = sweeps.over_blocks(cfg, tuple(b for b in (8, 16, 32, 64, 128, 256, 512, 1024) if b <= cfg.n))
+    out += [(charts.block_sweep, (blocks, costs.standard_cost(cfg).hbm_bytes / MB, sweeps.best_fitting_block(blocks))),
+            (charts.working_set_sweep, (blocks, cfg.sram_bytes / 1024)),
+            (charts.io_theorem, (sweeps.io_curves(cfg, sweeps.ns_around(cfg.n, 256, 65536, 2)),))]
+    mem = demos.DEMOS[5](ns=tuple(sorted({512, 2048, 8192, cfg.n})), d=cfg.d, block=min(cfg.Br, 512),
+                         dtype=cfg.dtype, causal=cfg.causal).tables["memory and flops"]
+    out += [(charts.backward_bars, (mem,)), (charts.flops_bars, (mem,))]
+    six = demos.DEMOS[6](n=_simulable(cfg.with_tiles(64, 64)).n, d=cfg.d, window=128)
+    out += [(charts.diff_heatmap, (six.arrays["flash - standard"], "|flash − standard|")),
+            (charts.diff_heatmap, (six.arrays["local - standard"], "|local window 128 − standard|"))]
+    out += [(charts.cut_vs_block, (sweeps.cut_by_block(max(cfg.n, 512), (32, 64, 128),
+                                                  (16, 32, 64, 128, 256, 512), cfg.dtype),)),
+            (charts.loop_order_bars, (sweeps.loop_orders(cfg),)),
+            (charts.loop_orders_over_n, (sweeps.loop_orders_over_n(cfg, sweeps.ns_around(cfg.n, 256, 4096, 2)),))]
+    lab_cfg = _simulable(cfg, block=16)
+    for key, bug in bugs.BUGS.items():
+        lab = bugs.break_it(lab_cfg, key)
+        std = lab["standard"]
+        reference = {"HBM MB (with spill)": (f"standard {std['HBM MB']:.2f} MB", std["HBM MB"]),
+                     "working set KB": (f"budget {lab_cfg.sram_bytes / 1024:g} KB", lab_cfg.sram_bytes / 1024),
+                     "demo 2 weights sum": ("1.0", 1.0)}.get(bug.watch)
+        out.append((charts.comparison_bars, ([bug.watch], [lab["correct"][bug.watch]], [lab["broken"][bug.watch]],
+                                        bug.watch, bug.label, reference)))
+    return [(f"{builder.__name__}__{tag}", builder, args) for builder, args in out]
+
+
+def _fixed_cases() -> list:
+    """Lessons 2, 6 (its second half) and 10: their data do not follow the sidebar."""
+    out = []
+    for tag, (length, block) in {"row32": (32, 8), "row128_block1": (128, 1)}.items():
+        row, steps = attention.random_row(length, 1, 3.0), []
+        online = attention.online_softmax(row, block, steps=steps)
+        weights = pd.DataFrame({"score": row, "softmax": attention.softmax(row), "online": online,
+                                "no rescale": attention.online_softmax(row, block, rescale=False)})
+        out += [(f"weights_bars__{tag}", charts.weights_bars, (weights,)),
+                (f"running_stats__{tag}", charts.running_stats, (steps,))]
+    data = measured.load()
+    table = measured.compare(data)
+    points = measured.roofline_points(table)
+    fp16 = table[(table["dtype"] == "float16") & (table["pass"] == "fwd") & table["measured DRAM MB"].notna()]
+    blocks = measured.blocks(data)
+    for d in (64, 128):
+        view = table[(table["d"] == d) & (table["dtype"] == "float16") & (table["pass"] == "fwd+bwd")]
+        out += [(f"measured_times__d{d}", charts.measured_times, (view,)),
+                (f"measured_bytes__d{d}", charts.measured_bytes, (fp16[fp16["d"] == d],)),
+                (f"measured_roofline__d{d}", charts.measured_roofline,
+                 (points[points["d"] == d], measured.ceiling(data, "copy bandwidth (read + write)"),
+                  measured.ceiling(data, "dense matmul", "float16"), "float16"))]
+    for n in sorted(blocks["n"].unique()):
+        bt = blocks[blocks["n"] == n].reset_index(drop=True)
+        out += [(f"block_times__n{n}", charts.block_times, (bt,)), (f"block_bytes__n{n}", charts.block_bytes, (bt,))]
+    # lesson 6's second half: its own setting, the H200's kernels beside the emulation
+    study = precision.study(precision.LESSON_N, precision.PAPER_D)
+    side = precision.side_by_side(study.errors, precision.load_measured(), precision.LESSON_N, precision.PAPER_D)
+    out += [("precision_bars", charts.precision_bars, (side,)),
+            ("precision_row", charts.precision_row, (study.values, study.rotated)),
+            ("precision_score_errors", charts.precision_score_errors,
+             (precision.row_scores(precision.LESSON_N, precision.PAPER_D, 0, study.row),))]
+    return out
+
+
+def _hardware_cases() -> list:
+    """Lessons 11 and 12: the whole GPU's reads against n, the K/V cache and split-KV."""
+    from flashviz import gpu_targets
+    out = []
+    data, plain = gpu_targets.load()[0], gpu_targets.load_plain()
+    h200 = HARDWARE["H200 SXM"]
+    for d, bh, name in ((128, 1, "PyTorch flash"), (64, 64, "Triton 64×64")):
+        pts = data[(data["impl"] == IMPL[name]) & (data["d"] == d) & (data["batch_heads"] == bh)].sort_values("n")
+        plain_pts = plain[(plain["d"] == d) & (plain["batch_heads"] == bh)].sort_values("n")
+        out.append((f"reads_figure__d{d}_bh{bh}", charts.reads_figure,
+                    (model_curves(d, bh, name, h200), measured_reads(pts), crossover(d, bh, name, h200),
+                     f"{name}, d = {d}, batch × heads = {bh}, {h200.name}", measured_reads(plain_pts), "L2")))
+    for tag, cfg, gpu in (("default", decode.DecodeConfig(n_kv=8192, n_q=1, d=64, heads=32, kv_heads=8),
+                           "H200 SXM"),
+                          ("batch256_mqa", decode.DecodeConfig(n_kv=2**20, n_q=1, d=256, heads=128, kv_heads=1,
+                                                               batch=256), "A100 40GB")):
+        hw = HARDWARE[gpu]
+        ns = tuple(2**k for k in range(8, 21))
+        out.append((f"cache_over_n__{tag}", charts.cache_over_n, (decode.cache_over_n(ns, cfg, 32), hw.hbm_gb,
+                                                                  hw.name)))
+        sweep = decode.split_sweep(cfg, hw)
+        out.append((f"split_times__{tag}", charts.split_times, (sweep, decode.best_splits(sweep))))
+    return out
+
+
+def cases() -> list[tuple[str, Callable, tuple]]:
+    """(slug, builder, args) for every chart, over the default and the worst cases."""
+    out = _fixed_cases() + _hardware_cases()
+    for tag, cfg in CONFIGS.items():
+        out += _config_cases(tag, cfg)
+    seen: dict[str, int] = {}
+    unique = []
+    for slug, builder, args in out:  # the two heatmaps and five labs share a builder
+        seen[slug] = seen.get(slug, 0) + 1
+        unique.append((slug if seen[slug] == 1 else f"{slug}_{seen[slug]}", builder, args))
+    return unique
+
+
