@@ -28,10 +28,10 @@ longer chain: wgmma 821 TFLOP/s at one block of 8 warps, 939 at one warp group, 
 (the default) divides cuDNN's work by each unit's rate per clock and SM (the long unit-rate kernels'
 rate over their clock under Nsight Compute: tensor pipe 99.8% busy, exp unit 99.2%, FMA pipe 98.8%)
 times cuDNN's measured clock at that d; times each work unit with the pipeline's fill and drain
-(schedule.unit_time, for every kernel); and adds cuDNN's host dispatch measured apart (probe_startup.csv),
-since its calls are timed from an idle GPU. PyTorch flash keeps its full-SM rates and no dispatch term:
-the probe read neither its rates per clock nor its dispatch at the table's call shapes (BENCHMARKS.md).
-Nothing is fitted to schedule.csv.
+(schedule.unit_time, for every kernel); and adds the host's dispatch of a call through PyTorch's
+scaled_dot_product_attention, measured apart (probe_startup.csv: the median over both backends' start-up
+calls), to cuDNN and PyTorch flash, whose calls are timed from an idle GPU. PyTorch flash keeps its
+full-SM rates: the probe did not measure mma.sync per clock. Nothing is fitted to schedule.csv.
 """
 from __future__ import annotations
 
@@ -72,6 +72,7 @@ def load(data: Path = DATA, name: str = "schedule.csv") -> tuple[pd.DataFrame, d
     return df[df["time_ms"].notna() & df["impl"].isin(KERNELS)].copy(), rates
 
 
+SDPA = ("cudnn", "flash")  # called through PyTorch's scaled_dot_product_attention: the same host dispatch
 PER_CLOCK = {"tensor": ("wgmma", 4, 8, 0), "exp": ("exp", 31, 4, 8), "fp32": ("fp32", 31, 4, 8)}
 # impl -> the probe's config (n, d, B*H) per head dimension whose Nsight Compute clock is the kernel's clock
 CLOCK_AT = {"cudnn": {64: (131072, 64, 1), 128: (262144, 128, 1)}}
@@ -84,9 +85,11 @@ def _num(x) -> float:
 def probe_rates(data: Path = DATA, sms: int = 132) -> dict[str, float]:
     """From bench/gpu/cudnn_probe.py's run: "per clock <unit>" (operations per cycle and SM: the long
     unit-rate kernel's rate by CUDA events over its SM clock under Nsight Compute), "clock <impl> d<d>"
-    (Hz: sm__cycles_elapsed.avg.per_second on the kernel at its largest non-causal probe config) and
-    "host <impl>" (seconds: the median over the start-up calls of the call timed from an idle GPU less
-    the same call queued behind a spin kernel)."""
+    (Hz, at the kernel's largest non-causal probe config: the clock the SMs' own counters read over the
+    call in the timing loop, probe_loop_clock.csv, else sm__cycles_elapsed.avg.per_second under Nsight
+    Compute; both kept, as "... ncu" and "... loop") and
+    "host <impl>" and "host sdpa" (seconds: the median over the start-up calls, one backend's or both, of
+    the call timed from an idle GPU less the same call queued behind a spin kernel)."""
     ncu = pd.read_csv(data / "probe_ncu.csv").set_index("label")
     clocks = pd.read_csv(data / "probe_clocks.csv")
     out: dict[str, float] = {}
@@ -95,13 +98,20 @@ def probe_rates(data: Path = DATA, sms: int = 132) -> dict[str, float]:
                      & (clocks["ilp"] == ilp)].iloc[0]
         out[f"per clock {name}"] = float(row["rate"]) * 1e12 / (sms * _num(ncu.loc[f"micro:{unit}:{b}:{w}:{ilp}",
                                                                                     "clock_mhz"]) * 1e6)
+    loop = pd.read_csv(data / "probe_loop_clock.csv") if (data / "probe_loop_clock.csv").exists() else None
     for impl, at in CLOCK_AT.items():
         for d, (n, dd, bh) in at.items():
-            out[f"clock {impl} d{d}"] = _num(ncu.loc[f"attn:{impl}:{n}:{dd}:{bh}:0", "clock_mhz"]) * 1e6
+            out[f"clock {impl} d{d} ncu"] = _num(ncu.loc[f"attn:{impl}:{n}:{dd}:{bh}:0", "clock_mhz"]) * 1e6
+            if loop is not None:
+                row = loop[(loop["impl"] == impl) & (loop["n"] == n) & (loop["d"] == dd) & (loop["batch_heads"] == bh)
+                           & (loop["causal"] == 0)]
+                out[f"clock {impl} d{d} loop"] = float(row["mhz_median"].iloc[0]) * 1e6
+            out[f"clock {impl} d{d}"] = out.get(f"clock {impl} d{d} loop", out[f"clock {impl} d{d} ncu"])
     start = pd.read_csv(data / "probe_startup.csv")
     start = start[start["status"] == "ok"]
     for impl, g in start.groupby("impl"):
         out[f"host {impl}"] = float((g["ms_plain"] - g["ms_hidden"]).median()) * 1e-3
+    out["host sdpa"] = float((start["ms_plain"] - start["ms_hidden"]).median()) * 1e-3  # both backends' calls
     return out
 
 
@@ -129,8 +139,8 @@ def targets(df: pd.DataFrame, rates: dict[str, float], gpu: str = "H200 SXM", oc
     """One row per timed kernel config: the schedule model's time over the measured time
     (occupancy=False: every kernel at the full-SM rates, as before issue 21's part 2; clock=False:
     cuDNN at the rates of schedule_occupancy_rates.csv, as in part 2's first step; by default cuDNN at
-    the rates per clock times its clock and its host dispatch added, every kernel's units with their
-    fill and drain: module docstring)."""
+    the rates per clock times its clock, the host's dispatch added to both SDPA backends, every kernel's
+    units with their fill and drain: module docstring)."""
     clock = clock and occupancy and any(k.startswith("clock ") for k in rates)
     hw = HARDWARE[gpu]
     rows = []
@@ -141,9 +151,8 @@ def targets(df: pd.DataFrame, rates: dict[str, float], gpu: str = "H200 SXM", oc
         reads = whole_gpu(n, d, bh, triton(128, 64, d) if r.impl == "triton_128x64" else sdpa_flash(d), hw)
         dram = (reads.reads + reads.writes) * (0.5 if causal else 1.0)
         unit = rates_for(str(r.impl), rates, hw.sms, occupancy, d if clock else None)
-        probed = clock and f"clock {r.impl} d{d}" in rates  # the kernels whose clock and dispatch the probe measured
-        t = kernel_time(n, d, bh, causal, Br, Bc, schedule, unit, dram, fill=clock,
-                        host_s=rates.get(f"host {r.impl}", 0.0) if probed else 0.0)
+        host = rates.get("host sdpa", 0.0) if clock and r.impl in SDPA else 0.0
+        t = kernel_time(n, d, bh, causal, Br, Bc, schedule, unit, dram, fill=clock, host_s=host)
         rows.append({"kernel": label, "dtype": r.dtype, "causal": causal, "n": n, "d": d, "B·H": bh,
                      "schedule": schedule, "measured ms": r.time_ms, "model ms": 1e3 * t.total_s,
                      "matmul µs/tile": 1e6 * t.work.matmul, "softmax µs/tile": 1e6 * t.work.softmax,

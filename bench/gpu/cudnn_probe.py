@@ -21,8 +21,15 @@ one run on the H200, what the model could be missing:
     python bench/gpu/cudnn_probe.py --out $OUT                # on the H200
     python bench/gpu/cudnn_probe.py --dry-run --out /tmp/p    # the CPU: tiny configs, every CSV
 
+  loop clock (--loop-clock, a second run) the SM clock while each attention kernel runs back to back
+             as schedule.py times it, read on the SMs themselves: a stamp kernel of 528 one-warp blocks
+             records each SM's %smid, clock64 and %globaltimer just before and just after the call (all
+             three queued behind a spin kernel, so the host's dispatch falls outside); per SM, cycles
+             over nanoseconds is its clock over the call. And the call timed after 0.2 s of idle.
+
 Writes probe_clocks.csv, probe_startup.csv, probe_ncu.csv (a summary row per kernel) and
-probe_ncu_raw.csv (every metric ncu printed); every row carries provenance.
+probe_ncu_raw.csv (every metric ncu printed); with --loop-clock only probe_loop_clock.csv. Every row
+carries provenance.
 """
 from __future__ import annotations
 
@@ -70,6 +77,22 @@ CLOCK_FIELDS = ["what", "impl", "n", "d", "batch_heads", "causal", "unit", "bloc
                 "sm_mhz_min", "power_w_median", "reasons", "samples"]
 STARTUP_FIELDS = ["impl", "d", "units_per_sm", "heads", "lq", "lkv", "tiles_per_unit", "ms_plain", "ms_hidden",
                   "status"]
+LOOP_FIELDS = ["impl", "n", "d", "batch_heads", "causal", "calls", "sms_matched", "ms_stamped", "mhz_median",
+               "mhz_min", "mhz_max", "ms_after_idle", "mhz_after_idle", "status"]
+STAMP = r"""
+extern "C" __global__ void stamp(unsigned long long* out) {
+    unsigned int sm;
+    unsigned long long t;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    unsigned long long c = clock64();
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    if (threadIdx.x == 0) {
+        out[3 * blockIdx.x] = sm;
+        out[3 * blockIdx.x + 1] = c;
+        out[3 * blockIdx.x + 2] = t;
+    }
+}
+"""
 NCU_FIELDS = ["label", "kernel", "clock_mhz", "duration_ms", "cycles_elapsed_max", "active_avg", "active_max",
               "active_min", "xu_sum", "xu_max", "xu_min", "tensor_pct", "xu_pct", "fma_pct", "alu_pct",
               "issue_active_pct", "achieved_occupancy_pct", "stall_top", "grid", "block", "regs"]
@@ -248,6 +271,76 @@ def startup(out: Path, prov: dict, device: str) -> None:
                           f"{row.get('ms_hidden', float('nan')):8.4f} ms {row['status'][:60]}", flush=True)
 
 
+def sm_clocks(before, after) -> list[float]:
+    """Per SM seen in both stamps: (cycles after - before) / (ns after - before), in MHz."""
+    first = {int(sm): (int(c), int(t)) for sm, c, t in before.reshape(-1, 3).tolist()}
+    got = []
+    for sm, c, t in after.reshape(-1, 3).tolist():
+        if int(sm) in first and int(t) > first[int(sm)][1]:
+            got.append(1e3 * (int(c) - first[int(sm)][0]) / (int(t) - first[int(sm)][1]))
+    return got
+
+
+def loop_clock(out: Path, prov: dict, device: str, attn, seconds: float) -> None:
+    """The SM clock over each call as the timing loop runs it (module docstring), and the call's time
+    after the GPU idled."""
+    rows = Rows(out / "probe_loop_clock.csv", LOOP_FIELDS, prov)
+    if device != "cuda":
+        return
+    import torch
+    try:
+        import cupy as cp
+        kern = cp.RawKernel(STAMP, "stamp")
+    except Exception as e:  # noqa: BLE001
+        print("no CuPy, no loop clock:", repr(e)[:200], flush=True)
+        return
+    blocks = 4 * SMS
+    for impl, n, d, bh, causal in attn:
+        row = {"impl": impl, "n": n, "d": d, "batch_heads": bh, "causal": causal}
+        try:
+            fn = attn_fn(impl, n, d, bh, causal, device)
+            bufs = [torch.zeros(3 * blocks, dtype=torch.int64, device="cuda") for _ in range(2)]
+            stream = cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream)
+
+            def stamp(buf, stream=stream):
+                with stream:
+                    kern((blocks,), (32,), (cp.asarray(buf),))
+            fn()
+            torch.cuda.synchronize()
+            clocks, spans, t0 = [], [], time.time()
+            while time.time() - t0 < seconds or len(spans) < 3:
+                torch.cuda._sleep(SPIN_CYCLES)
+                stamp(bufs[0])
+                fn()
+                stamp(bufs[1])
+                torch.cuda.synchronize()
+                before, after = (b.cpu().numpy() for b in bufs)
+                mhz = sm_clocks(before, after)
+                clocks.append(statistics.median(mhz) if mhz else float("nan"))
+                spans.append((after.reshape(-1, 3)[:, 2].max() - before.reshape(-1, 3)[:, 2].min()) / 1e6)
+                row["sms_matched"] = len(mhz)
+            time.sleep(0.2)
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            torch.cuda._sleep(SPIN_CYCLES // 4)
+            stamp(bufs[0])
+            a.record()
+            fn()
+            b.record()
+            stamp(bufs[1])
+            torch.cuda.synchronize()
+            idle = sm_clocks(*(x.cpu().numpy() for x in bufs))
+            row.update(calls=len(clocks), ms_stamped=statistics.median(spans),
+                       mhz_median=statistics.median(clocks), mhz_min=min(clocks), mhz_max=max(clocks),
+                       ms_after_idle=a.elapsed_time(b), mhz_after_idle=statistics.median(idle) if idle else "",
+                       status="ok")
+        except Exception as e:  # noqa: BLE001 (one failure logged, the rest go on)
+            row["status"] = "failed: " + repr(e)[:100]
+        rows.add(row)
+        print("loop clock", {k: row.get(k) for k in ("impl", "n", "d", "batch_heads", "causal", "calls", "sms_matched",
+                                                     "ms_stamped", "mhz_median", "ms_after_idle", "mhz_after_idle",
+                                                     "status")}, flush=True)
+
+
 def ncu_child(labels: list[str]) -> None:
     """Under ncu: for each label a marker kernel, then one call of that kernel (warmed first)."""
     import torch
@@ -361,6 +454,7 @@ def main(argv=None) -> int:
     p.add_argument("--ncu-timeout", type=float, default=300)
     p.add_argument("--budget-s", type=float, default=480, help="Nsight Compute stops before this many seconds")
     p.add_argument("--ncu-child")
+    p.add_argument("--loop-clock", action="store_true", help="only the clock over each call in the timing loop")
     args = p.parse_args(argv)
     if args.ncu_child:
         ncu_child(args.ncu_child.split(";"))
@@ -372,6 +466,10 @@ def main(argv=None) -> int:
     print(prov, flush=True)
     t0 = time.time()
     attn = DRY_ATTN if device == "cpu" else ATTN
+    if args.loop_clock:
+        loop_clock(out, prov, device, attn, args.seconds)
+        print(f"done at {time.time() - t0:.0f} s", flush=True)
+        return 0
     clocks(out, prov, device, attn, args.seconds)
     print(f"clocks done at {time.time() - t0:.0f} s", flush=True)
     startup(out, prov, device)
