@@ -21,13 +21,14 @@ occupancy (wgmma at one block of 8 warps per SM; exp and FP32 at one block of 4 
 chains a thread): measured unit rates, not fitted per config (ASSUMPTIONS["schedule model"]).
 
 Rates per clock at the kernel's clock (issue 21, part 2 continued; bench/gpu/cudnn_probe.py, probe_*.csv):
-Nsight Compute on cuDNN's kernel reads its SM clock under the load, 1.60 GHz at d = 128 and 1.79 GHz at
-d = 64 against 1.98 GHz for the exp and FP32 kernels (the 700 W power cap), and the occupancy rates
-above came from kernels of about 0.1 ms, short enough for launch and fill to lower them (a 16 times
+the SMs' own counters read cuDNN's clock over a call in the timing loop, 1.48 GHz at d = 128 and 1.72 GHz
+at d = 64 (1.60 and 1.79 under Nsight Compute's replay, with the same cycles) against 1.98 GHz for the
+exp and FP32 kernels (the 700 W power cap), and the occupancy rates
+above came from kernels of about 0.1 ms, short enough for launch and fill to lower them (an 8 times
 longer chain: wgmma 821 TFLOP/s at one block of 8 warps, 939 at one warp group, not 644). `clock=True`
 (the default) divides cuDNN's work by each unit's rate per clock and SM (the long unit-rate kernels'
 rate over their clock under Nsight Compute: tensor pipe 99.8% busy, exp unit 99.2%, FMA pipe 98.8%)
-times cuDNN's measured clock at that d; times each work unit with the pipeline's fill and drain
+times cuDNN's clock in the loop at that d; times each work unit with the pipeline's fill and drain
 (schedule.unit_time, for every kernel); and adds the host's dispatch of a call through PyTorch's
 scaled_dot_product_attention, measured apart (probe_startup.csv: the median over both backends' start-up
 calls), to cuDNN and PyTorch flash, whose calls are timed from an idle GPU. PyTorch flash keeps its
