@@ -239,3 +239,23 @@ def test_probe_dry_run_executes_on_the_cpu(tmp_path):
         got = pd.read_csv(tmp_path / name)
         assert list(got.columns) == list(pd.read_csv(ROOT / "data" / "h200" / name).columns), name
     assert len(pd.read_csv(tmp_path / "probe_startup.csv")) > 0
+
+
+def test_the_schedule_assumptions_figures_hold_on_the_data(at_clock):
+    # ASSUMPTIONS["schedule"]: "about 1.25 times the cycles per tile of FlashAttention-3's schedule with every
+    # overlap perfect", "faster than the kernel on the long calls, by up to about a third ... (the long causal calls)"
+    from flashviz.schedule import tile_work
+    from flashviz.schedule_targets import rates_for
+    from flashviz.sources import ASSUMPTIONS
+    assert "about 1.25 times the cycles per tile" in ASSUMPTIONS["schedule"].real
+    _, rates = load()
+    raw = _ncu_raw()
+    for d, n in ((64, 131072), (128, 262144)):
+        r = raw.loc[f"attn:cudnn:{n}:{d}:1:0"]
+        cycles = float(str(r["sm__cycles_active.avg"]).replace(",", "")) / (n // 128) ** 2 * 132  # a tile, mean SM
+        unit = rates_for("cudnn", rates, 132, True, d)
+        ideal = interval("fa3", tile_work(128, 128, d, unit, copy_bytes=0)) * rates[f"clock cudnn d{d}"]
+        assert 1.15 < cycles / ideal < 1.35, (d, cycles, ideal)
+    c = at_clock[at_clock["kernel"] == "cuDNN"]
+    worst = c.loc[c["time: model ÷ measured"].idxmin()]
+    assert 0.6 < worst["time: model ÷ measured"] < 0.75 and worst["causal"] and worst["measured ms"] > 10, worst
