@@ -31,8 +31,15 @@ rate over their clock under Nsight Compute: tensor pipe 99.8% busy, exp unit 99.
 times cuDNN's clock in the loop at that d; times each work unit with the pipeline's fill and drain
 (schedule.unit_time, for every kernel); and adds the host's dispatch of a call through PyTorch's
 scaled_dot_product_attention, measured apart (probe_startup.csv: the median over both backends' start-up
-calls), to cuDNN and PyTorch flash, whose calls are timed from an idle GPU. PyTorch flash keeps its
-full-SM rates: the probe did not measure mma.sync per clock. Nothing is fitted to schedule.csv.
+calls), to cuDNN and PyTorch flash, whose calls are timed from an idle GPU. Nothing is fitted to schedule.csv.
+
+PyTorch flash the same way (issue 21, part 2 continued; bench/gpu/flash_probe.py, flash_*.csv): Nsight Compute
+shows its kernel at 2 blocks of 4 warps an SM (255 registers a thread; the occupancy limit by registers and by
+shared memory is 2), and mma.sync (m16n8k16, fp16 in, fp32 accumulate) at that occupancy runs 2,731 flops a
+cycle and SM (mma_sync_rate.cu: 4 to 16 independent accumulators a warp, 14 ms launches; the hmma pipe 99.98%
+busy under Nsight Compute), two thirds of wgmma's 4,096. Its clock in the timing loop: 1.72 GHz at d = 128 and
+1.80 at d = 64 (its largest non-causal probe calls). Flash's tensor work is divided by that rate per cycle, its
+exp and FP32 work by the same per-cycle rates as cuDNN's, all times flash's clock at that d.
 """
 from __future__ import annotations
 
@@ -76,7 +83,12 @@ def load(data: Path = DATA, name: str = "schedule.csv") -> tuple[pd.DataFrame, d
 SDPA = ("cudnn", "flash")  # called through PyTorch's scaled_dot_product_attention: the same host dispatch
 PER_CLOCK = {"tensor": ("wgmma", 4, 8, 0), "exp": ("exp", 31, 4, 8), "fp32": ("fp32", 31, 4, 8)}
 # impl -> the probe's config (n, d, B*H) per head dimension whose Nsight Compute clock is the kernel's clock
-CLOCK_AT = {"cudnn": {64: (131072, 64, 1), 128: (262144, 128, 1)}}
+CLOCK_AT = {"cudnn": {64: (131072, 64, 1), 128: (262144, 128, 1)},
+            "flash": {64: (131072, 64, 1), 128: (262144, 128, 1)}}
+# impl -> (Nsight Compute summary, the clock in the loop) of the probe that measured it
+CLOCK_FILES = {"cudnn": ("probe_ncu.csv", "probe_loop_clock.csv"), "flash": ("flash_ncu.csv", "flash_loop_clock.csv")}
+# impl -> its tensor instruction's rate per cycle at its own occupancy (blocks an SM, warps a block; flash_mma_rate.csv)
+TENSOR_AT = {"flash": (2, 4)}
 
 
 def _num(x) -> float:
@@ -84,10 +96,12 @@ def _num(x) -> float:
 
 
 def probe_rates(data: Path = DATA, sms: int = 132) -> dict[str, float]:
-    """From bench/gpu/cudnn_probe.py's run: "per clock <unit>" (operations per cycle and SM: the long
-    unit-rate kernel's rate by CUDA events over its SM clock under Nsight Compute), "clock <impl> d<d>"
+    """From bench/gpu/cudnn_probe.py's run and flash_probe.py's: "per clock <unit>" (operations per cycle
+    and SM: the long unit-rate kernel's rate by CUDA events over its SM clock under Nsight Compute), "per
+    clock tensor <impl>" (flops per cycle and SM of the kernel's tensor instruction at its own occupancy,
+    TENSOR_AT: mma.sync's, flash_mma_rate.csv), "clock <impl> d<d>"
     (Hz, at the kernel's largest non-causal probe config: the clock the SMs' own counters read over the
-    call in the timing loop, probe_loop_clock.csv, else sm__cycles_elapsed.avg.per_second under Nsight
+    call in the timing loop, CLOCK_FILES' loop file, else sm__cycles_elapsed.avg.per_second under Nsight
     Compute; both kept, as "... ncu" and "... loop") and
     "host <impl>" and "host sdpa" (seconds: the median over the start-up calls, one backend's or both, of
     the call timed from an idle GPU less the same call queued behind a spin kernel)."""
@@ -99,8 +113,12 @@ def probe_rates(data: Path = DATA, sms: int = 132) -> dict[str, float]:
                      & (clocks["ilp"] == ilp)].iloc[0]
         out[f"per clock {name}"] = float(row["rate"]) * 1e12 / (sms * _num(ncu.loc[f"micro:{unit}:{b}:{w}:{ilp}",
                                                                                     "clock_mhz"]) * 1e6)
-    loop = pd.read_csv(data / "probe_loop_clock.csv") if (data / "probe_loop_clock.csv").exists() else None
     for impl, at in CLOCK_AT.items():
+        ncu_name, loop_name = CLOCK_FILES[impl]
+        if not (data / ncu_name).exists():
+            continue
+        ncu = pd.read_csv(data / ncu_name).set_index("label")
+        loop = pd.read_csv(data / loop_name) if (data / loop_name).exists() else None
         for d, (n, dd, bh) in at.items():
             out[f"clock {impl} d{d} ncu"] = _num(ncu.loc[f"attn:{impl}:{n}:{dd}:{bh}:0", "clock_mhz"]) * 1e6
             if loop is not None:
@@ -108,6 +126,12 @@ def probe_rates(data: Path = DATA, sms: int = 132) -> dict[str, float]:
                            & (loop["causal"] == 0)]
                 out[f"clock {impl} d{d} loop"] = float(row["mhz_median"].iloc[0]) * 1e6
             out[f"clock {impl} d{d}"] = out.get(f"clock {impl} d{d} loop", out[f"clock {impl} d{d} ncu"])
+    if (data / "flash_mma_rate.csv").exists():
+        mma = pd.read_csv(data / "flash_mma_rate.csv")
+        mma = mma[mma["status"] == "ok"]
+        for impl, (b, w) in TENSOR_AT.items():  # the pipe's peak at that occupancy: the most over the chains
+            at = mma[(mma["blocks_per_sm"] == b) & (mma["warps_per_block"] == w)]
+            out[f"per clock tensor {impl}"] = float(at["flops_per_cycle_sm_median"].max())
     start = pd.read_csv(data / "probe_startup.csv")
     start = start[start["status"] == "ok"]
     for impl, g in start.groupby("impl"):
@@ -129,7 +153,7 @@ def rates_for(impl: str, rates: dict[str, float], sms: int = 132, occupancy: boo
            "fp32": rates["FP32 FFMA instructions float32"]}
     clock = rates.get(f"clock {impl} d{d}")
     if clock is not None:
-        got = {k: rates[f"per clock {k}"] * sms * clock for k in got}
+        got = {k: rates.get(f"per clock {k} {impl}", rates[f"per clock {k}"]) * sms * clock for k in got}
     elif occupancy:
         got.update({k: rates[occupancy_key(*v)] for k, v in AT_OCCUPANCY.get(impl, {}).items()})
     return UnitRates(**got, dram=rates["copy bandwidth any"], sms=sms)
