@@ -215,7 +215,9 @@ ASSUMPTIONS: dict[str, Assumption] = {
         "SM that frees first, each with its pipeline's fill and drain; DRAM overlaps everything. cuDNN's "
         "kernel is taken as FlashAttention-3's 128 x 128 tiles, each unit at its rate per clock (measured "
         "with the unit's pipe at its peak) times the SM clock its own counters read while cuDNN runs back "
-        "to back on the H200, lower than the unit-rate kernels' clock under the GPU's power cap. A call "
+        "to back on the H200, lower than the unit-rate kernels' clock under the GPU's power cap. PyTorch's "
+        "flash kernel is taken as FlashAttention-2's tiles, its matmuls at the rate mma.sync reaches per clock "
+        "at the kernel's own 2 blocks of 4 warps an SM (two thirds of wgmma's), times its own clock. A call "
         "through PyTorch's attention also waits for the host's dispatch, measured apart.",
         "Real units share issue slots and registers, and a warp waits on barriers between the producer and "
         "the consumers and between the two consumer groups. Measured on the H200 (BENCHMARKS.md, issue 21): "
@@ -223,7 +225,10 @@ ASSUMPTIONS: dict[str, Assumption] = {
         "overlap perfect (its tensor pipe idle about a fifth of the time at d = 128, and its exp unit "
         "and tensor cores mostly one after the other at d = 64), so the model is faster than the kernel on "
         "the long calls, by up to about a third where the clock drops most (the long causal calls); how the "
-        "dealing of units to SMs spreads the work, the model has right."),
+        "dealing of units to SMs spreads the work, the model has right. On long calls PyTorch's flash kernel takes "
+        "within about 7% of FlashAttention-2's cycles per tile, so the modelled speed-up of cuDNN over PyTorch "
+        "flash comes out larger than measured, by about a sixth at the median and up to about a third, for the "
+        "same reason: cuDNN's hand-overs between its warp groups, which the model leaves out."),
     "occupancy": Assumption(
         "every unit full, by its vendor's limits",
         "Lesson 11 counts the blocks resident on each SM (compute unit) from the kernel's shared memory and "

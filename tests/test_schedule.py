@@ -204,8 +204,11 @@ def test_the_clock_model_adds_the_same_sdpa_dispatch_to_both_backends(at_clock, 
     for kernel, host in (("cuDNN", rates["host sdpa"]), ("PyTorch flash", rates["host sdpa"]), ("Triton 128×64", 0)):
         got = at_clock[at_clock["kernel"] == kernel]["host ms"]
         assert list(got) == approx([1e3 * host] * len(got)), kernel
-    f = at_clock["kernel"] == "PyTorch flash"  # flash's kernel model is the one before; only the dispatch is new
-    added = (at_clock[f]["model ms"] - at_occupancy[f]["model ms"]).values
+    # flash without its own probe (its full-SM rates, as before the flash probe): only the dispatch is new
+    df, _ = load()
+    before = targets(df, {k: v for k, v in rates.items() if "flash" not in k})
+    f = before["kernel"] == "PyTorch flash"
+    added = (before[f]["model ms"] - at_occupancy[f]["model ms"]).values
     assert added == approx([1e3 * rates["host sdpa"]] * f.sum())
 
 
@@ -259,3 +262,99 @@ def test_the_schedule_assumptions_figures_hold_on_the_data(at_clock):
     c = at_clock[at_clock["kernel"] == "cuDNN"]
     worst = c.loc[c["time: model ÷ measured"].idxmin()]
     assert 0.6 < worst["time: model ÷ measured"] < 0.75 and worst["causal"] and worst["measured ms"] > 10, worst
+
+
+def _flash_raw(name: str = "flash_ncu_raw.csv") -> pd.DataFrame:
+    raw = pd.read_csv(DATA / name, dtype=str)
+    raw = raw[raw["ID"].fillna("").str.strip().str.isdigit() & ~raw["Kernel Name"].str.contains("spin_kernel")]
+    return raw.reset_index(drop=True)
+
+
+def _n(x) -> float:
+    return float(str(x).replace(",", ""))
+
+
+def test_flash_runs_two_blocks_of_four_warps_and_mma_sync_two_thirds_of_wgmma_per_cycle_there():
+    # Nsight Compute: PyTorch flash's block is 4 warps, and registers and shared memory each allow 2 a SM
+    raw = _flash_raw()
+    assert (raw["launch__block_size"].map(_n) == 128).all()
+    for limit in ("registers", "shared_mem"):
+        assert (raw[f"launch__occupancy_limit_{limit}"].map(_n) == 2).all(), limit
+    # the micro-benchmark at that occupancy ran 2 blocks on every SM, its hmma pipe all but always busy
+    mma = pd.read_csv(DATA / "flash_mma_rate.csv")
+    at = mma[(mma["blocks_per_sm"] == 2) & (mma["warps_per_block"] == 4)]
+    assert (at["blocks_on_sm_min"] == 2).all() and (at["blocks_on_sm_max"] == 2).all()
+    micro = _flash_raw("flash_mma_ncu_raw.csv")
+    two = micro[(micro["launch__grid_size"].map(_n) == 264) & (micro["launch__block_size"].map(_n) == 128)]
+    assert len(two) == 2 and (two["sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"].map(_n) > 99).all()
+    _, rates = load()
+    assert rates["per clock tensor flash"] == at["flops_per_cycle_sm_median"].max()
+    assert rates["per clock tensor flash"] / rates["per clock tensor"] == approx(2 / 3, rel=0.01)
+    # one dependent chain a warp is latency-bound: half the rate; two or more reach the pipe's peak
+    one = at[at["chains"] == 1]["flops_per_cycle_sm_median"].iloc[0]
+    assert one < 0.6 * rates["per clock tensor flash"]
+
+
+def test_flash_runs_its_counted_matmuls_at_mma_syncs_peak_and_the_fa2_cycles_a_tile():
+    # hmma instructions x 4096 flops are the call's 4 n^2 d B*H; the tensor pipe's busy cycles a tile are
+    # those flops at 2,731 a cycle; a long call's cycles a tile are FA2's sum of the parts within 7%
+    _, rates = load()
+    raw = _flash_raw()
+    labels = pd.read_csv(DATA / "flash_ncu.csv")["label"]
+    for label, r in zip(labels, raw.to_dict("records")):
+        _, _, n, d, bh, causal = label.split(":")
+        n, d, bh = int(n), int(d), int(bh)
+        Bc = 128 if d <= 64 else 64
+        tiles = bh * sum(block_tiles(n, 128, Bc, causal == "1")) / 132
+        if causal == "0":
+            assert _n(r["sm__inst_executed_pipe_tensor_op_hmma.sum"]) * 4096 == 4 * n * n * d * bh, label
+        busy = _n(r["sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"]) / 100
+        cycles = _n(r["sm__cycles_active.avg"]) / tiles
+        assert busy * cycles == approx(4 * 128 * Bc * d / rates["per clock tensor flash"], rel=0.02), label
+        if n >= 16384:
+            from flashviz.schedule_targets import rates_for
+            unit = rates_for("flash", rates, d=d)
+            model = interval("fa2", tile_work(128, Bc, d, unit, copy_bytes=0)) * rates[f"clock flash d{d}"]
+            assert 0.93 < model / cycles < 1.01, (label, model, cycles)
+
+
+def test_flash_at_its_own_clock_meets_the_target_and_comes_closer_to_the_kernel(at_clock):
+    _, rates = load()
+    for d in (64, 128):  # flash's clock in the loop, below the exp kernel's 1.98 GHz under the power cap
+        assert 1.5e9 < rates[f"clock flash d{d}"] < 1.9e9 and rates[f"clock flash d{d}"] > rates[f"clock cudnn d{d}"]
+    df, _ = load()
+    before = targets(df, {k: v for k, v in rates.items() if "flash" not in k})
+    now, was = (t[t["kernel"] == "PyTorch flash"]["time: model ÷ measured"] for t in (at_clock, before))
+    assert now.between(0.8, 1.25).all(), now.describe()
+    assert abs(now.median() - 1) < abs(was.median() - 1), (now.median(), was.median())
+
+
+def test_the_speedup_comes_closer_and_misses_where_cudnns_model_is_fast(at_clock):
+    # The flash probe moved 14 of 96 to 61 of 96 (BENCHMARKS.md); nearly every miss is the model's speed-up
+    # too large, as cuDNN's model is too fast (about 1.25 times the ideal schedule's cycles a tile)
+    df, rates = load()
+    before = speedups(targets(df, {k: v for k, v in rates.items() if "flash" not in k}))
+    now = speedups(at_clock)
+    assert now["within 15%"].sum() > 3 * before["within 15%"].sum()
+    misses = now[~now["within 15%"]]
+    assert (misses["measured ÷ model"] < 0.85).sum() >= 0.9 * len(misses)
+    c = at_clock[at_clock["kernel"] == "cuDNN"]["time: model ÷ measured"].median()
+    f = at_clock[at_clock["kernel"] == "PyTorch flash"]["time: model ÷ measured"].median()
+    assert now["measured ÷ model"].median() == approx(c / f, rel=0.05)
+
+
+def test_the_speedup_assumption_figures_hold_on_both_sets():
+    # ASSUMPTIONS["schedule"]: the modelled speed-up "larger than measured, by about a sixth at the median and
+    # up to about a third"
+    from flashviz.sources import ASSUMPTIONS
+    assert "by about a sixth at the median and up to about a third" in ASSUMPTIONS["schedule"].real
+    for name in ("schedule.csv", "schedule_heldout.csv"):
+        s = speedups(targets(*load(name=name)))
+        over = s["model"] / s["measured"]
+        assert 1.1 < over.median() < 1.25 and 1.25 < over.max() < 1.4, (name, over.describe())
+
+
+def test_flash_probe_dry_run_executes_on_the_cpu(tmp_path):
+    dry_run("flash_probe.py", tmp_path)
+    for name in ("flash_mma_rate.csv", "flash_loop_clock.csv", "flash_ncu.csv"):
+        assert list(pd.read_csv(tmp_path / name).columns) == list(pd.read_csv(DATA / name).columns), name
