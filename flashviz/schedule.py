@@ -187,8 +187,9 @@ def rates_from(table) -> dict[str, float]:
 
 @dataclass(frozen=True)
 class ScheduleTime:
-    """A kernel's modelled time (seconds): the busiest SM's tiles at the schedule's interval,
-    against DRAM; the parts are the work of one tile on one SM."""
+    """A kernel's modelled time (seconds): the busiest SM's tiles at the schedule's interval (or, with
+    fill=True, its work units each with the pipeline's fill and drain), against DRAM, plus the host's
+    dispatch of the call; the parts are the work of one tile on one SM."""
 
     schedule: str
     per_tile: float
@@ -196,10 +197,12 @@ class ScheduleTime:
     arithmetic_s: float
     dram_s: float
     work: TileWork
+    host_s: float = 0.0   # the host's dispatch, which a call timed from an idle GPU waits for
+    fill_s: float = 0.0   # on the busiest SM: what its units' fill and drain add to tiles x interval
 
     @property
     def total_s(self) -> float:
-        return max(self.arithmetic_s, self.dram_s)
+        return self.host_s + max(self.arithmetic_s, self.dram_s)
 
     @property
     def bound(self) -> str:
@@ -225,12 +228,46 @@ def busiest_sm(blocks: list[int], bh: int, sms: int) -> int:
     return max(load)
 
 
+def unit_time(schedule: str, work: TileWork, tiles: int, per_tile: float | None = None, exact: int = 8) -> float:
+    """One work unit (a query block and its key tiles) on its SM, the pipeline's fill and drain included:
+    from the first QK^T's start to the last PV's end on the timeline (the copies left out: a block
+    beside it, or a persistent kernel's producer, loads the next unit's tiles under this one's work).
+    Exact up to `exact` tiles; past that each further tile adds the steady interval."""
+    if tiles <= 0:
+        return 0.0
+    steps = [s for s in timeline(schedule, work, min(tiles, exact)) if s.lane != "copies"]
+    span = max(s.end for s in steps) - min(s.start for s in steps)
+    if tiles <= exact:
+        return span
+    return span + (tiles - exact) * (interval(schedule, work) if per_tile is None else per_tile)
+
+
+def busiest_time(blocks: list[int], bh: int, sms: int, time_of) -> tuple[float, int]:
+    """(time, tiles) of the busiest SM when the grid's units, in grid order, each go to the SM that
+    frees first (a non-persistent grid's next block, or a persistent kernel's next unit: the dealing
+    the per-SM counters of cuDNN's kernel bear out, BENCHMARKS.md); time_of(tiles) is one unit's time."""
+    load = [(0.0, 0, i) for i in range(sms)]
+    heapq.heapify(load)
+    cost = {b: time_of(b) for b in set(blocks)}
+    for _ in range(bh):
+        for b in blocks:
+            t, tiles, i = heapq.heappop(load)
+            heapq.heappush(load, (t + cost[b], tiles + b, i))
+    return max((t, tiles) for t, tiles, _ in load)
+
+
 def kernel_time(n: int, d: int, bh: int, causal: bool, Br: int, Bc: int, schedule: str, rates: UnitRates,
-                dram_bytes: float, element_bytes: int = 2) -> ScheduleTime:
-    """The forward's time under a schedule: nothing fitted, everything counted or measured."""
+                dram_bytes: float, element_bytes: int = 2, fill: bool = False, host_s: float = 0.0) -> ScheduleTime:
+    """The forward's time under a schedule: nothing fitted, everything counted or measured.
+    fill=True times each work unit with its pipeline's fill and drain (unit_time) and deals units by
+    time; host_s is the host's dispatch of the call (measured apart, bench/gpu/cudnn_probe.py)."""
     blocks = block_tiles(n, Br, Bc, causal)
     work = tile_work(Br, Bc, d, rates, element_bytes, copy_bytes=dram_bytes / (bh * sum(blocks)))
     per_tile = interval(schedule, work)
     busiest = busiest_sm(blocks, bh, rates.sms)
-    return ScheduleTime(schedule=schedule, per_tile=per_tile, tiles_busiest=busiest,
-                        arithmetic_s=busiest * per_tile, dram_s=dram_bytes / rates.dram, work=work)
+    arithmetic, extra = busiest * per_tile, 0.0
+    if fill:
+        arithmetic, tiles = busiest_time(blocks, bh, rates.sms, lambda b: unit_time(schedule, work, b, per_tile))
+        extra = arithmetic - tiles * per_tile
+    return ScheduleTime(schedule=schedule, per_tile=per_tile, tiles_busiest=busiest, arithmetic_s=arithmetic,
+                        dram_s=dram_bytes / rates.dram, work=work, host_s=host_s, fill_s=extra)

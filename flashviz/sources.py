@@ -211,14 +211,24 @@ ASSUMPTIONS: dict[str, Assumption] = {
         "lanes, each running one step at a time in the order the schedule issues them, at the SM's share of "
         "the unit's measured rate. FlashAttention-2's schedule adds a tile's matmuls and softmax; "
         f"FlashAttention-3's overlaps one warp group's softmax with the other's matmuls ({cite('fa3', '§3.1')}) "
-        f"and a tile's softmax with the next tile's QK^T ({cite('fa3', '§3.2')}), perfectly. Blocks go to the "
-        "least loaded SM; DRAM overlaps everything. cuDNN's kernel is taken as FlashAttention-3's 128 x 128 "
-        "tiles, its rates those measured at its occupancy (one block of three warp groups per SM).",
-        "Real units share issue slots, registers and the SM's clock; a warp waits on barriers between the "
-        "producer and the consumers and between the two consumer groups; the exp unit's rate needs enough "
-        "independent work in flight. Measured on the H200 (BENCHMARKS.md, issue 21): with the rates at "
-        "cuDNN's occupancy the model still puts cuDNN at 0.46-1.13x of its measured time, faster than it is "
-        "on the causal and small calls, so the overlaps are not perfect there."),
+        f"and a tile's softmax with the next tile's QK^T ({cite('fa3', '§3.2')}), perfectly. Units go to the "
+        "SM that frees first, each with its pipeline's fill and drain; DRAM overlaps everything. cuDNN's "
+        "kernel is taken as FlashAttention-3's 128 x 128 tiles, each unit at its rate per clock (measured "
+        "with the unit's pipe at its peak) times the SM clock its own counters read while cuDNN runs back "
+        "to back on the H200, lower than the unit-rate kernels' clock under the GPU's power cap. PyTorch's "
+        "flash kernel is taken as FlashAttention-2's tiles, its matmuls at the rate mma.sync reaches per clock "
+        "at the kernel's own 2 blocks of 4 warps an SM (two thirds of wgmma's), times its own clock. A call "
+        "through PyTorch's attention also waits for the host's dispatch, measured apart.",
+        "Real units share issue slots and registers, and a warp waits on barriers between the producer and "
+        "the consumers and between the two consumer groups. Measured on the H200 (BENCHMARKS.md, issue 21): "
+        "cuDNN's kernel takes about 1.25 times the cycles per tile of FlashAttention-3's schedule with every "
+        "overlap perfect (its tensor pipe idle about a fifth of the time at d = 128, and its exp unit "
+        "and tensor cores mostly one after the other at d = 64), so the model is faster than the kernel on "
+        "the long calls, by up to about a third where the clock drops most (the long causal calls); how the "
+        "dealing of units to SMs spreads the work, the model has right. On long calls PyTorch's flash kernel takes "
+        "within about 7% of FlashAttention-2's cycles per tile, so the modelled speed-up of cuDNN over PyTorch "
+        "flash comes out larger than measured, by about a sixth at the median and up to about a third, for the "
+        "same reason: cuDNN's hand-overs between its warp groups, which the model leaves out."),
     "occupancy": Assumption(
         "every unit full, by its vendor's limits",
         "Lesson 11 counts the blocks resident on each SM (compute unit) from the kernel's shared memory and "

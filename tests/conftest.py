@@ -14,8 +14,8 @@ else:
     expect.set_options(timeout=30_000)
 
 
-def dry_run(script: str, out) -> None:
-    """Run bench/gpu/<script> --dry-run on the CPU into `out`; PyTorch missing: a skip that says why,
+def dry_run(script: str, out, *extra: str) -> None:
+    """Run bench/gpu/<script> --dry-run [extra] on the CPU into `out`; PyTorch missing: a skip that says why,
     or a failure where FLASHVIZ_REQUIRE_TORCH says it must run (.ci/run installs its CPU build)."""
     import importlib.util
     import os
@@ -27,6 +27,6 @@ def dry_run(script: str, out) -> None:
             pytest.fail(f"PyTorch is required here for bench/gpu/{script}'s dry run (.ci/run installs its CPU build)")
         pytest.skip(f"PyTorch is not installed, so bench/gpu/{script}'s CPU dry run cannot run "
                     "(`pip install torch --index-url https://download.pytorch.org/whl/cpu` adds it)")
-    done = subprocess.run([sys.executable, f"bench/gpu/{script}", "--dry-run", "--out", str(out)],
+    done = subprocess.run([sys.executable, f"bench/gpu/{script}", "--dry-run", "--out", str(out), *extra],
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
