@@ -103,7 +103,8 @@ class Clock:
     clock-event reasons' bit mask (power cap, thermal, ...)."""
 
     def __init__(self, period_s: float = 0.005):
-        self.period, self.samples, self.ok = period_s, [], False
+        self.period, self.ok = period_s, False
+        self.samples: list[tuple] = []
         try:
             import pynvml
             pynvml.nvmlInit()
@@ -159,7 +160,8 @@ def time_two_ways(fn, device: str, repeats: int = 7) -> tuple[float, float]:
         fn()
         ms = (time.perf_counter() - t) * 1e3
         return ms, ms
-    plain, hidden = [], []
+    plain: list[float] = []
+    hidden: list[float] = []
     fn()
     torch.cuda.synchronize()
     for _ in range(repeats):
@@ -252,8 +254,8 @@ def startup(out: Path, prov: dict, device: str) -> None:
             for u in units:
                 heads = (SMS if device == "cuda" else 2) * u
                 for lkv in kvs:
-                    row = {"impl": impl, "d": d, "units_per_sm": u, "heads": heads, "lq": 128, "lkv": lkv,
-                           "tiles_per_unit": lkv // 128}
+                    row: dict[str, object] = {"impl": impl, "d": d, "units_per_sm": u, "heads": heads, "lq": 128,
+                                              "lkv": lkv, "tiles_per_unit": lkv // 128}
                     try:
                         q = torch.randn(1, heads, 128, d, device=device, dtype=dtype)
                         k = torch.randn(1, heads, lkv, d, device=device, dtype=dtype)
@@ -268,7 +270,7 @@ def startup(out: Path, prov: dict, device: str) -> None:
                         row["status"] = "does not run: " + (str(e).strip().splitlines() or [repr(e)])[-1][:100]
                     rows.add(row)
                     print(f"startup {impl:5s} d={d:3d} u={u} lkv={lkv:5d} {row.get('ms_plain', float('nan')):8.4f} "
-                          f"{row.get('ms_hidden', float('nan')):8.4f} ms {row['status'][:60]}", flush=True)
+                          f"{row.get('ms_hidden', float('nan')):8.4f} ms {str(row['status'])[:60]}", flush=True)
 
 
 def sm_clocks(before, after) -> list[float]:
@@ -296,7 +298,7 @@ def loop_clock(out: Path, prov: dict, device: str, attn, seconds: float) -> None
         return
     blocks = 4 * SMS
     for impl, n, d, bh, causal in attn:
-        row = {"impl": impl, "n": n, "d": d, "batch_heads": bh, "causal": causal}
+        row: dict[str, object] = {"impl": impl, "n": n, "d": d, "batch_heads": bh, "causal": causal}
         try:
             fn = attn_fn(impl, n, d, bh, causal, device)
             bufs = [torch.zeros(3 * blocks, dtype=torch.int64, device="cuda") for _ in range(2)]
@@ -307,7 +309,9 @@ def loop_clock(out: Path, prov: dict, device: str, attn, seconds: float) -> None
                     kern((blocks,), (32,), (cp.asarray(buf),))
             fn()
             torch.cuda.synchronize()
-            clocks, spans, t0 = [], [], time.time()
+            clocks: list[float] = []
+            spans: list[float] = []
+            t0 = time.time()
             while time.time() - t0 < seconds or len(spans) < 3:
                 torch.cuda._sleep(SPIN_CYCLES)
                 stamp(bufs[0])

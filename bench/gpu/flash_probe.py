@@ -86,7 +86,7 @@ def mma_rates(out: Path, prov: dict, exe: Path | None, device: str) -> None:
 def mma_counters(out: Path, exe: Path | None, deadline: float) -> None:
     """Nsight Compute on the micro-benchmark at NCU_MMA's occupancies (its second launch of each)."""
     from whole_gpu import ncu_path
-    texts = []
+    texts: list[str] = []
     for bps, warps, chains in NCU_MMA if exe is not None else []:
         left = deadline - time.time()
         if left < 20:
