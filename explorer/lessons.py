@@ -46,6 +46,8 @@ LESSONS = [
            tiles="own"),
     Lesson("lessons/12_inference.py", "Inference: one query, the whole cache", "decoding", ":material/bolt:",
            "Inference", HARDWARE, tiles="own"),
+    Lesson("lessons/13_schedule.py", "After the bytes, the schedule", "after-the-bytes", ":material/view_timeline:",
+           "Schedule", HARDWARE, tiles="own"),
 ]
 
 # The scripts live in lessons/, not pages/: Streamlit still runs its legacy pages/

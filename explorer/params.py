@@ -9,6 +9,7 @@ import math
 from dataclasses import dataclass
 
 from flashviz.config import CUSTOM, HARDWARE, Knob, knobs
+from flashviz.schedule_lesson import TILES_SHOWN
 
 TRUE = {"true", "1", "yes", "on"}
 FALSE = {"false", "0", "no", "off"}
@@ -131,4 +132,6 @@ OWN = {p.key: p for p in (
     Param("inf_kv", "key/value heads: MHA → GQA → MQA", 8, (128, 64, 32, 16, 8, 4, 2, 1)),
     Param("inf_layers", "layers", 32, lo=1, hi=128, step=1, kind="int"),
     Param("inf_split", "chunks in the worked merge", 4, lo=2, hi=8, step=1, kind="int"),
+    # Lesson 13, the schedule: the key tile the timeline player has reached (the clicker steps it).
+    Param("sc_tile", "key tile", 2, lo=1, hi=TILES_SHOWN, step=1, kind="int"),
 )}

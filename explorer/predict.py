@@ -59,6 +59,15 @@ def _whole_gpu() -> Question | None:
     return q.whole_gpu_reads(ui.peek(PARAMS["wg_n"]), d, ui.peek(PARAMS["wg_bh"]), kernel, hw)
 
 
+def _schedule() -> Question:
+    """Lesson 13's question: cuDNN over PyTorch flash at the lesson's measured call."""
+    from .schedule_view import measured_at, setting
+    s = setting(ui.peek)
+    flash, cudnn = measured_at(s, "PyTorch flash"), measured_at(s, "cuDNN")
+    return q.schedule_speedup(s.n, s.d, s.bh, s.dtype, s.causal, flash["measured ms"], cudnn["measured ms"],
+                              flash["model ms"], cudnn["model ms"])
+
+
 def question_for(file: str) -> Question | None:
     """The question of a lesson, at the reader's current settings."""
     builders = {
@@ -75,6 +84,7 @@ def question_for(file: str) -> Question | None:
         "lessons/10_real_hardware.py": lambda: _measured_flash_share(_own("hw_d")),
         "lessons/11_whole_gpu.py": _whole_gpu,
         "lessons/12_inference.py": lambda: q.decode_step(inference_config(), ui.hardware()),
+        "lessons/13_schedule.py": _schedule,
     }
     build = builders.get(file)
     return build() if build else None
