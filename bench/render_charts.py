@@ -116,6 +116,26 @@ def _fixed_cases() -> list:
             ("precision_row", charts.precision_row, (study.values, study.rotated)),
             ("precision_score_errors", charts.precision_score_errors,
              (precision.row_scores(precision.LESSON_N, precision.PAPER_D, 0, study.row),))]
+    return out + _schedule_cases()
+
+
+def _schedule_cases() -> list:
+    """Lesson 13: the timeline at its first and last key tile, at the issue's call and at the smallest
+    causal one, and the measured bars beside the model at both."""
+    from flashviz import schedule_lesson as sl
+    from flashviz import schedule_targets
+    df, rates = schedule_targets.load()
+    t = schedule_targets.targets(df, rates)
+    lanes = {sched: sl.lanes(sched) for sched in ("fa2", "fa3")}
+    out = []
+    for tag, s in {"d128": sl.Setting(8192, 128, 64, "float16", False),
+                   "d64_causal": sl.Setting(1024, 64, 128, "bfloat16", True)}.items():
+        frame = sl.bars_frame(sl.bars(sl.schedule_work(s, rates)))
+        for tile in (1, sl.TILES_SHOWN):
+            out.append((f"schedule_timeline__{tag}_tile{tile}", charts.schedule_timeline, (frame, tile, lanes)))
+        at = pd.DataFrame([{"kernel": k, "measured ms": sl.row(t, k, s)["measured ms"],
+                            "model ms": sl.row(t, k, s)["model ms"]} for k in ("PyTorch flash", "cuDNN")])
+        out.append((f"schedule_measured__{tag}", charts.schedule_measured, (at, "Time per call, ms")))
     return out
 
 

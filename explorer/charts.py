@@ -769,15 +769,17 @@ def schedule_timeline(bars: pd.DataFrame, tile: int, lanes: dict[str, list[str]]
             seen.add(kind)
         fig.update_yaxes(categoryorder="array", categoryarray=list(reversed(lanes[sched])), row=row, col=1)
     end = float(bars["end_ns"].max()) / 1e3
-    fig.update_layout(barmode="overlay", bargap=0.1, uniformtext={"minsize": 13, "mode": "hide"})
+    fig.update_layout(barmode="overlay", bargap=0.1, uniformtext={"minsize": 16, "mode": "hide"})
     fig = _style(fig, "", "", f"Key tiles 1–{tile} on one SM")
     # a label that does not fit its step is hidden (uniformtext), never turned or spilled over the next step
-    fig.update_traces(textangle=0, constraintext="inside", textfont=_font(15), selector={"type": "bar"})
+    fig.update_traces(textangle=0, constraintext="inside", textfont=_font(16), selector={"type": "bar"})
     fig.update_xaxes(range=[0, end * 1.02])
     fig.update_xaxes(title_text="time on one SM (µs)", row=2, col=1)
     fig.update_yaxes(showgrid=False)
-    for row, sched in enumerate(("FA2", "FA3"), start=1):
-        fig.update_yaxes(title_text=sched, row=row, col=1)
+    for row, sched in enumerate(("FA2", "FA3"), start=1):  # in each panel's top right, where no step is drawn
+        top = fig.layout[f"yaxis{'' if row == 1 else row}"].domain[1]
+        fig.add_annotation(text=f"<b>{sched}</b>", xref="paper", yref="paper", x=1, y=top, xanchor="right",
+                           yanchor="top", showarrow=False, font=_font(TITLE))
     return fig
 
 
