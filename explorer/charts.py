@@ -756,7 +756,8 @@ def schedule_timeline(bars: pd.DataFrame, tile: int, lanes: dict[str, list[str]]
         for label, steps in part.groupby("label", sort=False):
             kind = SCHEDULE_KINDS[str(label)]
             fig.add_trace(go.Bar(
-                y=steps["lane"], x=steps["length_ns"] / 1e3, base=steps["start_ns"] / 1e3, orientation="h",
+                y=steps["lane"].tolist(), x=(steps["length_ns"] / 1e3).tolist(),
+                base=(steps["start_ns"] / 1e3).tolist(), orientation="h",
                 name=kind, legendgroup=kind, showlegend=kind not in seen,
                 legendrank=list(SCHEDULE_KINDS).index(str(label)),
                 marker={"color": SCHEDULE_COLOURS[str(label)], "line": {"color": INK, "width": 1},
@@ -789,7 +790,7 @@ def schedule_measured(df: pd.DataFrame, title: str) -> go.Figure:
     fig = go.Figure()
     for col, name, colour, pattern in (("measured ms", "measured on the H200", BLUE, ""),
                                        ("model ms", "schedule model", ORANGE, "/")):
-        fig.add_trace(go.Bar(x=df["kernel"], y=df[col], name=name, marker_color=colour,
+        fig.add_trace(go.Bar(x=df["kernel"].tolist(), y=df[col].tolist(), name=name, marker_color=colour,
                              marker_pattern_shape=pattern, marker_line={"color": INK, "width": 1},
                              text=[_sig3(v) for v in df[col]], textposition="outside",
                              hovertemplate="%{x}: %{y:.3g} ms<extra>" + name + "</extra>"))

@@ -61,9 +61,9 @@ def _whole_gpu() -> Question | None:
 
 def _schedule() -> Question:
     """Lesson 13's question: cuDNN over PyTorch flash at the lesson's measured call."""
-    from .schedule_view import measured_at, setting
-    s = setting(ui.peek)
-    flash, cudnn = measured_at(s, "PyTorch flash"), measured_at(s, "cuDNN")
+    from .schedule_view import PARAMS, measured_at, occupancy, setting
+    s, occ = setting(ui.peek), occupancy(str(ui.peek(PARAMS["sc_rates"])))
+    flash, cudnn = measured_at(s, "PyTorch flash", occ), measured_at(s, "cuDNN", occ)
     return q.schedule_speedup(s.n, s.d, s.bh, s.dtype, s.causal, flash["measured ms"], cudnn["measured ms"],
                               flash["model ms"], cudnn["model ms"])
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from hypothesis import strategies as hs
 
 from explorer.params import CUSTOM_GPU, OWN, SHARED, Param
+from explorer.schedule_view import PARAMS as SCHEDULE
 from explorer.whole_gpu import PARAMS as WHOLE_GPU
 from flashviz import measured
 from flashviz.animation import TEACHING_D, TEACHING_N
@@ -109,6 +110,7 @@ OWN_CONTROLS = {
         Param("hw_block_n", "sequence length for the tile sweep", 1024, _block_ns())),
     "lessons/11_whole_gpu.py": lambda: (*WHOLE_GPU.values(), *CUSTOM_GPU),  # the lesson types a custom GPU
     "lessons/12_inference.py": lambda: tuple(p for key, p in OWN.items() if key.startswith("inf_")),
+    "lessons/13_schedule.py": lambda: (*SCHEDULE.values(), OWN["sc_tile"]),
 }
 
 
