@@ -85,7 +85,19 @@ st.markdown(
     f"At this call the model puts PyTorch flash at **{ratio['flash']:.2f}×** of its measured time, Triton 128×64 at "
     f"**{ratio['triton_128x64']:.2f}×** and cuDNN at **{ratio['cudnn']:.2f}×**. cuDNN over flash: measured "
     f"**{sp['measured']:.2f}×**, the model {sp['model']:.2f}×, {off:.2f}× the measured speed-up "
-    f"({'within' if sp['within 15%'] else 'outside'} 15%).")
+    f"({'within' if sp['within 15%'] else 'outside'} 15%). The model takes every overlap as perfect "
+    f"{ui.assumes('schedule')}.")
+ui.explain(f"""
+Nothing is fitted: each kernel's tiles, schedule and instruction (mma.sync for PyTorch flash, which is
+FlashAttention-2's code; wgmma for Triton and cuDNN), the unit rates of the same run, and the DRAM bytes of lesson
+11's read model. Triton 128×64 runs FA2's schedule on wgmma, so between it and PyTorch flash only the instruction
+changes, and between it and cuDNN only the schedule and the tile. Where the model misses, it misses because it takes
+every overlap as perfect {ui.assumes("schedule")}: barriers between the producer and the consumers and between the
+two consumer groups, and the issue slots and registers the groups share, are not in it. The smallest calls also pay
+each block's start-up and the launch, which the model does not count.
+""")
+ui.slide("Every call")
+st.subheader("Every measured call: model ÷ measured")
 cudnn_all = table[table["kernel"] == label["cudnn"]]
 fast = cudnn_all[cudnn_all["time: model ÷ measured"] < TIME_OK[0]]
 fast_text = ("" if fast.empty else
@@ -99,19 +111,9 @@ st.markdown(
     f"{int(counts[label['triton_128x64']])} and cuDNN at {int(counts[label['cudnn']])}; its cuDNN speed-up is "
     f"within {SPEEDUP_OK:.0%} of the measured one at {int(speedups['within 15%'].sum())} of {len(speedups)}."
     f"{fast_text}")
-ui.explain(f"""
-Nothing is fitted: each kernel's tiles, schedule and instruction (mma.sync for PyTorch flash, which is
-FlashAttention-2's code; wgmma for Triton and cuDNN), the unit rates of the same run, and the DRAM bytes of lesson
-11's read model. Triton 128×64 runs FA2's schedule on wgmma, so between it and PyTorch flash only the instruction
-changes, and between it and cuDNN only the schedule and the tile. Where the model misses, it misses because it takes
-every overlap as perfect {ui.assumes("schedule")}: barriers between the producer and the consumers and between the
-two consumer groups, and the issue slots and registers the groups share, are not in it. The smallest calls also pay
-each block's start-up and the launch, which the model does not count.
-""")
-ui.slide("Every call")
-st.subheader("Every measured call: model ÷ measured")
 ui.table(summary.reset_index(), "sc_summary", f"Per kernel, over every measured call ({rates_name} rates): how "
          f"many within {TIME_OK[0]}–{TIME_OK[1]}×, and the range of model ÷ measured time.")
+ui.slide("Each call")
 mine = table[(table["dtype"] == s.dtype) & (table["causal"] == s.causal)]
 ui.table(mine.round(4), "sc_targets", f"Each call in {s.dtype}{', causal' if s.causal else ''}: times in ms "
          "(H200: measured, CUDA events, median); ok: model ÷ H200 within "
