@@ -45,6 +45,11 @@ schedule differs. **FA2**: {describe("fa2")} **FA3**: {describe("fa3")} FA3's st
 warp group holds half of the tile's rows. WG1 and WG2 are its two consumer warp groups
 {ui.assumes("schedule")}.
 """)
+if not ui.presenting():  # every step the chart draws, for a reader (and a download)
+    ui.table(bars[bars["tile"] <= tile].round(1), "sc_steps", "Every step drawn above: its schedule, lane, tile and "
+             "warp group (FA2 has one; 0: the copies), start and length in ns.",
+             show=["schedule", "lane", "label", "tile", "group", "start_ns", "length_ns"],
+             headers={"start_ns": "start ns", "length_ns": "length ns"})
 
 # ---- the exp unit --------------------------------------------------------------------------------
 ui.slide("Why the exp unit matters")
