@@ -13,7 +13,7 @@ from flashviz.sources import cite
 
 st.title("After the bytes, the schedule")
 st.markdown("#### cuDNN's kernel moves the same bytes as PyTorch's flash kernel. Why is it faster?")
-c = st.columns([1.7, 1.2, 0.8, 1.5])
+c = st.columns([1.5, 1.1, 1.15, 1.5])  # each label whole at 1280 px beside the sidebar
 s = setting(lambda p: ui.bound(p, c[[*PARAMS].index(p.key)]))  # the call, its data type and its mask
 rates_name = ui.bound(PARAMS["sc_rates"], c[3])
 occ = occupancy(rates_name)
