@@ -18,6 +18,7 @@ from .config import KB, Config, Hardware, tensor_dtype
 from .decode import DecodeConfig, decode_cost
 from .format import bytes_text, times_text
 from .memory import paper_block_sizes
+from .schedule_targets import SPEEDUP_OK
 
 # Guesses of a ratio that spans decades: a 1-2-5 ladder, the same for every setting
 # (the ladder must not give the answer away).
@@ -368,8 +369,9 @@ def schedule_speedup(n: int, d: int, bh: int, dtype: str, causal: bool, flash_ms
     measured, model = flash_ms / cudnn_ms, model_flash_ms / model_cudnn_ms
     faster = f"{measured:.2f}× faster" if measured >= 1 else f"{1 / measured:.2f}× slower"
     off = model / measured
+    within = abs(measured / model - 1) <= SPEEDUP_OK  # as schedule_targets.speedups counts it
     miss = f"{off:.2f}× the measured speed-up, " + (
-        "within 15% of it" if abs(off - 1) <= 0.15 else "too high" if off > 1 else "too low")
+        f"within {SPEEDUP_OK:.0%} of it" if within else "too high" if off > 1 else "too low")
     why_model = (f"The schedule model (FA2's schedule for flash, FA3's for cuDNN) says {model:.2f}×, {miss}: "
                  f"it puts cuDNN at {model_cudnn_ms / cudnn_ms:.2f}× of its measured time and flash at "
                  f"{model_flash_ms / flash_ms:.2f}× of its.")

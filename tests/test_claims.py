@@ -1372,7 +1372,10 @@ def why_schedule(ck: Claims, p: dict) -> None:
     ck.expect((m.group(2) == "faster") == (measured >= 1)
               and agrees(m.group(1), measured if measured >= 1 else 1 / measured), f"{m.group(0)!r}: {measured:.4f}")
     off = model / measured
-    pick = "within 15% of it" if abs(off - 1) <= 0.15 else "too high" if off > 1 else "too low"
+    pick = "within 15% of it" if abs(measured / model - 1) <= 0.15 else "too high" if off > 1 else "too low"
+    page = ck.find(r"the measured speed-up \((within|outside) 15%\)")
+    ck.expect((page.group(1) == "within") == (m.group(5) == "within 15% of it"),
+              f"the page says {page.group(0)!r}, the answer {m.group(0)!r}")
     ck.expect(agrees(m.group(3), model) and agrees(m.group(4), off) and m.group(5) == pick,
               f"{m.group(0)!r}: {off:.4f}")
     ck.expect(agrees(ck.shown.split("engine says:** ")[-1].split("×")[0], measured), f"the answer {ck.shown!r}")
