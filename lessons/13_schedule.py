@@ -119,7 +119,7 @@ st.markdown(
 ui.table(summary.reset_index(), "sc_summary", f"Per kernel, over every measured call ({rates_name} rates): how "
          f"many within {TIME_OK[0]}–{TIME_OK[1]}×, and the range of model ÷ measured time.")
 ui.slide("Each call")
-mine = table[(table["dtype"] == s.dtype) & (table["causal"] == s.causal)]
+mine = table[(table["dtype"] == s.dtype) & (table["causal"] == s.causal)].sort_values(["d", "n", "B·H", "kernel"])
 ui.table(mine.round(4), "sc_targets", f"Each call in {s.dtype}{', causal' if s.causal else ''}: times in ms "
          "(H200: measured, CUDA events, median); ok: model ÷ H200 within "
          f"{TIME_OK[0]}–{TIME_OK[1]}.",
