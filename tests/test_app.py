@@ -506,3 +506,17 @@ def test_lesson_thirteen_offers_only_the_h200_and_says_so():
     at = open_page(PAGES[12])
     assert any("Only the H200 was measured" in c.value for c in at.caption)
     assert at.radio(key="sc_rates").options == ["at cuDNN's occupancy", "full SM"]
+
+
+@pytest.mark.parametrize("key, value, note", [
+    ("sc_call", "<script>alert(1)</script>", "is not one of"),
+    ("sc_tile", "1e309", "is not a finite number"),
+    ("sc_tile", "99", "is outside 1 to 4; using 4"),
+    ("sc_rates", "**bold**", "is not one of"),
+    ("sc_causal", "maybe", "is not true or false"),
+])
+def test_lesson_thirteen_answers_a_hostile_link_with_a_note_beside_its_control(key, value, note):
+    at = open_page(PAGES[12], **{key: value})
+    assert any(note in w.value for w in at.warning), [w.value for w in at.warning]
+    assert not any(value in str(m.value) for m in at.markdown if len(value) > 3), "the link's text is never drawn"
+    assert not any(getattr(h.proto, "body", "").count("<script>") for h in at.get("html"))
