@@ -20,7 +20,7 @@ from .params import Param
 CONFIGS = {sl.config_label(*c): c for c in sl.measured_configs()}
 DEFAULT_CONFIG = sl.config_label(8192, 128, 64)  # the example call, measured at every dtype and mask
 PARAMS = {p.key: p for p in (
-    Param("sc_call", "measured call: n, d, batch × heads", DEFAULT_CONFIG, tuple(CONFIGS)),
+    Param("sc_call", "measured call (H200)", DEFAULT_CONFIG, tuple(CONFIGS)),
     Param("sc_dtype", "data type", "float16", ("float16", "bfloat16")),
     Param("sc_causal", "causal mask", False, kind="bool"),
     Param("sc_rates", "unit rates", next(iter(sl.RATES)), tuple(sl.RATES)),
