@@ -16,6 +16,7 @@ from flashviz.gpu_model import Kernel, sdpa_flash, triton
 from flashviz.questions import Question
 
 from . import cache
+from .schedule_view import measured_at, occupancy, setting
 
 
 class Settings(Protocol):
@@ -103,3 +104,11 @@ def inference_config(s: Settings) -> DecodeConfig:
 
 def inference(s: Settings) -> Question:
     return q.decode_step(inference_config(s), s.hardware())
+
+
+def schedule(s: Settings) -> Question:
+    """Lesson 13's question: cuDNN over PyTorch flash at the lesson's measured call, at the rates chosen."""
+    call, occ = setting(lambda p: s.own(p.key)), occupancy(str(s.own("sc_rates")))
+    flash, cudnn = measured_at(call, "PyTorch flash", occ), measured_at(call, "cuDNN", occ)
+    return q.schedule_speedup(call.n, call.d, call.bh, call.dtype, call.causal, flash["measured ms"],
+                              cudnn["measured ms"], flash["model ms"], cudnn["model ms"])

@@ -776,3 +776,66 @@ def reads_figure(model: ModelReads, flash: MeasuredReads, cross: int | None, tit
                            font=_font(FONT, "#8B3A6B"))
     return _style(fig, "sequence length n (tokens)", "DRAM reads (MB)", title, log_x=True, log_y=True, x_values=model.n)
 
+# ---- lesson 13: the schedule ---------------------------------------------------------------------
+
+SCHEDULE_COLOURS = {"K, V": "#9a9a9a", "QKᵀ": BLUE, "PV": SKY, "max": ORANGE, "exp": VERMILLION, "sum": ORANGE}
+SCHEDULE_KINDS = {"K, V": "copy K, V", "QKᵀ": "QKᵀ", "PV": "PV", "exp": "exp", "max": "FP32: max, sum",
+                  "sum": "FP32: max, sum"}
+
+
+def schedule_timeline(bars: pd.DataFrame, tile: int, lanes: dict[str, list[str]]) -> go.Figure:
+    """Both schedules' steps on their lanes, one panel each (FA2 above, FA3 below) over the same
+    time axis (µs): the steps of key tiles up to `tile` drawn, those of `tile` itself solid and the
+    earlier ones faded, the axis fixed to the whole run so a step forward only adds. `bars`: the
+    columns of flashviz.schedule_lesson.bars_frame; `lanes`: each schedule's lanes, top to bottom."""
+    from plotly.subplots import make_subplots
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
+                        row_heights=[len(lanes["fa2"]), len(lanes["fa3"])])
+    shown = bars[bars["tile"] <= tile]
+    seen: set[str] = set()
+    for row, sched in enumerate(("fa2", "fa3"), start=1):
+        part = shown[shown["schedule"] == sched]
+        for label, steps in part.groupby("label", sort=False):
+            kind = SCHEDULE_KINDS[str(label)]
+            fig.add_trace(go.Bar(
+                y=steps["lane"].tolist(), x=(steps["length_ns"] / 1e3).tolist(),
+                base=(steps["start_ns"] / 1e3).tolist(), orientation="h",
+                name=kind, legendgroup=kind, showlegend=kind not in seen,
+                legendrank=list(SCHEDULE_KINDS).index(str(label)),
+                marker={"color": SCHEDULE_COLOURS[str(label)], "line": {"color": INK, "width": 1},
+                        "opacity": [1.0 if t == tile else 0.35 for t in steps["tile"]]},
+                text=[f"{label} {t}" if label != "K, V" else f"K,V {t}" for t in steps["tile"]],
+                textposition="inside", insidetextanchor="middle",
+                customdata=np.stack([steps["tile"], steps["start_ns"], steps["length_ns"]], axis=1),
+                hovertemplate=f"{label}, tile %{{customdata[0]}}: starts at %{{customdata[1]:.0f}} ns, "
+                              "runs %{customdata[2]:.0f} ns<extra></extra>"), row=row, col=1)
+            seen.add(kind)
+        fig.update_yaxes(categoryorder="array", categoryarray=list(reversed(lanes[sched])), row=row, col=1)
+    end = float(bars["end_ns"].max()) / 1e3
+    fig.update_layout(barmode="overlay", bargap=0.1, uniformtext={"minsize": 16, "mode": "hide"})
+    fig = _style(fig, "", "", f"Key tiles 1–{tile} on one SM")
+    # a label that does not fit its step is hidden (uniformtext), never turned or spilled over the next step
+    fig.update_traces(textangle=0, constraintext="inside", textfont=_font(16), selector={"type": "bar"})
+    fig.update_xaxes(range=[0, end * 1.02])
+    fig.update_xaxes(title_text="time on one SM (µs)", row=2, col=1)
+    fig.update_yaxes(showgrid=False)
+    for row, sched in enumerate(("FA2", "FA3"), start=1):  # in each panel's top right, where no step is drawn
+        top = fig.layout[f"yaxis{'' if row == 1 else row}"].domain[1]
+        fig.add_annotation(text=f"<b>{sched}</b>", xref="paper", yref="paper", x=1, y=top, xanchor="right",
+                           yanchor="top", showarrow=False, font=_font(TITLE))
+    return fig
+
+
+def schedule_measured(df: pd.DataFrame, title: str) -> go.Figure:
+    """Each kernel's measured time beside the schedule model's at one call: columns "kernel",
+    "measured ms", "model ms"."""
+    fig = go.Figure()
+    for col, name, colour, pattern in (("measured ms", "measured on the H200", BLUE, ""),
+                                       ("model ms", "schedule model", ORANGE, "/")):
+        fig.add_trace(go.Bar(x=df["kernel"].tolist(), y=df[col].tolist(), name=name, marker_color=colour,
+                             marker_pattern_shape=pattern, marker_line={"color": INK, "width": 1},
+                             text=[count_text(v) for v in df[col]], textposition="outside",
+                             hovertemplate="%{x}: %{y:.3g} ms<extra>" + name + "</extra>"))
+    fig.update_layout(barmode="group")
+    _headroom(fig, list(df["measured ms"]) + list(df["model ms"]))
+    return _style(fig, "", "time per call (ms)", title, height=360)

@@ -15,7 +15,9 @@ from flashviz.config import CUSTOM
 from flashviz.config import HARDWARE as GPUS
 from flashviz.questions import Question
 
-from . import asks
+from flashviz.schedule_lesson import TILES_SHOWN
+
+from . import asks, schedule_view
 from .asks import Settings
 from .params import Param
 
@@ -96,6 +98,9 @@ INFERENCE = (  # the model and the batch being decoded
     Param("inf_layers", "layers", 32, lo=1, hi=128, step=1, kind="int"),
     Param("inf_split", "chunks in the worked merge", 4, lo=2, hi=8, step=1, kind="int"),
 )
+SCHEDULE = (*schedule_view.PARAMS.values(),  # the measured call, its data type and mask, the unit rates
+            # the key tile the timeline player has reached (the clicker steps it)
+            Param("sc_tile", "key tile", 2, lo=1, hi=TILES_SHOWN, step=1, kind="int"))
 
 LESSONS = [
     Lesson("lessons/01_where_time_goes.py", "Where the time goes", "where-time-goes", ":material/speed:", "Bytes",
@@ -125,6 +130,9 @@ LESSONS = [
     Lesson("lessons/12_inference.py", "Inference: one query, the whole cache", "decoding", ":material/bolt:",
            "Inference", HARDWARE, tiles="own", question=asks.inference, controls=INFERENCE,
            moves=({"inf_kv": "1"}, {"hw": "H200 SXM"})),
+    Lesson("lessons/13_schedule.py", "After the bytes, the schedule", "after-the-bytes", ":material/view_timeline:",
+           "Schedule", HARDWARE, tiles="own", question=asks.schedule, controls=SCHEDULE,
+           moves=({"sc_call": "n 1,024, d 64, B·H 128", "sc_causal": "true"},)),
 ]
 
 # The scripts live in lessons/, not pages/: Streamlit still runs its legacy pages/

@@ -18,6 +18,7 @@ from .config import KB, Config, Hardware, tensor_dtype
 from .decode import DecodeConfig, decode_cost
 from .format import bytes_text, times_text
 from .memory import paper_block_sizes
+from .schedule_targets import SPEEDUP_OK
 
 # Guesses of a ratio that spans decades: a 1-2-5 ladder, the same for every setting
 # (the ladder must not give the answer away).
@@ -359,3 +360,24 @@ def flash_fp16_error(n: int, d: int, standard: float, flash: float) -> Question:
         "its three kernels; flash keeps S, the running max and sum and the output accumulator in fp32 "
         "registers and rounds only P, as the input of P·V, and the output.",
         PRECISION_CHOICES, f"{pick} ({flash:.2e} against {standard:.2e})")
+
+
+def schedule_speedup(n: int, d: int, bh: int, dtype: str, causal: bool, flash_ms: float, cudnn_ms: float,
+                     model_flash_ms: float, model_cudnn_ms: float) -> Question:
+    """Lesson 13: cuDNN's Hopper-native kernel against PyTorch's flash kernel, the same call measured on
+    the H200 (data/h200/schedule.csv), and what the schedule model says of it."""
+    measured, model = flash_ms / cudnn_ms, model_flash_ms / model_cudnn_ms
+    faster = f"{measured:.2f}× faster" if measured >= 1 else f"{1 / measured:.2f}× slower"
+    off = model / measured
+    within = abs(measured / model - 1) <= SPEEDUP_OK  # as schedule_targets.speedups counts it
+    miss = f"{off:.2f}× the measured speed-up, " + (
+        f"within {SPEEDUP_OK:.0%} of it" if within else "too high" if off > 1 else "too low")
+    why_model = (f"The schedule model (FA2's schedule for flash, FA3's for cuDNN) says {model:.2f}×, {miss}: "
+                 f"it puts cuDNN at {model_cudnn_ms / cudnn_ms:.2f}× of its measured time and flash at "
+                 f"{model_flash_ms / flash_ms:.2f}× of its.")
+    return Question(
+        f"cuDNN's attention kernel moves the same bytes and does the same flops as PyTorch's flash kernel. "
+        f"On the H200, at n = {n:,}, d = {d}, batch × heads = {bh}, {dtype}{', causal' if causal else ''}: "
+        "how many times faster is it?", "ratio", measured,
+        f"Measured on the H200: PyTorch flash takes {flash_ms:.3g} ms, cuDNN {cudnn_ms:.3g} ms, so cuDNN is "
+        f"{faster}. {why_model}", LADDER, f"{measured:.2f}×")

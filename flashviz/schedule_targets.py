@@ -49,7 +49,7 @@ import pandas as pd
 
 from .config import HARDWARE
 from .gpu_model import sdpa_flash, triton, whole_gpu
-from .schedule import UnitRates, kernel_time, rates_from
+from .schedule import ScheduleTime, UnitRates, kernel_time, rates_from
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "h200"
 TIME_OK = (0.8, 1.25)
@@ -159,6 +159,20 @@ def rates_for(impl: str, rates: dict[str, float], sms: int = 132, occupancy: boo
     return UnitRates(**got, dram=rates["copy bandwidth any"], sms=sms)
 
 
+def model_time(impl: str, n: int, d: int, bh: int, causal: bool, rates: dict[str, float], gpu: str = "H200 SXM",
+               occupancy: bool = True, clock: bool = True) -> ScheduleTime:
+    """One kernel's modelled time at one call, as targets() takes it (its options mean the same)."""
+    clock = clock and occupancy and any(k.startswith("clock ") for k in rates)
+    hw = HARDWARE[gpu]
+    _, Br, bc64, bc, schedule, _ = KERNELS[impl]
+    Bc = bc64 if d <= 64 else bc
+    reads = whole_gpu(n, d, bh, triton(128, 64, d) if impl == "triton_128x64" else sdpa_flash(d), hw)
+    dram = (reads.reads + reads.writes) * (0.5 if causal else 1.0)
+    unit = rates_for(impl, rates, hw.sms, occupancy, d if clock else None)
+    host = rates.get("host sdpa", 0.0) if clock and impl in SDPA else 0.0
+    return kernel_time(n, d, bh, causal, Br, Bc, schedule, unit, dram, fill=clock, host_s=host)
+
+
 def targets(df: pd.DataFrame, rates: dict[str, float], gpu: str = "H200 SXM", occupancy: bool = True,
             clock: bool = True) -> pd.DataFrame:
     """One row per timed kernel config: the schedule model's time over the measured time
@@ -166,18 +180,11 @@ def targets(df: pd.DataFrame, rates: dict[str, float], gpu: str = "H200 SXM", oc
     cuDNN at the rates of schedule_occupancy_rates.csv, as in part 2's first step; by default cuDNN at
     the rates per clock times its clock, the host's dispatch added to both SDPA backends, every kernel's
     units with their fill and drain: module docstring)."""
-    clock = clock and occupancy and any(k.startswith("clock ") for k in rates)
-    hw = HARDWARE[gpu]
     rows = []
     for r in df.itertuples():
         n, d, bh, causal = int(r.n), int(r.d), int(r.batch_heads), bool(r.causal)
-        label, Br, bc64, bc, schedule, _ = KERNELS[str(r.impl)]
-        Bc = bc64 if d <= 64 else bc
-        reads = whole_gpu(n, d, bh, triton(128, 64, d) if r.impl == "triton_128x64" else sdpa_flash(d), hw)
-        dram = (reads.reads + reads.writes) * (0.5 if causal else 1.0)
-        unit = rates_for(str(r.impl), rates, hw.sms, occupancy, d if clock else None)
-        host = rates.get("host sdpa", 0.0) if clock and r.impl in SDPA else 0.0
-        t = kernel_time(n, d, bh, causal, Br, Bc, schedule, unit, dram, fill=clock, host_s=host)
+        label, _, _, _, schedule, _ = KERNELS[str(r.impl)]
+        t = model_time(str(r.impl), n, d, bh, causal, rates, gpu, occupancy, clock)
         rows.append({"kernel": label, "dtype": r.dtype, "causal": causal, "n": n, "d": d, "B·H": bh,
                      "schedule": schedule, "measured ms": r.time_ms, "model ms": 1e3 * t.total_s,
                      "matmul µs/tile": 1e6 * t.work.matmul, "softmax µs/tile": 1e6 * t.work.softmax,

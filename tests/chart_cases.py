@@ -142,9 +142,29 @@ def _hardware_cases() -> list:
     return out
 
 
+def _schedule_cases() -> list:
+    """Lesson 13: the timeline at its first and last key tile, at the issue's call and at the smallest
+    causal one, and the measured bars beside the model at both."""
+    from flashviz import schedule_lesson as sl
+    from flashviz import schedule_targets
+    df, rates = schedule_targets.load()
+    t = schedule_targets.targets(df, rates)
+    lanes = {sched: sl.lanes(sched) for sched in ("fa2", "fa3")}
+    out = []
+    for tag, s in {"d128": sl.Setting(8192, 128, 64, "float16", False),
+                   "d64_causal": sl.Setting(1024, 64, 128, "bfloat16", True)}.items():
+        frame = sl.bars_frame(sl.bars(sl.schedule_work(s, rates)))
+        for tile in (1, sl.TILES_SHOWN):
+            out.append((f"schedule_timeline__{tag}_tile{tile}", charts.schedule_timeline, (frame, tile, lanes)))
+        at = pd.DataFrame([{"kernel": k, "measured ms": sl.row(t, k, s)["measured ms"],
+                            "model ms": sl.row(t, k, s)["model ms"]} for k in ("PyTorch flash", "cuDNN")])
+        out.append((f"schedule_measured__{tag}", charts.schedule_measured, (at, "Time per call, ms")))
+    return out
+
+
 def cases() -> list[tuple[str, Callable, tuple]]:
     """(slug, builder, args) for every chart, over the default and the worst cases."""
-    out = _fixed_cases() + _hardware_cases()
+    out = _fixed_cases() + _hardware_cases() + _schedule_cases()
     for tag, cfg in CONFIGS.items():
         out += _config_cases(tag, cfg)
     seen: dict[str, int] = {}

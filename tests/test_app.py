@@ -458,3 +458,61 @@ def test_exact_in_real_precisions_asks_before_it_shows_the_h200_beside_the_emula
     table = next(df.value for df in at.dataframe if "paper RMSE" in df.value.columns)
     assert list(table["paper RMSE"])[:6] == ["3.2e-4", "1.9e-4", "2.4e-2", "9.1e-3", "9.3e-3", "2.4e-2"]
     assert any("came out NaN" in m.value for m in at.markdown)
+
+
+def test_lesson_thirteen_steps_through_the_tiles_of_both_schedules():
+    def steps_drawn(at) -> dict:
+        spec = next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if "on one SM" in
+                    json.loads(c.proto.spec)["layout"]["title"]["text"])
+        drawn = {"x": 0, "x2": 0}
+        for trace in spec["data"]:
+            drawn[trace.get("xaxis", "x")] += len(trace["x"])
+        return drawn
+
+    first = open_page(PAGES[12], sc_tile="1")
+    last = open_page(PAGES[12], sc_tile="4")
+    a, b = steps_drawn(first), steps_drawn(last)
+    assert 0 < a["x"] < b["x"] and 0 < a["x2"] < b["x2"], (a, b)  # FA2's panel and FA3's each gain the later tiles
+    assert any(m.value.startswith("**Tile 4.**") for m in last.markdown)
+    last.slider(key="sc_tile").set_value(2).run()
+    assert not last.exception and any(m.value.startswith("**Tile 2.**") for m in last.markdown)
+
+
+def test_lesson_thirteen_shows_the_h200s_measured_times_beside_the_model():
+    import pandas as pd
+    raw = pd.read_csv(ROOT / "data" / "h200" / "schedule.csv")
+    at = open_page(PAGES[12], sc_call="n 16,384, d 64, B·H 8", sc_dtype="bfloat16", sc_causal="true")
+    bars = next(json.loads(c.proto.spec) for c in at.get("plotly_chart")
+                if json.loads(c.proto.spec)["layout"]["title"]["text"].startswith("Time per call"))
+    measured = dict(zip(bars["data"][0]["x"], bars["data"][0]["y"]))
+    pick = raw[(raw["n"] == 16384) & (raw["d"] == 64) & (raw["batch_heads"] == 8) & (raw["dtype"] == "bfloat16")
+               & (raw["causal"] == 1)].set_index("impl")["time_ms"]
+    assert measured == {"PyTorch flash": pick["flash"], "Triton 128×64": pick["triton_128x64"],
+                        "cuDNN": pick["cudnn"]}
+    assert bars["data"][1]["name"] == "schedule model" and all(v > 0 for v in bars["data"][1]["y"])
+
+
+def test_lesson_thirteen_refuses_a_call_that_was_not_measured_next_to_its_menu():
+    at = open_page(PAGES[12], sc_call="n 3, d 5, B·H 7")
+    assert at.selectbox(key="sc_call").value == "n 8,192, d 128, B·H 64"
+    assert any("is not one of" in w.value for w in at.warning)
+
+
+def test_lesson_thirteen_offers_only_the_h200_and_says_so():
+    at = open_page(PAGES[12])
+    assert any("Only the H200 was measured" in c.value for c in at.caption)
+    assert at.radio(key="sc_rates").options == ["each kernel's own", "full SM"]
+
+
+@pytest.mark.parametrize("key, value, note", [
+    ("sc_call", "<script>alert(1)</script>", "is not one of"),
+    ("sc_tile", "1e309", "is not a finite number"),
+    ("sc_tile", "99", "is outside 1 to 4; using 4"),
+    ("sc_rates", "**bold**", "is not one of"),
+    ("sc_causal", "maybe", "is not true or false"),
+])
+def test_lesson_thirteen_answers_a_hostile_link_with_a_note_beside_its_control(key, value, note):
+    at = open_page(PAGES[12], **{key: value})
+    assert any(note in w.value for w in at.warning), [w.value for w in at.warning]
+    assert not any(value in str(m.value) for m in at.markdown if len(value) > 3), "the link's text is never drawn"
+    assert not any(getattr(h.proto, "body", "").count("<script>") for h in at.get("html"))

@@ -61,7 +61,7 @@ def test_a_lesson_control_names_its_lesson_when_missing():
         LESSONS[0].control("no_such_key")
 
 
-# A stand-in lesson 13, as a contributor following README's "Add a lesson" writes it: a script and one
+# A stand-in for the next lesson, as a contributor following README's "Add a lesson" writes it: a script and one
 # registry entry, nothing else.
 STAND_IN_SCRIPT = '''
 import streamlit as st
@@ -86,10 +86,10 @@ def stand_in_question(s: asks.Settings) -> Question:
 
 
 def stand_in(root: Path) -> Lesson:
-    script = root / "lessons" / "13_stand_in.py"
+    script = root / "lessons" / f"{len(LESSONS) + 1:02d}_stand_in.py"
     script.parent.mkdir(parents=True, exist_ok=True)
     script.write_text(textwrap.dedent(STAND_IN_SCRIPT))
-    return Lesson(str(script), "Stand-in", "stand-in-13", ":material/science:", "Stand-in", LESSONS[-1].chapter,
+    return Lesson(str(script), "Stand-in", "stand-in-next", ":material/science:", "Stand-in", LESSONS[-1].chapter,
                   question=stand_in_question, controls=(Param("zz_n", "stand-in n", 2048, (2048, 8192)),),
                   moves=({"zz_n": "8192"},))
 
@@ -124,7 +124,8 @@ def test_a_stand_in_lesson_renders_in_the_app_with_its_question_and_chart(regist
     at.run()
     at.switch_page(registered.file).run()
     assert not at.exception, [e.value for e in at.exception]
-    assert any("Lesson 13 · Predict first" in m.value for m in at.markdown), "its question opens it"
+    number = LESSONS.index(registered) + 1
+    assert any(f"Lesson {number} · Predict first" in m.value for m in at.markdown), "its question opens it"
     assert at.get("plotly_chart") and at.select_slider(key="zz_n").value == 2048
 
 

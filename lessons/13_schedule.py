@@ -1,0 +1,168 @@
+"""Lesson 13: after the bytes, the schedule. cuDNN's Hopper-native kernel (FlashAttention-3's design) against
+PyTorch's flash kernel (FlashAttention-2's) on the H200: the same bytes, the same flops, a different schedule."""
+import pandas as pd
+import streamlit as st
+
+from explorer import cache, charts, ui
+from explorer.lessons import control
+from explorer.schedule_view import measured, occupancy, setting, tile_text, timeline
+from flashviz import schedule_lesson as sl
+from flashviz.schedule import describe
+from flashviz.schedule_targets import KERNELS, SPEEDUP_OK, TIME_OK
+from flashviz.sources import cite
+
+st.title("After the bytes, the schedule")
+st.markdown("#### cuDNN's kernel moves the same bytes as PyTorch's flash kernel. Why is it faster?")
+c = st.columns([1.5, 1.1, 1.15, 1.5])  # each label whole at 1280 px beside the sidebar
+place = dict(zip(("sc_call", "sc_dtype", "sc_causal", "sc_rates"), c))
+s = setting(lambda p: ui.bound(control(p.key), place[p.key]))  # the call, its data type and its mask
+rates_name = ui.bound(control("sc_rates"), place["sc_rates"])
+occ = occupancy(rates_name)
+ui.own_setting("This lesson has its own call (n, d, batch × heads, data type, mask), one of those measured on the "
+               "H200, and its own unit rates: the sidebar's settings do not apply. Only the H200 was measured, so "
+               "its rates are the only GPU's on offer. The rates can be each kernel's own (its units' rates per clock "
+               "at its own occupancy, times the clock the H200 held while it ran) or those measured with the SM full.")
+df, rates, table, speedups, summary = measured(occ)
+label = {impl: KERNELS[impl][0] for impl in KERNELS}
+at = {impl: sl.row(table, label[impl], s) for impl in KERNELS}
+sp = sl.speedup_row(speedups, s)
+call = f"n = {s.n:,}, d = {s.d}, batch × heads = {s.bh}, {s.dtype}{', causal' if s.causal else ''}"
+
+# ---- the timeline --------------------------------------------------------------------------------
+ui.slide("Two schedules, one tile", steps=tuple({"sc_tile": k} for k in range(1, sl.TILES_SHOWN + 1)))
+bars, steps, per_tile = timeline(s, occ)
+tile = ui.bound(control("sc_tile"), st.columns([1, 2])[0], help="PageDown on a projector steps through the tiles")
+lanes = {sched: sl.lanes(sched) for sched in ("fa2", "fa3")}
+ui.chart(cache.figure(charts.schedule_timeline, bars, tile, lanes), "sc_timeline")
+st.markdown(tile_text(sl.tile_story(steps, tile), per_tile))
+w = sl.schedule_work(s, rates, occ)
+Br, Bc = KERNELS[sl.SCHEDULE_KERNEL][1], KERNELS[sl.SCHEDULE_KERNEL][2 if s.d <= 64 else 3]
+ui.explain(f"""
+Both panels run the same tile, cuDNN's {Br} × {Bc} at this call ({call}), with the rates chosen above
+({rates_name}): QKᵀ and PV {w.qk * 1e9:.0f} ns each on the tensor cores, the exponentials {w.exp * 1e9:.0f} ns,
+the other softmax work (row max before, row sum and rescale after) {(w.pre + w.post) * 1e9:.0f} ns, and the K, V
+copy {w.copy * 1e9:.0f} ns at the SM's share of DRAM for the bytes lesson 11's read model counts. Only the
+schedule differs. **FA2**: {describe("fa2")} **FA3**: {describe("fa3")} FA3's steps are half as long: each
+warp group holds half of the tile's rows. WG1 and WG2 are its two consumer warp groups
+{ui.assumes("schedule")}.
+""")
+if not ui.presenting():  # every step the chart draws, for a reader (and a download)
+    ui.table(bars[bars["tile"] <= tile].round(1), "sc_steps", "Every step drawn above: its schedule, lane, tile and "
+             "warp group (FA2 has one; 0: the copies), start and length in ns.",
+             show=["schedule", "lane", "label", "tile", "group", "start_ns", "length_ns"],
+             headers={"start_ns": "start ns", "length_ns": "length ns"})
+
+# ---- the exp unit --------------------------------------------------------------------------------
+ui.slide("Why the exp unit matters")
+st.subheader("Why the exp unit matters")
+exp_rate, wgmma, cublas = rates[sl.EXP], rates[sl.WGMMA], rates[sl.FP16_MATMUL]
+share_wg, share_cb = sl.exp_share(s.d, wgmma, exp_rate), sl.exp_share(s.d, cublas, exp_rate)
+other_d = 64 if s.d == 128 else 128
+m = st.columns(4)
+m[0].metric("exp unit", f"{exp_rate / 1e12:.2f} T/s", help="exponentials a second, the whole GPU")
+m[1].metric("tensor cores (wgmma)", f"{wgmma / 1e12:.0f} TFLOP/s")
+m[2].metric("cuBLAS fp16 matmul", f"{cublas / 1e12:.0f} TFLOP/s")
+m[3].metric(f"exp ÷ matmul time, d = {s.d}", f"{share_cb:.2f}–{share_wg:.2f}")
+st.markdown(f"One exponential per score against 4d = {4 * s.d} matmul flops per score (QKᵀ and PV, 2d each). At "
+            f"d = {s.d} the exponentials take **{share_wg:.2f}** of the matmul time at wgmma's rate and "
+            f"**{share_cb:.2f}** at cuBLAS's. At d = {other_d} the share is "
+            f"{sl.exp_share(other_d, cublas, exp_rate):.2f}–{sl.exp_share(other_d, wgmma, exp_rate):.2f} (cuBLAS, "
+            "wgmma): the matmul flops per score grow with d, the exponentials do not.")
+ui.explain(f"""
+All three rates were measured on the H200 in the same run as the kernels
+({cite("h200_measured", "schedule_rates.csv")}): the exp unit by a Triton kernel of dependent `exp2` steps on
+values in registers, the tensor cores by a kernel that keeps a 128 × 64 by 64 × 128 fp16 tile pair on chip, cuBLAS
+on 8192³. There are {wgmma / exp_rate:.0f} matmul
+flops for each exponential the GPU can take in the same time; FlashAttention-3's paper gives the H100 989 TFLOP/s of
+fp16 matmul against 3.9 TFLOP/s of exponentials ({cite("fa3", "§3.1")}). So a schedule that runs the exponentials
+while the tensor cores wait (FA2's) pays for them in full; FA3's hides them under the other group's matmuls.
+""")
+
+# ---- measured against the model ------------------------------------------------------------------
+ui.slide("Measured against the model")
+st.subheader("Measured on the H200, and the schedule model")
+st.caption(f"At {call}: the H200's median time by CUDA events beside the schedule model's.")
+bars_at = pd.DataFrame([{"kernel": label[i], "measured ms": at[i]["measured ms"], "model ms": at[i]["model ms"]}
+                        for i in ("flash", "triton_128x64", "cudnn")])
+ui.chart(cache.figure(charts.schedule_measured, bars_at, "Time per call, ms"), "sc_measured")
+ratio = {i: at[i]["time: model ÷ measured"] for i in KERNELS}
+off = sp["model"] / sp["measured"]
+st.markdown(
+    f"At this call the model puts PyTorch flash at **{ratio['flash']:.2f}×** of its measured time, Triton 128×64 at "
+    f"**{ratio['triton_128x64']:.2f}×** and cuDNN at **{ratio['cudnn']:.2f}×**. cuDNN over flash: measured "
+    f"**{sp['measured']:.2f}×**, the model {sp['model']:.2f}×, {off:.2f}× the measured speed-up "
+    f"({'within' if sp['within 15%'] else 'outside'} 15%). The model takes every overlap as perfect "
+    f"{ui.assumes('schedule')}.")
+cudnn_ratio = table[table["kernel"] == label["cudnn"]]["time: model ÷ measured"]
+misses = cudnn_ratio[~cudnn_ratio.between(*TIME_OK)]
+too_fast = ("" if misses.empty else
+            f", so where the model misses cuDNN ({len(misses)} of {len(cudnn_ratio)} calls) it has it too fast"
+            if (misses < TIME_OK[0]).all() else
+            f"; the model misses cuDNN at {len(misses)} of {len(cudnn_ratio)} calls, "
+            f"{int((misses < TIME_OK[0]).sum())} of them too fast")
+clocked = (", each kernel's clock under the GPU's power cap, the host's dispatch" if occ else
+           ", all at the SM full (no clock under load, no dispatch)")
+ui.explain(f"""
+Nothing is fitted: each kernel's tiles, schedule and instruction (mma.sync for PyTorch flash, which is
+FlashAttention-2's code; wgmma for Triton and cuDNN), the unit rates measured on the H200{clocked}, and the DRAM
+bytes of lesson 11's read model. Triton 128×64 runs FA2's
+schedule on wgmma, so between it and PyTorch flash only the instruction changes, and between it and cuDNN only the
+schedule and the tile. The model takes every overlap as perfect {ui.assumes("schedule")}: cuDNN's kernel spends
+about a quarter more cycles a tile than FlashAttention-3's schedule with perfect overlap, waiting on the barriers
+that pass the tensor cores between its two consumer warp groups (measured by Nsight Compute, BENCHMARKS.md){too_fast}.
+The smallest calls also pay each block's start-up beyond the
+pipeline's fill, which the model does not count.
+""")
+ui.slide("Every call")
+st.subheader("Every measured call: model ÷ measured")
+cudnn_all = table[table["kernel"] == label["cudnn"]]
+fast = cudnn_all[cudnn_all["time: model ÷ measured"] < TIME_OK[0]]
+fast_text = ("" if fast.empty else
+             f" The model has cuDNN too fast (under {TIME_OK[0]}× of its measured time) at {len(fast)} calls, down "
+             f"to {fast['time: model ÷ measured'].min():.2f}×: {int(fast['causal'].sum())} of them causal, "
+             f"{int((fast['n'] <= 2048).sum())} with n ≤ 2,048.")
+counts = summary["in target"]
+st.markdown(
+    f"Over all {len(cudnn_all)} measured calls ({rates_name} rates), the model is within {TIME_OK[0]}–{TIME_OK[1]}× "
+    f"of the measured time for PyTorch flash at {int(counts[label['flash']])}, Triton 128×64 at "
+    f"{int(counts[label['triton_128x64']])} and cuDNN at {int(counts[label['cudnn']])}; its cuDNN speed-up is "
+    f"within {SPEEDUP_OK:.0%} of the measured one at {int(speedups['within 15%'].sum())} of {len(speedups)}."
+    f"{fast_text}")
+ui.table(summary.reset_index(), "sc_summary", f"Per kernel, over every measured call ({rates_name} rates): how "
+         f"many within {TIME_OK[0]}–{TIME_OK[1]}×, and the range of model ÷ measured time.")
+ui.slide("Each call")
+mine = table[(table["dtype"] == s.dtype) & (table["causal"] == s.causal)].sort_values(["d", "n", "B·H", "kernel"])
+ui.table(mine.round(4), "sc_targets", f"Each call in {s.dtype}{', causal' if s.causal else ''}: times in ms "
+         "(H200: measured, CUDA events, median); ok: model ÷ H200 within "
+         f"{TIME_OK[0]}–{TIME_OK[1]}.",
+         show=["kernel", "n", "d", "B·H", "measured ms", "model ms", "time: model ÷ measured", "in 0.8–1.25"],
+         headers={"measured ms": "H200", "model ms": "model", "time: model ÷ measured": "model ÷ H200",
+                  "in 0.8–1.25": "ok"})
+
+# ---- FP8 ---------------------------------------------------------------------------------------
+ui.slide("FP8: the exponentials matter more")
+st.subheader("FP8: the matmuls get faster, the exponentials do not")
+f8 = sl.fp8(s.d, rates)
+m = st.columns(4)
+m[0].metric("FP8 matmul (cuBLAS)", f"{f8.fp8_rate / 1e12:.0f} TFLOP/s")
+m[1].metric("over fp16", f"{f8.speedup:.2f}×")
+m[2].metric(f"exp ÷ matmul time, d = {s.d}", f"{f8.fp8.exp / f8.fp8.matmul:.2f}",
+            help=f"{f8.fp16.exp / f8.fp16.matmul:.2f} in fp16")
+m[3].metric("FA3 time per tile", f"{f8.fp8_interval * 1e6:.3g} µs", help=f"{f8.fp16_interval * 1e6:.3g} µs in fp16")
+busiest, busy = max(("the tensor cores", f8.fp8.matmul), ("the exp unit", f8.fp8.exp),
+                   ("the FP32 lanes", f8.fp8.pre + f8.fp8.post), key=lambda p: p[1])
+gain = f8.fp16_interval / f8.fp8_interval
+gain_text = "no faster" if gain < 1.005 else f"{gain:.2f}× faster"
+st.markdown(
+    f"At FP8's rate a {Br} × {Bc} tile's matmuls take {f8.fp8.matmul * 1e6:.3g} µs against "
+    f"{f8.fp16.matmul * 1e6:.3g} µs in fp16; its exponentials still take {f8.fp8.exp * 1e6:.3g} µs. They are "
+    f"**{f8.fp8.exp / f8.fp8.matmul:.2f}** of the matmul time, up from {f8.fp16.exp / f8.fp16.matmul:.2f}. Under "
+    f"FA3's schedule a tile takes {f8.fp8_interval * 1e6:.3g} µs against {f8.fp16_interval * 1e6:.3g} µs: "
+    f"{gain_text} for {f8.speedup:.2f}× the matmul rate. The busiest unit is {busiest}, "
+    f"{busy * 1e6:.3g} µs of each tile.")
+ui.explain(f"""
+Both matmul rates are cuBLAS's on 8192³ in the same run (FP8 through `torch._scaled_mm`, e4m3, bf16 out), the exp
+unit and FP32 rates those measured with the SM full; the tile's copies are left out. No FP8 attention kernel was
+timed here: FlashAttention-3's paper reaches close to 1.2 PFLOP/s in FP8 on the H100 ({cite("fa3", "abstract")}),
+with block quantisation and incoherent processing to keep its error down (lesson 6) {ui.assumes("schedule")}.
+""")
