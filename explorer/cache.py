@@ -48,7 +48,9 @@ def bug_player(cfg: Config, bug: str, lab: Config, at_symptom: bool = False) -> 
     from flashviz import animation, symptoms
 
     from .player import render_html
-    data = animation.bug_frames(cfg, bug, at_symptom=at_symptom)
+    data = animation.bug_frames(cfg, bug)
+    if at_symptom:
+        data = symptoms.at_symptom(data, cfg)
     watch = f"{bugs.watch_text(data, cfg)} {symptoms.sizes(data, lab)}".strip()
     return render_html(data), symptoms.caption(data, cfg, lab), watch
 

@@ -16,6 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import costs, listing
+from .breaks import BREAKS
 from .attention import flash_attention, last_key, random_qkv, standard_attention
 from .config import Config
 from .memory import fits
@@ -278,24 +279,22 @@ def teaching_config(cfg: Config, n: int, d: int) -> tuple[Config, str | None]:
 OVERFLOW_SCALE = 30.0
 
 
-def bug_frames(cfg: Config, bug: str, at_symptom: bool = False) -> BugRun:
+def bug_frames(cfg: Config, bug: str) -> BugRun:
     """Frames of the broken run, with the correct run's l beside each step where the two
-    take the same steps, and the correct tiles' total traffic for the HBM meter. With
-    `at_symptom` the player opens at the step where the bug's symptom first shows
-    (flashviz.symptoms), not at the first.
+    take the same steps, and the correct tiles' total traffic for the HBM meter. The player
+    opens at the first step; symptoms.at_symptom opens it where the bug's symptom first shows.
 
     Tiles too big would be one tile at the lesson's teaching n (512-wide tiles cut to n):
     that animation runs at n = BIG_TILE_STEPS x 512 instead, and says so in data["note"].
     """
-    from .bugs import BUGS
     correct = cfg.without_bugs()
     note = None
     if bug == "tiles_too_big":
-        big = BUGS[bug].apply(correct.with_(n=max(correct.n, 1 << 20))).Br  # the bug's own tile
+        big = BREAKS[bug](correct.with_(n=max(correct.n, 1 << 20))).Br  # the bug's own tile
         if correct.n < BIG_TILE_STEPS * big:
             note = f"n = {BIG_TILE_STEPS * big} here (at n = {correct.n}, {big}-wide tiles would be one step)."
             correct = correct.with_(n=BIG_TILE_STEPS * big)
-    broken = BUGS[bug].apply(correct)
+    broken = BREAKS[bug](correct)
     scale = 1.0
     if bug == "no_max":
         correct, broken = correct.with_(compute="float32"), broken.with_(compute="float32")
@@ -306,9 +305,6 @@ def bug_frames(cfg: Config, bug: str, at_symptom: bool = False) -> BugRun:
                         bug=bug)
     run: BugRun = {**data, "bug": bug, "headline": headline(bug, broken, scale), "score_scale": scale,
                    "note": note, "correct_bytes": costs.flash_cost(correct).hbm_bytes}
-    if at_symptom:
-        from .symptoms import symptom
-        run["start"] = symptom(run, cfg).step
     return run
 
 

@@ -14,7 +14,9 @@ from typing import Callable
 import numpy as np
 
 from . import costs
+from .animation import bug_frames
 from .claims import compare, overflow_note, share_text
+from .breaks import BREAKS
 from .attention import (flash_attention, online_softmax, random_qkv, random_row, softmax,
                         standard_attention)
 from .config import KB, MB, SEED, Config
@@ -119,23 +121,23 @@ BUGS = {b.key: b for b in (
     Bug("no_rescale", "Drop the rescale",
         "The factor e^(m_old - m_new) on l and O is removed, so earlier terms keep an outdated baseline.",
         "Weights sum to 0.190131 instead of 1; max error 6.53e-01; nothing raises.",
-        lambda cfg: cfg.with_(rescale=False), "demo 2 weights sum", _now_no_rescale),
+        BREAKS["no_rescale"], "demo 2 weights sum", _now_no_rescale),
     Bug("tiles_too_big", "Tiles too big for SRAM",
         "Br = Bc = 512 under the same SRAM budget.",
         "The working set jumps to 1412.0 KB against a 96 KB budget; spilling eats the saving.",
-        lambda cfg: cfg.with_tiles(512, 512), "working set KB", _now_too_big),
+        BREAKS["tiles_too_big"], "working set KB", _now_too_big),
     Bug("tiles_too_small", "Tiles too small",
         "Br = Bc = 16, so the operands that stream past each small block are re-read many more times.",
         "Traffic climbs to 32.50 MB, above standard attention's 17.00 MB.",
-        lambda cfg: cfg.with_tiles(16, 16), "HBM MB (with spill)", _now_too_small),
+        BREAKS["tiles_too_small"], "HBM MB (with spill)", _now_too_small),
     Bug("keep_full_S", "Keep all scores",  # short: a toggle in a third of the page at 1280 px
         "Every score tile is also copied into an n x n buffer 'for debugging'.",
         "Peak extra memory goes from 64.5 KB to 4096.0 KB: 64 times worse.",
-        lambda cfg: cfg.with_(keep_full_S=True), "peak extra KB", _now_keep_S),
+        BREAKS["keep_full_S"], "peak extra KB", _now_keep_S),
     Bug("no_max", "exp without the max",
         "exp(S - m_new) becomes exp(S): nothing keeps the exponent small.",
         "On scores near 800, exp returns inf and the weights come back nan.",
-        lambda cfg: cfg.with_(subtract_max=False), "nan weights on scores near 800", _now_no_max),
+        BREAKS["no_max"], "nan weights on scores near 800", _now_no_max),
 )}
 
 
@@ -280,7 +282,6 @@ WATCH = {"no_rescale": _watch_no_rescale, "tiles_too_big": _watch_too_big,
 def watch(bug: str, cfg: Config) -> str:
     """What to watch in the tile player for one bug at the player's config `cfg`, from
     the frames animation.bug_frames(cfg, bug) gives the player."""
-    from .animation import bug_frames
     return watch_text(bug_frames(cfg, bug), cfg)
 
 

@@ -147,6 +147,11 @@ def symptom(data: BugRun, cfg: Config) -> Symptom:
     return SYMPTOMS[data["bug"]](data, cfg.without_bugs())
 
 
+def at_symptom(data: BugRun, cfg: Config) -> BugRun:
+    """The frames `data` (bug_frames at `cfg`) opened at the step where the symptom first shows."""
+    return {**data, "start": symptom(data, cfg).step}
+
+
 def sizes(data: BugRun, lab: Config) -> str:
     """The player's n and d beside the lab's, when either differs ("" when both agree)."""
     if (data["n"], data["d"]) == (lab.n, lab.d):

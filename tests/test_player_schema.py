@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from explorer import backward_player, gpu_player, player
 from flashviz import animation
 from flashviz.animation import bug_frames, flash_frames, payload, standard_frames, teaching_config
+from flashviz.symptoms import at_symptom
 from flashviz.backward_animation import backward_frames
 from flashviz.bugs import BUGS
 from flashviz.config import DTYPE_BYTES, HARDWARE, KB, Config
@@ -137,7 +138,7 @@ def test_capped_flash_frames_match_the_schema(cfg, capped):
 @settings(max_examples=4, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(cfg=configs(max_n=128))
 def test_every_bugs_frames_match_the_schema(bug, cfg):
-    data = bug_frames(cfg, bug, at_symptom=True)
+    data = at_symptom(bug_frames(cfg, bug), cfg)
     conforms(data, BugRun)
     assert data["frames"], "a run to check"
     assert 0 <= data["start"] < len(data["frames"]), "the player opens at one of its steps"

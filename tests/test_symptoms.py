@@ -13,7 +13,7 @@ LABS = {"defaults": LAB, "d = 16": LAB.with_(d=16), "16 x 16 tiles": LAB.with_ti
 
 def played(bug: str, lab: Config = LAB):
     cfg, _ = symptoms.player_config(lab, bug)
-    return cfg, bug_frames(cfg, bug, at_symptom=True)
+    return cfg, symptoms.at_symptom(bug_frames(cfg, bug), cfg)
 
 
 def printed(nbytes: int) -> float:
