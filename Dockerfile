@@ -9,7 +9,6 @@ COPY .streamlit ./.streamlit
 COPY explorer ./explorer
 COPY flashviz ./flashviz
 COPY lessons ./lessons
-COPY data ./data
 EXPOSE 8501
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD python -c "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:8501/_stcore/health', timeout=4).read() != b'ok')"

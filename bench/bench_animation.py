@@ -19,8 +19,8 @@ sys.path.insert(0, str(ROOT))
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from explorer.player import render_html  # noqa: E402
-from flashviz.animation import flash_frames, payload, teaching_config  # noqa: E402
-from flashviz.config import Config  # noqa: E402
+from flashviz.players.animation import flash_frames, payload, teaching_config  # noqa: E402
+from flashviz.model.config import Config  # noqa: E402
 
 CASES = {
     "default (n=256, d=16, 64x64 tiles)": teaching_config(Config(), 256, 16)[0],

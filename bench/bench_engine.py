@@ -17,9 +17,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from flashviz.attention import flash_attention, random_qkv, standard_attention  # noqa: E402
-from flashviz.config import Config  # noqa: E402
-from flashviz.costs import flash_cost, standard_cost  # noqa: E402
+from flashviz.run.attention import flash_attention, random_qkv, standard_attention  # noqa: E402
+from flashviz.model.config import Config  # noqa: E402
+from flashviz.model.costs import flash_cost, standard_cost  # noqa: E402
 
 
 def timed(fn, *args) -> float:

@@ -1,6 +1,6 @@
-"""The FlashAttention-3 paper's Table 3 reproduced by flashviz.precision, as BENCHMARKS.md prints it:
+"""The FlashAttention-3 paper's Table 3 reproduced by flashviz.run.precision, as BENCHMARKS.md prints it:
 the rows at one setting over several seeds beside the paper's figures, the headline ratio over n and
-d, and the H200's kernels (data/h200/precision.csv) beside the emulation.
+d, and the H200's kernels (flashviz/data/h200/precision.csv) beside the emulation.
 
     python bench/precision_table.py                  # n = 4096, d = 128, seeds 0-4 (about a minute)
     python bench/precision_table.py --n 1024 --seeds 3
@@ -16,7 +16,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from flashviz import precision  # noqa: E402
+from flashviz.run import precision  # noqa: E402
 
 
 def table(n: int, d: int, seeds: int) -> None:

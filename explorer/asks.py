@@ -1,7 +1,7 @@
 """Each lesson's opening question, built from the settings it reads.
 
 A builder takes a `Settings` (the lesson's own controls, the sidebar's, the GPU) and returns the
-engine's question (flashviz.questions) at those settings, or None where the lesson has nothing to
+engine's question (flashviz.teach.questions) at those settings, or None where the lesson has nothing to
 ask there. explorer.predict hands it the reader's settings; the registry (explorer.lessons) names
 each lesson's builder.
 """
@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from flashviz import questions as q
-from flashviz.config import Config, Hardware, tensor_dtype
-from flashviz.decode import DecodeConfig
-from flashviz.gpu_model import Kernel, sdpa_flash, triton
-from flashviz.questions import Question
+from flashviz.teach import questions as q
+from flashviz.model.config import Config, Hardware, tensor_dtype
+from flashviz.run.decode import DecodeConfig
+from flashviz.hardware.gpu_model import Kernel, sdpa_flash, triton
+from flashviz.teach.questions import Question
 
 from . import cache
 from .schedule_view import measured_at, occupancy, setting

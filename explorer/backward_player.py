@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from flashviz.config import Config
-from flashviz.player_schema import BackwardRun
+from flashviz.model.config import Config
+from flashviz.players.player_schema import BackwardRun
 
 from .player import embed, page, with_data
 
@@ -16,14 +16,14 @@ TEMPLATE = page("backward_player.html")
 
 
 def render_html(data: BackwardRun) -> str:
-    """The player page for frames from flashviz.backward_animation."""
+    """The player page for frames from flashviz.players.backward_animation."""
     return with_data(TEMPLATE, data)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def backward_player_html(cfg: Config) -> str:
     """The finished page for one config: built once, then a cheap string on every rerun."""
-    from flashviz.backward_animation import backward_frames
+    from flashviz.players.backward_animation import backward_frames
     return render_html(backward_frames(cfg))
 
 

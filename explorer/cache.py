@@ -18,8 +18,10 @@ from typing import TYPE_CHECKING, ParamSpec
 import pandas as pd
 import streamlit as st
 
-from flashviz import attention, bugs, decode, demos, sweeps
-from flashviz.config import Config
+from flashviz.run import attention, decode
+from flashviz.teach import bugs, demos
+from flashviz.model import sweeps
+from flashviz.model.config import Config
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -45,7 +47,7 @@ def bug_player(cfg: Config, bug: str, lab: Config, at_symptom: bool = False) -> 
     second): (its page, the line naming the step where its symptom shows, what to watch for).
     `lab` is the config of the lab beside it (both lines name the player's n and d where they
     differ from the lab's); with `at_symptom` the player opens at the symptom's step."""
-    from flashviz import animation, symptoms
+    from flashviz.players import animation, symptoms
 
     from .player import render_html
     data = animation.bug_frames(cfg, bug)
@@ -58,7 +60,7 @@ def bug_player(cfg: Config, bug: str, lab: Config, at_symptom: bool = False) -> 
 @cache
 def gpu_measured():
     """Lesson 11's H200 runs: the kernel sweep, its rates and targets, plain attention and its targets."""
-    from flashviz import gpu_targets
+    from flashviz.hardware import gpu_targets
     df, rates = gpu_targets.load()
     plain = gpu_targets.load_plain()
     naive = gpu_targets.load_plain(impl=gpu_targets.NAIVE)
@@ -101,22 +103,22 @@ def io_curves(cfg: Config, ns: tuple):
 
 @cache
 def measured_view(d: int, dtype: str, pass_: str):
-    """Lesson 10's reading of the H200's committed runs (flashviz.measured.view)."""
-    from flashviz import measured
+    """Lesson 10's reading of the H200's committed runs (flashviz.hardware.measured.view)."""
+    from flashviz.hardware import measured
     return measured.view(measured.load(), d, dtype, pass_)
 
 
 @cache
 def measured_blocks(n: int | None = None):
-    """The Triton tile sweep at n (flashviz.measured.block_view), or with n=None the sizes it ran at."""
-    from flashviz import measured
+    """The Triton tile sweep at n (flashviz.hardware.measured.block_view), or with n=None the sizes it ran at."""
+    from flashviz.hardware import measured
     data = measured.load()
     return measured.block_sizes(data) if n is None else measured.block_view(data, n)
 
 
 @cache
 def measured_provenance() -> dict:
-    from flashviz import measured
+    from flashviz.hardware import measured
     return measured.provenance(measured.load())
 
 
@@ -138,7 +140,7 @@ def max_abs_diff(cfg: Config, seed: int = 0) -> float:
 def player_html(cfg: Config, kind: str = "flash", bug: str | None = None) -> str:
     """The tile player's finished page for one config: built once, then a cheap string
     on every rerun (the frames' JSON for a 64-step run is a few hundred KB)."""
-    from flashviz import animation
+    from flashviz.players import animation
 
     from .player import render_html
     if bug is not None:
@@ -175,31 +177,31 @@ def _shared_figure(name: str, _builder: Callable[..., go.Figure], *args, **kwarg
 
 @cache
 def precision_study(n: int, d: int, seed: int = 0):
-    """Every method's error against float64 and the FP8 row study (flashviz.precision.study)."""
-    from flashviz import precision
+    """Every method's error against float64 and the FP8 row study (flashviz.run.precision.study)."""
+    from flashviz.run import precision
     return precision.study(n, d, seed)
 
 
 @cache
 def precision_measured() -> pd.DataFrame:
-    """The H200's kernels' errors (data/h200/precision.csv)."""
-    from flashviz import precision
+    """The H200's kernels' errors (flashviz/data/h200/precision.csv)."""
+    from flashviz.run import precision
     return precision.load_measured()
 
 
 @cache
 def precision_side_by_side(n: int, d: int, seed: int = 0) -> pd.DataFrame:
-    from flashviz import precision
+    from flashviz.run import precision
     return precision.side_by_side(precision_study(n, d, seed).errors, precision_measured(), n, d, seed)
 
 
 @cache
 def precision_row_scores(n: int, d: int, seed: int, row: int) -> pd.DataFrame:
-    from flashviz import precision
+    from flashviz.run import precision
     return precision.row_scores(n, d, seed, row)
 
 
 @cache
 def precision_limits(score: float) -> pd.DataFrame:
-    from flashviz import precision
+    from flashviz.run import precision
     return precision.type_limits(score)

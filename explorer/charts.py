@@ -22,10 +22,10 @@ import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from flashviz.claims import SAME, compare
-from flashviz.config import KB, MB
-from flashviz.format import bytes_text, count_text
-from flashviz.sweeps import OverBlocks, OverN
+from flashviz.teach.claims import SAME, compare
+from flashviz.model.config import KB, MB
+from flashviz.teach.format import bytes_text, count_text
+from flashviz.model.sweeps import OverBlocks, OverN
 
 # Okabe-Ito
 BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, YELLOW, BLACK = (
@@ -680,7 +680,7 @@ _MEASURED_STYLE = (("plain (3 kernels)", "plain", STANDARD, "square", 0.0),
 def precision_bars(df) -> go.Figure:
     """Each method's RMSE against float64 (log): the emulation as bars, the H200's kernels on the same
     inputs as marks on them, the three fused kernels side by side across the bar (they agree, and would
-    hide each other) (flashviz.precision.side_by_side's table)."""
+    hide each other) (flashviz.run.precision.side_by_side's table)."""
     rows = df.set_index("key").loc[[k for k in _PRECISION_SHORT if k in set(df["key"])]]
     at = list(range(len(rows)))
     fig = go.Figure(go.Bar(x=at, y=rows["emulated RMSE"], name="emulated", marker_color=SKY, width=0.8,
@@ -712,7 +712,7 @@ def precision_row(values, rotated) -> go.Figure:
 
 def precision_score_errors(df) -> go.Figure:
     """One row's FP8 score errors against its exact scores, one scale per tensor, without and with the
-    rotation (flashviz.precision.row_scores)."""
+    rotation (flashviz.run.precision.row_scores)."""
     fig = go.Figure([go.Scatter(x=df["score"], y=df["per tensor, rotated"], mode="markers", name="FP8, rotated",
                                 marker={"size": 7, "color": BLUE, "symbol": "diamond"},
                                 hovertemplate="score %{x:.3g}: error %{y:.3g}<extra>rotated</extra>"),
@@ -729,7 +729,7 @@ class ModelReads:
     """DRAM reads (bytes) the models give at each n: flash's three levels and plain attention's
     (None where its S would not fit)."""
     n: tuple[int, ...]
-    three_level: tuple[float, ...]  # waves of blocks sharing the L2 (flashviz.gpu_model.whole_gpu)
+    three_level: tuple[float, ...]  # waves of blocks sharing the L2 (flashviz.hardware.gpu_model.whole_gpu)
     two_level: tuple[float, ...]    # one block against HBM, no L2
     floor: tuple[float, ...]        # Q + K + V once
     plain: tuple[float | None, ...]  # 4n² + 4nd per head
@@ -787,7 +787,7 @@ def schedule_timeline(bars: pd.DataFrame, tile: int, lanes: dict[str, list[str]]
     """Both schedules' steps on their lanes, one panel each (FA2 above, FA3 below) over the same
     time axis (µs): the steps of key tiles up to `tile` drawn, those of `tile` itself solid and the
     earlier ones faded, the axis fixed to the whole run so a step forward only adds. `bars`: the
-    columns of flashviz.schedule_lesson.bars_frame; `lanes`: each schedule's lanes, top to bottom."""
+    columns of flashviz.players.schedule_lesson.bars_frame; `lanes`: each schedule's lanes, top to bottom."""
     from plotly.subplots import make_subplots
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
                         row_heights=[len(lanes["fa2"]), len(lanes["fa3"])])

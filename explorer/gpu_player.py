@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from flashviz.config import Hardware
-from flashviz.player_schema import WaveRun
+from flashviz.model.config import Hardware
+from flashviz.players.player_schema import WaveRun
 
 from .player import embed, page, with_data
 
@@ -16,13 +16,13 @@ TEMPLATE = page("gpu_player.html")
 
 
 def render_html(data: WaveRun) -> str:
-    """The player page for frames from flashviz.gpu_animation."""
+    """The player page for frames from flashviz.players.gpu_animation."""
     return with_data(TEMPLATE, data)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def gpu_player_html(n: int, d: int, bh: int, kernel_name: str, hw: Hardware) -> str:
-    from flashviz.gpu_animation import wave_frames
+    from flashviz.players.gpu_animation import wave_frames
 
     from .whole_gpu import kernel_named
     return render_html(wave_frames(n, d, bh, kernel_named(kernel_name, d), hw))

@@ -8,14 +8,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
-from flashviz import measured
-from flashviz.animation import TEACHING_D, TEACHING_N
-from flashviz.bugs import BELIEFS, BUGS
-from flashviz.config import CUSTOM
-from flashviz.config import HARDWARE as GPUS
-from flashviz.questions import Question
+from flashviz.hardware import measured
+from flashviz.players.animation import TEACHING_D, TEACHING_N
+from flashviz.teach.bugs import BELIEFS, BUGS
+from flashviz.model.config import CUSTOM
+from flashviz.model.config import HARDWARE as GPUS
+from flashviz.teach.questions import Question
 
-from flashviz.schedule_lesson import TILES_SHOWN
+from flashviz.players.schedule_lesson import TILES_SHOWN
 
 from . import asks, schedule_view
 from .asks import Settings
@@ -78,7 +78,7 @@ REAL_HARDWARE = (
     Param("hw_d", "head dim d", 64, (64, 128)),
     Param("hw_dtype", "data type", "float16", ("float16", "bfloat16", "float32")),
     Param("hw_pass", "pass", "fwd", ("fwd", "fwd+bwd")),
-    # the sequence lengths bench/gpu/measure.py swept the Triton tiles at (data/h200/blocks.csv)
+    # the sequence lengths bench/gpu/measure.py swept the Triton tiles at (flashviz/data/h200/blocks.csv)
     Param("hw_block_n", "sequence length for the tile sweep", 1024,
           tuple(int(n) for n in measured.block_sizes(measured.load()))),
 )

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from flashviz.config import CUSTOM, HARDWARE, Knob, knobs
+from flashviz.model.config import CUSTOM, HARDWARE, Knob, knobs
 
 TRUE = {"true", "1", "yes", "on"}
 FALSE = {"false", "0", "no", "off"}
@@ -87,7 +87,7 @@ CUSTOM_GPU = (
     Param("gpu_mem", "HBM capacity (GB)", 40, lo=1, hi=65536, step=1, kind="int", widget="number"),
 )
 
-# The label of each engine knob (flashviz.config.Config's fields declared with `knob`): the knob's
+# The label of each engine knob (flashviz.model.config.Config's fields declared with `knob`): the knob's
 # URL key, default, and offered values or range come from the engine, so adding a knob is its
 # field in Config plus one line here.
 LABELS = {

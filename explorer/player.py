@@ -13,8 +13,8 @@ from typing import Literal
 
 import streamlit as st
 
-from flashviz.animation import payload
-from flashviz.player_schema import FlashRun, Payload, StandardRun
+from flashviz.players.animation import payload
+from flashviz.players.player_schema import FlashRun, Payload, StandardRun
 
 HERE = Path(__file__).parent
 # px: every frame of lesson 3's player from 760 px wide, and of lesson 9's bugs from 1180 px: a
@@ -71,7 +71,7 @@ TEMPLATE = page("player.html")
 
 
 def render_html(data: FlashRun | StandardRun) -> str:
-    """The player page for frames from flashviz.animation."""
+    """The player page for frames from flashviz.players.animation."""
     return with_data(TEMPLATE, data)
 
 

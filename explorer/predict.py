@@ -1,6 +1,6 @@
 """Predict, then reveal: the question that opens every lesson.
 
-The engine (flashviz.questions) asks and answers; this module shows the question, takes
+The engine (flashviz.teach.questions) asks and answers; this module shows the question, takes
 the guess (kept in the session only, never in the URL), and reveals on a button, on the
 "A" key, or, in presentation mode, on the clicker's PageDown before it moves on.
 """
@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from flashviz import questions as q
-from flashviz.config import Config, Hardware
-from flashviz.decode import DecodeConfig
-from flashviz.questions import Question
+from flashviz.teach import questions as q
+from flashviz.model.config import Config, Hardware
+from flashviz.run.decode import DecodeConfig
+from flashviz.teach.questions import Question
 
 from . import asks, ui
 from .asks import Settings

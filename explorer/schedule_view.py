@@ -2,7 +2,7 @@
 
 The controls are Params (their keys are URL parameters), so explorer.predict can read them for the
 lesson's question before the lesson draws them. The measured calls on offer are those of
-data/h200/schedule.csv: the menu is read from it, never typed.
+flashviz/data/h200/schedule.csv: the menu is read from it, never typed.
 """
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from flashviz import schedule_lesson as sl
-from flashviz import schedule_targets
-from flashviz.claims import compare
+from flashviz.players import schedule_lesson as sl
+from flashviz.hardware import schedule_targets
+from flashviz.teach.claims import compare
 
 from .cache import cache
 from .params import Param

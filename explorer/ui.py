@@ -11,11 +11,11 @@ from urllib.parse import urlencode
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from flashviz.claims import fitting_tiles, overflow_headline, overflow_note
-from flashviz.config import CUSTOM, HARDWARE, Config, Hardware, custom_hardware, tensor_dtype
-from flashviz.memory import clamp_tiles
-from flashviz.format import column_format
-from flashviz.sources import ASSUMPTIONS, READING, SOURCES
+from flashviz.teach.claims import fitting_tiles, overflow_headline, overflow_note
+from flashviz.model.config import CUSTOM, HARDWARE, Config, Hardware, custom_hardware, tensor_dtype
+from flashviz.model.memory import clamp_tiles
+from flashviz.teach.format import column_format
+from flashviz.model.sources import ASSUMPTIONS, READING, SOURCES
 
 from . import nav
 from .lessons import LESSONS, chapters, control

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from flashviz.config import CUSTOM, HARDWARE, KB, Hardware
-from flashviz.gpu_arch import Occupancy, arch_of
-from flashviz.gpu_model import Kernel, crossover_n, plain_reads, whole_gpu
-from flashviz.sources import cite
+from flashviz.model.config import CUSTOM, HARDWARE, KB, Hardware
+from flashviz.hardware.gpu_arch import Occupancy, arch_of
+from flashviz.hardware.gpu_model import Kernel, crossover_n, plain_reads, whole_gpu
+from flashviz.model.sources import cite
 
 from . import ui
 from .asks import kernel_named
@@ -91,7 +91,7 @@ def model_curves(d: int, bh: int, kernel_name: str, hw: Hardware) -> ModelReads:
 
 
 def measured_reads(points: pd.DataFrame) -> MeasuredReads:
-    """The H200's measured DRAM reads (data/h200/whole_gpu.csv's rows) for charts.reads_figure."""
+    """The H200's measured DRAM reads (flashviz/data/h200/whole_gpu.csv's rows) for charts.reads_figure."""
     return MeasuredReads(n=tuple(int(n) for n in points["n"]),
                          reads=tuple(float(b) for b in points["dram_read_bytes"]))
 

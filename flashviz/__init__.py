@@ -18,9 +18,9 @@ attention and backward (the computation, counted by memory's rules), costs (clos
 forms over the same rules), trace (per-tile records), bugs (the seed's "Break it"
 table), demos (the seed's nine demos as tables).
 """
-from .config import HARDWARE, SEED, Config
-from .costs import flash_cost, standard_cost
-from .memory import Cost, Counters, paper_block_sizes
+from .model.config import HARDWARE, SEED, Config
+from .model.costs import flash_cost, standard_cost
+from .model.memory import Cost, Counters, paper_block_sizes
 
 __all__ = ["Config", "Cost", "Counters", "HARDWARE", "SEED", "flash_cost", "paper_block_sizes",
            "standard_cost"]

@@ -7,8 +7,8 @@ import json
 import math
 import sys
 
-from .config import DTYPE_BYTES, KB, LOOP_ORDERS, Config
-from .format import format_table
+from .model.config import DTYPE_BYTES, KB, LOOP_ORDERS, Config
+from .teach.format import format_table
 
 
 class _Parser(argparse.ArgumentParser):
@@ -34,7 +34,7 @@ def _parser() -> argparse.ArgumentParser:
     cost.add_argument("--loop-order", choices=LOOP_ORDERS, default="fa2")
     cost.add_argument("--sram-kb", type=float, default=96.0)
     cost.add_argument("--json", action="store_true", dest="json_sub")
-    from .precision import PAPER_D, PAPER_N
+    from .run.precision import PAPER_D, PAPER_N
     prec = sub.add_parser("precision", help="the FlashAttention-3 paper's error table, reproduced in fp16, "
                                             "bf16 and FP8")
     prec.add_argument("--n", type=int, default=PAPER_N, help=f"sequence length (default {PAPER_N})")
@@ -73,8 +73,8 @@ def cost_summary(cfg: Config) -> dict:
     with where it lives: standard attention's n x n score matrix sits in HBM; flash's
     peak is one tile step's working set in SRAM (unless keep_full_S adds an n x n
     buffer in HBM)."""
-    from .costs import flash_cost, standard_cost
-    from .memory import fits
+    from .model.costs import flash_cost, standard_cost
+    from .model.memory import fits
 
     def keys(cost, where, what):
         return {"hbm_bytes": cost.hbm_bytes, "flops": cost.flops, "nonmatmul_ops": cost.nonmatmul,
@@ -109,7 +109,7 @@ PRECISION_MAX_N = 8192  # the float64 reference holds n × n scores: 512 MB at 8
 def precision_summary(n: int, d: int, seed: int) -> dict:
     """The paper's Table 3 at (n, d, seed): each method's RMSE and largest error against float64, the
     paper's printed RMSE beside it, and the headline ratio (baseline FP8 over FlashAttention-3 FP8)."""
-    from . import precision
+    from .run import precision
     if not 1 <= n <= PRECISION_MAX_N:
         raise ValueError(f"--n must be between 1 and {PRECISION_MAX_N} (the float64 reference is n × n)")
     if d < 1 or d & (d - 1) or d > 1024:
@@ -160,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
                                                                             for r in v]
                               for k, v in summary.items()}, indent=2) if as_json else _precision_text(summary))
             return 0
-        from .demos import DEMOS
+        from .teach.demos import DEMOS
         numbers = [args.number] if args.command == "demo" else list(DEMOS)
         demos = [DEMOS[k]() for k in numbers]
     except ValueError as err:

@@ -2,12 +2,12 @@
 import streamlit as st
 
 from explorer import cache, charts, ui
-from flashviz import costs, sweeps
-from flashviz.claims import compare, overflow_cause, regime
-from flashviz.config import HARDWARE, MB, tensor_dtype
-from flashviz.gpu_arch import arch_of
-from flashviz.format import bytes_text, count_text
-from flashviz.sources import cite, preset_sources
+from flashviz.model import costs, sweeps
+from flashviz.teach.claims import compare, overflow_cause, regime
+from flashviz.model.config import HARDWARE, MB, tensor_dtype
+from flashviz.hardware.gpu_arch import arch_of
+from flashviz.teach.format import bytes_text, count_text
+from flashviz.model.sources import cite, preset_sources
 
 st.title("Where the time goes")
 cfg = ui.config()

@@ -5,7 +5,7 @@ import streamlit as st
 
 from explorer import cache, charts, predict, ui
 from explorer.lessons import control
-from flashviz.attention import EXP_LIMIT, online_softmax, random_row, softmax
+from flashviz.run.attention import EXP_LIMIT, online_softmax, random_row, softmax
 
 st.title("Online softmax")
 st.markdown("#### Stream a row in blocks, carry two numbers: the largest score so far, m, and a running sum, l.")

@@ -4,10 +4,12 @@ import streamlit as st
 from explorer import cache, charts, ui
 from explorer.lessons import control
 from explorer.player import player
-from flashviz import animation, listing, sweeps
-from flashviz.claims import compare, overflow_cause, tiles_overflow
-from flashviz.format import bytes_text
-from flashviz.sources import cite
+from flashviz.players import animation
+from flashviz.run import listing
+from flashviz.model import sweeps
+from flashviz.teach.claims import compare, overflow_cause, tiles_overflow
+from flashviz.teach.format import bytes_text
+from flashviz.model.sources import cite
 
 st.title("Tiling: same answer, flat memory")
 st.markdown("#### Cut Q into row blocks and K, V into column blocks; the n×n matrix never goes to HBM.")

@@ -2,11 +2,11 @@
 import streamlit as st
 
 from explorer import cache, charts, ui
-from flashviz import costs, sweeps
-from flashviz.claims import compare
-from flashviz.memory import paper_block_sizes
-from flashviz.sources import cite
-from flashviz.format import bytes_text
+from flashviz.model import costs, sweeps
+from flashviz.teach.claims import compare
+from flashviz.model.memory import paper_block_sizes
+from flashviz.model.sources import cite
+from flashviz.teach.format import bytes_text
 
 st.title("Tile size and SRAM")
 st.markdown("#### Bigger tiles mean fewer passes over HBM — until the tile no longer fits.")

@@ -4,10 +4,11 @@ import streamlit as st
 from explorer import cache, charts, ui
 from explorer.backward_player import backward_player, backward_player_html
 from explorer.lessons import control
-from flashviz import animation, costs
-from flashviz.claims import change_percent, compare
-from flashviz.format import bytes_text
-from flashviz.sources import cite
+from flashviz.players import animation
+from flashviz.model import costs
+from flashviz.teach.claims import change_percent, compare
+from flashviz.teach.format import bytes_text
+from flashviz.model.sources import cite
 
 st.title("The backward pass")
 st.markdown("#### Standard attention stores P for the backward. FlashAttention keeps a few numbers per row "

@@ -5,11 +5,12 @@ import streamlit as st
 
 from explorer import cache, charts, predict, ui
 from explorer.lessons import control
-from flashviz import precision, questions
-from flashviz.attention import EXP_LIMIT
-from flashviz.bugs import NOISE
-from flashviz.claims import compare
-from flashviz.sources import cite
+from flashviz.run import precision
+from flashviz.teach import questions
+from flashviz.run.attention import EXP_LIMIT
+from flashviz.teach.bugs import NOISE
+from flashviz.teach.claims import compare
+from flashviz.model.sources import cite
 
 st.title("Exact means exact")
 st.markdown("#### FlashAttention computes the same function. A local window computes a different one.")

@@ -3,11 +3,12 @@ import streamlit as st
 
 from explorer import cache, charts, predict, ui
 from explorer.lessons import LESSONS
-from flashviz import questions, sweeps
-from flashviz.claims import change_percent, compare, crossover
-from flashviz.config import HARDWARE
-from flashviz.format import bytes_text, count_text
-from flashviz.sources import cite
+from flashviz.teach import questions
+from flashviz.model import sweeps
+from flashviz.teach.claims import change_percent, compare, crossover
+from flashviz.model.config import HARDWARE
+from flashviz.teach.format import bytes_text, count_text
+from flashviz.model.sources import cite
 
 st.title(LESSONS[6].title)
 cfg = ui.config()

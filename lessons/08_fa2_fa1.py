@@ -2,11 +2,11 @@
 import streamlit as st
 
 from explorer import cache, charts, ui
-from flashviz import costs, sweeps
-from flashviz.claims import compare
-from flashviz.format import bytes_text
-from flashviz.memory import clamp_tiles
-from flashviz.sources import cite
+from flashviz.model import costs, sweeps
+from flashviz.teach.claims import compare
+from flashviz.teach.format import bytes_text
+from flashviz.model.memory import clamp_tiles
+from flashviz.model.sources import cite
 
 st.title("FlashAttention-2 and -1")
 st.markdown("#### Same tiles, same exact answer. FlashAttention-2 changed which loop is outside, "

@@ -5,9 +5,11 @@ import streamlit as st
 from explorer import cache, charts, ui
 from explorer.lessons import control
 from explorer.player import player
-from flashviz import bugs, listing, symptoms
-from flashviz.bugs import BELIEFS, BUGS, SEED_SETTINGS, comparison, settings_text
-from flashviz.claims import tiles_overflow
+from flashviz.teach import bugs
+from flashviz.run import listing
+from flashviz.players import symptoms
+from flashviz.teach.bugs import BELIEFS, BUGS, SEED_SETTINGS, comparison, settings_text
+from flashviz.teach.claims import tiles_overflow
 
 st.title("Break it")
 present = ui.presenting()  # on a projector: every bug at once, each player opened where its bug bites

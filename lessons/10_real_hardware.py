@@ -4,8 +4,8 @@ import streamlit as st
 
 from explorer import cache, charts, ui
 from explorer.lessons import control
-from flashviz.measured import TILES
-from flashviz.sources import cite
+from flashviz.hardware.measured import TILES
+from flashviz.model.sources import cite
 
 st.title("On real hardware")
 st.markdown("#### An H200 ran plain attention and PyTorch's fused kernels. Does the byte model hold?")

@@ -7,13 +7,13 @@ from explorer.gpu_player import gpu_player, gpu_player_html
 from explorer.lessons import control
 from explorer.whole_gpu import (IMPL, crossover, figures_cited, gpu_named, kernel_named, launch_error,
                                 measured_reads, model_curves, residency_text)
-from flashviz import gpu_targets
-from flashviz.claims import compare
-from flashviz.config import CUSTOM, HARDWARE
-from flashviz.format import bytes_text
-from flashviz.gpu_arch import arch_of, is_modelled
-from flashviz.gpu_model import forward_time, whole_gpu
-from flashviz.sources import cite
+from flashviz.hardware import gpu_targets
+from flashviz.teach.claims import compare
+from flashviz.model.config import CUSTOM, HARDWARE
+from flashviz.teach.format import bytes_text
+from flashviz.hardware.gpu_arch import arch_of, is_modelled
+from flashviz.hardware.gpu_model import forward_time, whole_gpu
+from flashviz.model.sources import cite
 
 H200 = "H200 SXM"
 

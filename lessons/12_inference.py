@@ -5,13 +5,13 @@ import streamlit as st
 
 from explorer import cache, charts, predict, ui
 from explorer.lessons import control
-from flashviz import decode
-from flashviz.claims import compare, regime
-from flashviz.config import CUSTOM, HARDWARE
-from flashviz.format import bytes_text, times_text
-from flashviz.gpu_arch import arch_of
-from flashviz.memory import fits
-from flashviz.sources import cite
+from flashviz.run import decode
+from flashviz.teach.claims import compare, regime
+from flashviz.model.config import CUSTOM, HARDWARE
+from flashviz.teach.format import bytes_text, times_text
+from flashviz.hardware.gpu_arch import arch_of
+from flashviz.model.memory import fits
+from flashviz.model.sources import cite
 
 st.title("Inference: one query, the whole cache")
 

@@ -6,10 +6,10 @@ import streamlit as st
 from explorer import cache, charts, ui
 from explorer.lessons import control
 from explorer.schedule_view import measured, occupancy, setting, tile_text, timeline
-from flashviz import schedule_lesson as sl
-from flashviz.schedule import describe
-from flashviz.schedule_targets import KERNELS, SPEEDUP_OK, TIME_OK
-from flashviz.sources import cite
+from flashviz.players import schedule_lesson as sl
+from flashviz.hardware.schedule import describe
+from flashviz.hardware.schedule_targets import KERNELS, SPEEDUP_OK, TIME_OK
+from flashviz.model.sources import cite
 
 st.title("After the bytes, the schedule")
 st.markdown("#### cuDNN's kernel moves the same bytes as PyTorch's flash kernel. Why is it faster?")

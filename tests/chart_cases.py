@@ -12,8 +12,11 @@ import pandas as pd
 
 from explorer import charts
 from explorer.whole_gpu import IMPL, crossover, measured_reads, model_curves
-from flashviz import attention, bugs, costs, decode, demos, measured, precision, sweeps
-from flashviz.config import HARDWARE, MB, Config
+from flashviz.run import attention, decode, precision
+from flashviz.teach import bugs, demos
+from flashviz.model import costs, sweeps
+from flashviz.hardware import measured
+from flashviz.model.config import HARDWARE, MB, Config
 
 
 def builders() -> dict[str, Callable]:
@@ -119,7 +122,7 @@ def _fixed_cases() -> list:
 
 def _hardware_cases() -> list:
     """Lessons 11 and 12: the whole GPU's reads against n, the K/V cache and split-KV."""
-    from flashviz import gpu_targets
+    from flashviz.hardware import gpu_targets
     out = []
     data, plain = gpu_targets.load()[0], gpu_targets.load_plain()
     h200 = HARDWARE["H200 SXM"]
@@ -145,8 +148,8 @@ def _hardware_cases() -> list:
 def _schedule_cases() -> list:
     """Lesson 13: the timeline at its first and last key tile, at the issue's call and at the smallest
     causal one, and the measured bars beside the model at both."""
-    from flashviz import schedule_lesson as sl
-    from flashviz import schedule_targets
+    from flashviz.players import schedule_lesson as sl
+    from flashviz.hardware import schedule_targets
     df, rates = schedule_targets.load()
     t = schedule_targets.targets(df, rates)
     lanes = {sched: sl.lanes(sched) for sched in ("fa2", "fa3")}

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 
 from explorer.lessons import Lesson, lesson_of
 from explorer.params import CUSTOM_GPU, FIELDS, SHARED, UNITS, Param
-from flashviz.bugs import BELIEFS, BUGS
-from flashviz.config import CUSTOM, DTYPE_BYTES, HARDWARE, Config
+from flashviz.teach.bugs import BELIEFS, BUGS
+from flashviz.model.config import CUSTOM, DTYPE_BYTES, HARDWARE, Config
 
 # Every sidebar control but presentation mode, which changes what is drawn, not what is said.
 SIDEBAR = tuple(key for key in SHARED if key != "present")

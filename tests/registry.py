@@ -35,7 +35,7 @@ def problems(lesson: Lesson, lessons: Sequence[Lesson], root: Path = ROOT) -> li
         out.append(f"{where}: url_path {lesson.url_path!r} is another lesson's too")
     if lesson.question is None:
         out.append(f"{where}: no question: add question=asks.<name> to its Lesson, a builder in "
-                   "explorer/asks.py that returns the engine's Question (flashviz/questions.py) at the settings")
+                   "explorer/asks.py that returns the engine's Question (flashviz/teach/questions.py) at the settings")
     elif not lesson.moves:
         out.append(f"{where}: no moves: add moves=({{\"key\": \"value\"}},) to its Lesson, settings (URL "
                    "parameters) that move its question's answer (tests/test_app.py checks each)")

@@ -7,12 +7,13 @@ import pytest
 
 from explorer import backward_player, player
 from explorer.player import render_html
-from flashviz import animation, costs
-from flashviz.animation import flash_frames, payload, rounded, standard_frames, teaching_config
-from flashviz.attention import flash_attention
-from flashviz.backward_animation import backward_frames
-from flashviz.bugs import BUGS
-from flashviz.config import Config
+from flashviz.players import animation
+from flashviz.model import costs
+from flashviz.players.animation import flash_frames, payload, rounded, standard_frames, teaching_config
+from flashviz.run.attention import flash_attention
+from flashviz.players.backward_animation import backward_frames
+from flashviz.teach.bugs import BUGS
+from flashviz.model.config import Config
 
 
 def traced(cfg):
@@ -89,7 +90,7 @@ def test_last_frames_equal_standard_attention():
     cfg = Config(n=64, d=8, Br=16, Bc=16)
     data = flash_frames(cfg)
     assert data["final_diff"] < 1e-12
-    from flashviz.attention import standard_attention
+    from flashviz.run.attention import standard_attention
     ref = standard_attention(*animation.teaching_inputs(cfg), cfg)
     for i in range(cfg.Tr):
         last = [f for f in data["frames"] if f["i"] == i][-1]

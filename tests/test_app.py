@@ -6,7 +6,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer.lessons import LESSONS
-from flashviz.questions import LADDER
+from flashviz.teach.questions import LADDER
 from tests.conftest import ROOT
 
 APP = str(ROOT / "app.py")
@@ -116,7 +116,7 @@ def player_data(iframe) -> dict:
 
 
 def test_break_it_presentation_shows_every_bug_and_the_belief_with_a_player_each_and_no_toggle():
-    from flashviz.bugs import BELIEFS, BUGS
+    from flashviz.teach.bugs import BELIEFS, BUGS
     at = open_page(BREAK_IT, present="true")
     at.button(key="reveal_answer").click().run()  # the question first, then the lesson
     assert not at.exception
@@ -480,7 +480,7 @@ def test_lesson_thirteen_steps_through_the_tiles_of_both_schedules():
 
 def test_lesson_thirteen_shows_the_h200s_measured_times_beside_the_model():
     import pandas as pd
-    raw = pd.read_csv(ROOT / "data" / "h200" / "schedule.csv")
+    raw = pd.read_csv(ROOT / "flashviz" / "data" / "h200" / "schedule.csv")
     at = open_page(PAGES[12], sc_call="n 16,384, d 64, B·H 8", sc_dtype="bfloat16", sc_causal="true")
     bars = next(json.loads(c.proto.spec) for c in at.get("plotly_chart")
                 if json.loads(c.proto.spec)["layout"]["title"]["text"].startswith("Time per call"))

@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-from flashviz.attention import (flash_attention, local_window_attention, online_softmax,
-                                random_qkv, random_row, softmax, standard_attention)
-from flashviz.config import Config
+from flashviz.run.attention import (flash_attention, local_window_attention, online_softmax, random_qkv, random_row,
+                                    softmax, standard_attention)
+from flashviz.model.config import Config
 
 
 def reference(Q, K, V, causal=False):

@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-from flashviz.attention import flash_attention, random_qkv, standard_attention
-from flashviz.backward import flash_backward, standard_backward
-from flashviz.config import Config
+from flashviz.run.attention import flash_attention, random_qkv, standard_attention
+from flashviz.run.backward import flash_backward, standard_backward
+from flashviz.model.config import Config
 
 
 def grads(cfg, seed=0):
@@ -41,7 +41,7 @@ def test_recomputing_backward_equals_stored_backward(causal, n, Br, Bc):
 
 
 def test_recompute_does_five_matmuls_per_tile_against_four():
-    from flashviz import costs
+    from flashviz.model import costs
     cfg = Config(n=512, d=64)
     assert costs.flash_backward_cost(cfg).flops == 10 * 512 * 512 * 64
     assert costs.standard_backward_cost(cfg).flops == 8 * 512 * 512 * 64

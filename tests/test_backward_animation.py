@@ -3,13 +3,13 @@ import numpy as np
 import pytest
 
 from explorer.backward_player import render_html
-from flashviz import costs
-from flashviz.animation import payload, rounded, teaching_config
-from flashviz.attention import standard_attention
-from flashviz.backward import flash_backward
-from flashviz.backward_animation import SHOW, backward_frames, traced_backward
-from flashviz.config import Config
-from flashviz.memory import Counters
+from flashviz.model import costs
+from flashviz.players.animation import payload, rounded, teaching_config
+from flashviz.run.attention import standard_attention
+from flashviz.run.backward import flash_backward
+from flashviz.players.backward_animation import SHOW, backward_frames, traced_backward
+from flashviz.model.config import Config
+from flashviz.model.memory import Counters
 
 
 def engine_grads(cfg):

@@ -7,9 +7,9 @@ Screenshots go to artifacts/screenshots/backward_player_*.png for a person to lo
 import pytest
 
 from explorer.lessons import LESSONS
-from flashviz.animation import rounded, teaching_config
-from flashviz.backward_animation import traced_backward
-from flashviz.config import Config
+from flashviz.players.animation import rounded, teaching_config
+from flashviz.players.backward_animation import traced_backward
+from flashviz.model.config import Config
 from tests import players
 from tests.players import CLIPPED, VIEWS, at_step, expect, go_to_step, number, pagedown_turns_to, screenshot
 

@@ -13,10 +13,10 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from explorer.lessons import LESSONS
-from flashviz.bugs import BELIEFS, BUGS
-from flashviz.config import Config
-from flashviz.costs import standard_cost
-from flashviz.format import bytes_text
+from flashviz.teach.bugs import BELIEFS, BUGS
+from flashviz.model.config import Config
+from flashviz.model.costs import standard_cost
+from flashviz.teach.format import bytes_text
 from tests.conftest import ROOT
 from tests.serving import serve
 
@@ -587,7 +587,7 @@ def test_switching_the_player_to_standard_attention_leaves_no_blank_band(server,
 def test_on_a_projector_each_bug_of_break_it_opens_its_player_at_its_symptom(server, page):
     """Lesson 9 from a clicker: no toggle to click, each bug's player already at the step where
     its symptom shows (the step the engine put in its data, named in the line above it)."""
-    from flashviz.bugs import BUGS
+    from flashviz.teach.bugs import BUGS
     page.goto(lesson_url(server, 8, "?present=true"))
     opened(page, 8, question_only=True)
     page.locator(".st-key-reveal_answer button").first.click()

@@ -2,12 +2,12 @@
 import numpy as np
 import pytest
 
-from flashviz.attention import online_softmax, random_qkv, random_row, softmax, standard_attention
-from flashviz import animation
-from flashviz.animation import teaching_config
-from flashviz.bugs import (BELIEFS, BUGS, SEED_SETTINGS, belief_check, belief_verdict, break_it, changed,
-                           comparison, watch)
-from flashviz.config import KB, SEED
+from flashviz.run.attention import online_softmax, random_qkv, random_row, softmax, standard_attention
+from flashviz.players import animation
+from flashviz.players.animation import teaching_config
+from flashviz.teach.bugs import (BELIEFS, BUGS, SEED_SETTINGS, belief_check, belief_verdict, break_it, changed,
+                                 comparison, watch)
+from flashviz.model.config import KB, SEED
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +75,7 @@ def test_lab_refuses_unknown_bug_and_huge_n():
 
 
 def test_flash_without_max_overflows_on_large_scores():
-    from flashviz.attention import flash_attention
+    from flashviz.run.attention import flash_attention
     Q, K, V = random_qkv(128, 16)
     cfg = SEED.with_(n=128, d=16, subtract_max=False)
     out = flash_attention(Q * 40, K * 40, V, cfg)  # scores of several hundred

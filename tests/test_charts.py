@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from explorer import charts
-from flashviz import sweeps
-from flashviz.config import HARDWARE, Config
+from flashviz.model import sweeps
+from flashviz.model.config import HARDWARE, Config
 from tests.chart_cases import builders, cases
 
 CASES = cases()
@@ -54,7 +54,7 @@ def test_every_axis_title_carries_a_unit(fig):
     if fig["layout"]["height"] == 360 and fig["data"][0].get("name") == "correct":
         # comparison_bars: the axis is named after the lab's figure, whose name says its unit
         # ("working set KB", "HBM MB (with spill)") or is a count or a sum
-        from flashviz.bugs import BUGS
+        from flashviz.teach.bugs import BUGS
         titles = {(axis["title"].get("text") or "").replace("<br>", " ")
                   for axis in axes(fig["layout"]).values()} - {""}
         assert titles <= {bug.watch for bug in BUGS.values()}, titles

@@ -2,8 +2,8 @@
 
 Each lesson is rendered through AppTest (as tests/test_app.py opens it) at random
 settings drawn by hypothesis; each claim-bearing sentence is parsed back out of the
-page and checked against figures this file computes itself from flashviz.costs,
-flashviz.config and flashviz.measured for the same settings. A sentence the page is
+page and checked against figures this file computes itself from flashviz.model.costs,
+flashviz.model.config and flashviz.hardware.measured for the same settings. A sentence the page is
 expected to show but does not is a failure too, so a reworded sentence cannot pass
 silently. bench/claims.py runs the same checks with 50 settings per lesson.
 
@@ -22,13 +22,13 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as hs
 
-from flashviz import costs, measured
-from flashviz.attention import online_softmax, random_row
-from flashviz.bugs import BUGS, NOISE, OVERFLOW_ROW
-from flashviz.config import (DTYPE_BYTES, HARDWARE, KB, MB, TILE_SIZES, Config, custom_hardware,
-                             tensor_dtype)
-from flashviz.gpu_arch import arch_of
-from flashviz.memory import clamp_tiles, fits, paper_block_sizes, working_set
+from flashviz.model import costs
+from flashviz.hardware import measured
+from flashviz.run.attention import online_softmax, random_row
+from flashviz.teach.bugs import BUGS, NOISE, OVERFLOW_ROW
+from flashviz.model.config import DTYPE_BYTES, HARDWARE, KB, MB, TILE_SIZES, Config, custom_hardware, tensor_dtype
+from flashviz.hardware.gpu_arch import arch_of
+from flashviz.model.memory import clamp_tiles, fits, paper_block_sizes, working_set
 from tests.claims_settings import OVERFLOW, engine_config, explicit, lesson_params, url
 from explorer.lessons import LESSONS
 from tests.test_app import PAGES, open_page
@@ -589,7 +589,7 @@ def check_exact(ck: Claims, p: dict) -> None:
 @functools.cache
 def precision_truth():
     """Lesson 6's second half, recomputed here: the study at its setting and the H200's rows."""
-    from flashviz import precision
+    from flashviz.run import precision
     s = precision.study(precision.LESSON_N, precision.PAPER_D)
     data = precision.load_measured()
     return s, data, precision.side_by_side(s.errors, data, s.n, s.d)
@@ -612,7 +612,7 @@ def less_claim(ck: Claims, m, base: float, other: float, what: str) -> None:
 
 def check_precision(ck: Claims) -> None:
     """The second half: its question (revealed here), then every sentence of a direction or a ratio."""
-    from flashviz import precision
+    from flashviz.run import precision
     s, data, side = precision_truth()
     e = {k: v.rmse for k, v in s.errors.items()}
     ck.expect(not any("Flash makes" in part for part in ck.parts), "the answer is shown before the guess")
@@ -1004,7 +1004,7 @@ def _wg_hardware(p: dict):
 def check_plain_attention(ck: Claims) -> None:
     """Lesson 11's plain-attention paragraph: three kernels against the model, the naive script's
     four against its count, and both against PyTorch's flash kernel, every ratio from the CSV."""
-    from flashviz.gpu_targets import NAIVE, load, load_plain, plain_targets
+    from flashviz.hardware.gpu_targets import NAIVE, load, load_plain, plain_targets
     plain, naive = load_plain(), load_plain(impl=NAIVE)
     t = plain_targets(plain, naive)
     pr, p4, slower = t["reads: model ÷ measured"], t["naive reads: count ÷ measured"], t["time: naive ÷ plain"]
@@ -1029,9 +1029,9 @@ def check_plain_attention(ck: Claims) -> None:
 
 def check_whole_gpu(ck: Claims, p: dict) -> None:
     check_plain_attention(ck)
-    from flashviz.gpu_arch import arch_of
-    from flashviz.gpu_model import forward_time, whole_gpu
-    from flashviz.gpu_targets import load, targets
+    from flashviz.hardware.gpu_arch import arch_of
+    from flashviz.hardware.gpu_model import forward_time, whole_gpu
+    from flashviz.hardware.gpu_targets import load, targets
     from explorer.whole_gpu import kernel_named
     n, d, bh = p["wg_n"], p["wg_d"], p["wg_bh"]
     hw, kernel = _wg_hardware(p), kernel_named(p["wg_kernel"], d)
@@ -1250,14 +1250,14 @@ def why_break_it(ck: Claims, p: dict) -> None:
 
 def _schedule_setting(p: dict):
     from explorer.schedule_view import CONFIGS
-    from flashviz import schedule_lesson as sl
+    from flashviz.players import schedule_lesson as sl
     n, d, bh = CONFIGS[p["sc_call"]]
     return sl.Setting(n, d, bh, p["sc_dtype"], bool(p["sc_causal"]))
 
 
 @functools.lru_cache(maxsize=2)
 def _schedule_model(occupancy: bool):
-    from flashviz.schedule_targets import load, speedups, targets
+    from flashviz.hardware.schedule_targets import load, speedups, targets
     df, rates = load()
     t = targets(df, rates, occupancy=occupancy)
     return rates, t, speedups(t)
@@ -1270,8 +1270,8 @@ def _times_word(base: float, other: float) -> tuple[str, float]:
 
 
 def check_schedule(ck: Claims, p: dict) -> None:
-    from flashviz import schedule_lesson as sl
-    from flashviz.schedule import interval, timeline
+    from flashviz.players import schedule_lesson as sl
+    from flashviz.hardware.schedule import interval, timeline
     s, occupancy = _schedule_setting(p), p["sc_rates"] == "each kernel's own"
     rates, t, sp = _schedule_model(occupancy)
     # the player's sentence: tile k's exponentials under each schedule, read off schedule.timeline itself

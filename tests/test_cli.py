@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from flashviz.__main__ import cost_summary, main
-from flashviz.config import SEED
+from flashviz.model.config import SEED
 from tests.conftest import ROOT
 
 
@@ -125,7 +125,7 @@ def test_precision_prints_the_papers_table_with_its_figures():
 
 
 def test_precision_json_gives_every_method_with_the_papers_rmse(capsys):
-    from flashviz import precision
+    from flashviz.run import precision
     assert main(["precision", "--n", "128", "--d", "32", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert (data["n"], data["d"], data["seed"]) == (128, 32, 0)

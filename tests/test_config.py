@@ -1,6 +1,6 @@
 import pytest
 
-from flashviz.config import DTYPE_BYTES, Config
+from flashviz.model.config import DTYPE_BYTES, Config
 
 
 @pytest.mark.parametrize("changes, fragment", [

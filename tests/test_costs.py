@@ -3,11 +3,11 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flashviz import costs, sweeps
-from flashviz.attention import flash_attention, random_qkv, standard_attention
-from flashviz.backward import flash_backward, standard_backward
-from flashviz.config import DTYPE_BYTES, HARDWARE, HEAD_DIMS, SEQUENCE_LENGTHS, Config
-from flashviz.memory import Counters
+from flashviz.model import costs, sweeps
+from flashviz.run.attention import flash_attention, random_qkv, standard_attention
+from flashviz.run.backward import flash_backward, standard_backward
+from flashviz.model.config import DTYPE_BYTES, HARDWARE, HEAD_DIMS, SEQUENCE_LENGTHS, Config
+from flashviz.model.memory import Counters
 
 
 @st.composite

@@ -5,10 +5,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flashviz import decode
-from flashviz.attention import standard_attention
-from flashviz.config import DTYPE_BYTES, HARDWARE, Config
-from flashviz.decode import DecodeConfig
+from flashviz.run import decode
+from flashviz.run.attention import standard_attention
+from flashviz.model.config import DTYPE_BYTES, HARDWARE, Config
+from flashviz.run.decode import DecodeConfig
 
 
 @st.composite
@@ -45,7 +45,7 @@ def test_decode_equals_plain_attention_to_float_noise(cfg, seed):
 
 def test_reference_agrees_with_the_engines_standard_attention_head_by_head():
     """An independent check of the reference: each query head against its shared K/V head, as
-    flashviz.attention runs square attention (n_q = n_kv, so every head is a square problem)."""
+    flashviz.run.attention runs square attention (n_q = n_kv, so every head is a square problem)."""
     cfg = DecodeConfig(n_kv=24, n_q=24, d=8, heads=6, kv_heads=2, Br=8, Bc=8, dtype="float32")
     Q, K, V = decode.random_cache(cfg, 3)
     got = decode.decode_attention(Q, K, V, cfg)

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from flashviz.demos import DEMOS, demo1, demo2, demo3, demo4, demo5, demo6, demo7, demo8, demo9
-from flashviz.format import column_format
+from flashviz.teach.demos import DEMOS, demo1, demo2, demo3, demo4, demo5, demo6, demo7, demo8, demo9
+from flashviz.teach.format import column_format
 
 
 def printed(df, column):

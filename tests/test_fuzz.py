@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 from explorer.lessons import LESSONS
-from flashviz.questions import LADDER
+from flashviz.teach.questions import LADDER
 from tests.conftest import ROOT
 
 EXAMPLES = int(os.environ.get("FLASHVIZ_FUZZ_EXAMPLES", "12"))

@@ -4,12 +4,12 @@ from hypothesis import assume, given, settings
 from pytest import approx
 from hypothesis import strategies as st
 
-from flashviz.config import HARDWARE, custom_hardware
-from flashviz.config import Config
-from flashviz.costs import flash_cost, standard_cost
-from flashviz.gpu_model import (Kernel, Rates, forward_time, plain_reads, plain_writes, sdpa_flash, softmax_ops,
-                                triton, wave_passes, whole_gpu)
-from flashviz.gpu_targets import NAIVE, load, load_plain, plain_targets, targets
+from flashviz.model.config import HARDWARE, custom_hardware
+from flashviz.model.config import Config
+from flashviz.model.costs import flash_cost, standard_cost
+from flashviz.hardware.gpu_model import (Kernel, Rates, forward_time, plain_reads, plain_writes, sdpa_flash,
+                                         softmax_ops, triton, wave_passes, whole_gpu)
+from flashviz.hardware.gpu_targets import NAIVE, load, load_plain, plain_targets, targets
 
 H200 = HARDWARE["H200 SXM"]
 ns = st.sampled_from([2**k for k in range(7, 21)])
@@ -68,7 +68,7 @@ def test_small_heads_sit_on_the_floor():
 
 
 def test_residency_from_tiles_matches_the_profiler():
-    # Nsight Compute's occupancy limits on the H200 (data/h200/whole_gpu.csv): 2, 2, 1, 2, 4, 1
+    # Nsight Compute's occupancy limits on the H200 (flashviz/data/h200/whole_gpu.csv): 2, 2, 1, 2, 4, 1
     got = [k.occupancy(d, H200).blocks for k, d in [(sdpa_flash(128), 128), (triton(128, 64, 128), 128),
                                                    (triton(128, 128, 128), 128), (triton(64, 64, 128), 128),
                                                    (triton(64, 64, 64), 64), (triton(128, 128, 64), 64)]]
@@ -88,7 +88,7 @@ def test_most_measured_configs_are_within_target():
 @settings(max_examples=150, deadline=None)
 @given(st.integers(1, 64), st.integers(1, 3000), st.integers(1, 1000), st.sampled_from([2**20, 2**23, 2**25]))
 def test_partial_retention_lies_between_all_and_nothing(bh, Tr, R, kv):
-    from flashviz.gpu_model import wave_reuse
+    from flashviz.hardware.gpu_model import wave_reuse
     tiles = 2**15
     none = wave_reuse(bh, Tr, R, kv, tiles, 0.0)
     assert none.passes == wave_passes(bh, Tr, R), "no cache: every wave of a head reads it again"
@@ -235,7 +235,7 @@ def test_each_xcd_reads_k_and_v_from_the_infinity_cache_once_per_wave_when_its_l
 @settings(max_examples=100, deadline=None)
 @given(st.integers(1, 16), st.integers(1, 300), st.integers(1, 700), st.booleans())
 def test_chiplet_fills_count_xcds_by_brute_force(bh, Tr, R, rereads):
-    from flashviz.gpu_model import chiplet_fills
+    from flashviz.hardware.gpu_model import chiplet_fills
     seen: set[tuple] = set()
     for b in range(bh * Tr):
         seen.add((b // Tr, b % 8, b // R if rereads else 0))  # (head, XCD, wave when L2 forgets)
@@ -256,8 +256,8 @@ def test_the_h200s_triton_tiles_do_not_fit_the_mi300x_lds():
 
 
 def test_every_preset_has_an_architecture_whose_figures_are_sourced():
-    from flashviz.gpu_arch import ARCH
-    from flashviz.sources import SOURCES
+    from flashviz.hardware.gpu_arch import ARCH
+    from flashviz.model.sources import SOURCES
     assert set(ARCH) == set(HARDWARE), f"presets without an architecture, or stale names: {set(ARCH) ^ set(HARDWARE)}"
     for name, arch in ARCH.items():
         assert arch.sources and set(arch.sources) <= set(SOURCES), f"{name}: sources {arch.sources}"

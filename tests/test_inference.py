@@ -5,8 +5,8 @@ import pytest
 
 from explorer.lessons import controls
 from explorer.params import CUSTOM_GPU
-from flashviz import decode
-from flashviz.config import HARDWARE
+from flashviz.run import decode
+from flashviz.model.config import HARDWARE
 from tests.test_app import open_page, revealed_answer, texts
 
 PAGE = "lessons/12_inference.py"

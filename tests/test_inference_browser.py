@@ -7,7 +7,7 @@ import re
 import pytest
 
 from explorer.lessons import LESSONS
-from flashviz.config import HARDWARE
+from flashviz.model.config import HARDWARE
 from tests.test_browser import (IDLE, SHOTS, SKELETON, WAIT, browser, charts_drawn, menus_cut_off, metric,  # noqa: F401
                                 page, pytestmark, query, server)
 from tests.test_sidebar_browser import sidebar_fits

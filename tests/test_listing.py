@@ -8,10 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flashviz import costs, demos, listing
-from flashviz.attention import random_qkv, standard_attention
-from flashviz.bugs import BUGS
-from flashviz.config import KB, Config
+from flashviz.model import costs
+from flashviz.teach import demos
+from flashviz.run import listing
+from flashviz.run.attention import random_qkv, standard_attention
+from flashviz.teach.bugs import BUGS
+from flashviz.model.config import KB, Config
 
 ORDERS = ("fa2", "fa1")
 

@@ -3,8 +3,9 @@
 import pandas as pd
 import pytest
 
-from flashviz import costs, measured
-from flashviz.config import Config
+from flashviz.model import costs
+from flashviz.hardware import measured
+from flashviz.model.config import Config
 from tests.conftest import dry_run
 
 

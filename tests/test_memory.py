@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flashviz import memory as mem
-from flashviz.config import KB, MB, SEED, Config
+from flashviz.model import memory as mem
+from flashviz.model.config import KB, MB, SEED, Config
 
 ROOT = Path(__file__).resolve().parents[1]
 N, D = SEED.n, SEED.d                     # the seed's n = 1024, d = 64
@@ -157,7 +157,7 @@ def test_a_matmul_is_two_flops_per_term():
 
 RULES = {name for name, f in inspect.getmembers(mem, inspect.isfunction) if f.__module__ == mem.__name__}
 SCANNED = sorted(p for folder in ("flashviz", "explorer", "lessons", "bench") for p in (ROOT / folder).rglob("*.py"))
-SCANNED = [p for p in SCANNED + [ROOT / "app.py"] if p != ROOT / "flashviz" / "memory.py"]
+SCANNED = [p for p in SCANNED + [ROOT / "app.py"] if p != ROOT / "flashviz" / "model" / "memory.py"]
 # Copies still standing in files that another part of issue 10 is restructuring now (left to it
 # on purpose); test_pending_copies_are_still_there fails once one is gone, so the entry goes too.
 PENDING: set[tuple[str, str]] = set()
@@ -248,7 +248,7 @@ shown = min(cfg.n, 256)
 
 def test_no_module_but_memory_restates_a_counting_rule():
     copies = {where: lines for where, lines in _scan().items() if where not in PENDING}
-    assert not copies, f"counting rules restated outside flashviz/memory.py (file, kind): lines {copies}"
+    assert not copies, f"counting rules restated outside flashviz/model/memory.py (file, kind): lines {copies}"
 
 
 def test_pending_copies_are_still_there():
@@ -257,11 +257,11 @@ def test_pending_copies_are_still_there():
 
 
 def test_the_closed_forms_do_not_import_the_simulators():
-    tree = ast.parse((ROOT / "flashviz" / "costs.py").read_text())
+    tree = ast.parse((ROOT / "flashviz" / "model" / "costs.py").read_text())
     imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     imported |= {alias.name for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
                  for alias in node.names}
-    assert not imported & {"attention", "backward", "flashviz.attention", "flashviz.backward"}, imported
+    assert not imported & {"attention", "backward", "flashviz.run.attention", "flashviz.run.backward"}, imported
 
 
 def test_the_simulators_and_closed_forms_call_the_same_move_rules():

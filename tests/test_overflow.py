@@ -2,11 +2,12 @@
 lesson opens with while the sidebar's tiles overflow, with its one-click fix."""
 import pytest
 
-from flashviz import costs, questions
-from flashviz.bugs import belief_check, belief_verdict
-from flashviz.claims import fitting_tiles, overflow_headline, overflow_note, share_text, tiles_overflow
-from flashviz.config import KB, TILE_SIZES, Config
-from flashviz.memory import fits, working_set
+from flashviz.model import costs
+from flashviz.teach import questions
+from flashviz.teach.bugs import belief_check, belief_verdict
+from flashviz.teach.claims import fitting_tiles, overflow_headline, overflow_note, share_text, tiles_overflow
+from flashviz.model.config import KB, TILE_SIZES, Config
+from flashviz.model.memory import fits, working_set
 from explorer.lessons import LESSONS
 from tests.test_app import PAGES, open_page
 

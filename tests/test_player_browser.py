@@ -8,9 +8,9 @@ import re
 import pytest
 
 from explorer.lessons import LESSONS
-from flashviz.animation import rounded, teaching_inputs
-from flashviz.attention import flash_attention
-from flashviz.config import Config
+from flashviz.players.animation import rounded, teaching_inputs
+from flashviz.run.attention import flash_attention
+from flashviz.model.config import Config
 from tests import players
 from tests.players import (CLIPPED, SHOTS, VIEWS, at_step, expect, go_to_step, number, open_player,
                            pagedown_turns_to, screenshot)

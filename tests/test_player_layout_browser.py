@@ -9,8 +9,8 @@ import pytest
 
 from explorer.lessons import LESSONS
 from explorer.player import render_html
-from flashviz.animation import flash_frames, teaching_config
-from flashviz.config import Config
+from flashviz.players.animation import flash_frames, teaching_config
+from flashviz.model.config import Config
 from tests import players
 from tests.players import SHOTS, at_step, expect, open_player
 

@@ -1,4 +1,4 @@
-"""The players' data against its written schema (flashviz/player_schema.py), from both ends.
+"""The players' data against its written schema (flashviz/players/player_schema.py), from both ends.
 
 The engine's end: over many configs, every record a frame builder makes has exactly the
 schema's keys, of its types and lengths. The player's end: each player's script reads
@@ -17,17 +17,17 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from explorer import backward_player, gpu_player, player
-from flashviz import animation
-from flashviz.animation import bug_frames, flash_frames, payload, standard_frames, teaching_config
-from flashviz.symptoms import at_symptom
-from flashviz.backward_animation import backward_frames
-from flashviz.bugs import BUGS
-from flashviz.config import DTYPE_BYTES, HARDWARE, KB, Config
-from flashviz.gpu_animation import wave_frames
-from flashviz.gpu_model import sdpa_flash, triton
-from flashviz.player_schema import (BackwardDFrame, BackwardRun, BackwardTileFrame, BackwardWriteFrame, BugRun,
-                                    CodePanel, FlashFrame, FlashRun, HeadSpan, Len, Listing, NamesRun,
-                                    StandardFrame, StandardRun, WaveFrame, WaveRun, Worked)
+from flashviz.players import animation
+from flashviz.players.animation import bug_frames, flash_frames, payload, standard_frames, teaching_config
+from flashviz.players.symptoms import at_symptom
+from flashviz.players.backward_animation import backward_frames
+from flashviz.teach.bugs import BUGS
+from flashviz.model.config import DTYPE_BYTES, HARDWARE, KB, Config
+from flashviz.players.gpu_animation import wave_frames
+from flashviz.hardware.gpu_model import sdpa_flash, triton
+from flashviz.players.player_schema import (BackwardDFrame, BackwardRun, BackwardTileFrame, BackwardWriteFrame, BugRun,
+                                            CodePanel, FlashFrame, FlashRun, HeadSpan, Len, Listing, NamesRun,
+                                            StandardFrame, StandardRun, WaveFrame, WaveRun, Worked)
 from tests import players
 
 # Derandomized: every run, here and in CI, tries the same configs.

@@ -1,5 +1,5 @@
-"""flashviz.precision: attention in 16-bit and FP8, the FlashAttention-3 paper's Table 3 reproduced,
-and the H200's kernels measured beside the emulation (data/h200/precision.csv)."""
+"""flashviz.run.precision: attention in 16-bit and FP8, the FlashAttention-3 paper's Table 3 reproduced,
+and the H200's kernels measured beside the emulation (flashviz/data/h200/precision.csv)."""
 import functools
 import math
 from fractions import Fraction
@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from flashviz import precision as p
-from flashviz.attention import EXP_LIMIT
+from flashviz.run import precision as p
+from flashviz.run.attention import EXP_LIMIT
 from tests.conftest import dry_run
 
 ALL_TYPES = tuple(p.TYPES)
@@ -209,7 +209,7 @@ def test_the_study_row_holds_an_outlier_that_fp8_rounds():
     assert set(s.variants["key"]) == set(p.TECHNIQUES)
 
 
-# ---- the H200 (data/h200/precision.csv) ---------------------------------------------------------------
+# ---- the H200 (flashviz/data/h200/precision.csv) ---------------------------------------------------------------
 
 @pytest.fixture(scope="module")
 def measured() -> pd.DataFrame:
@@ -273,7 +273,7 @@ def test_dry_run_executes_on_the_cpu(tmp_path):
 
 
 def test_compare_says_less_of_an_amount_that_is_not_counted():
-    from flashviz.claims import compare
+    from flashviz.teach.claims import compare
     assert compare(1.26e-4, 3.9e-5, "error", fewer="less") == "3.2× less error"
     assert compare(1.0, 0.995, "error", fewer="less") == "0.5% less error"
     assert compare(3.9e-5, 1.26e-4, "error", fewer="less") == "3.2× more error"

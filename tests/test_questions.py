@@ -5,9 +5,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flashviz import costs, questions
-from flashviz.attention import online_softmax, random_row
-from flashviz.config import HARDWARE, KB, Config
+from flashviz.model import costs
+from flashviz.teach import questions
+from flashviz.run.attention import online_softmax, random_row
+from flashviz.model.config import HARDWARE, KB, Config
 
 
 @st.composite

@@ -38,7 +38,7 @@ STEPS = {
         "cache.figure(charts.": "mypy: the arguments against the builder",
     },
     "Change a player's data": {
-        "flashviz/player_schema.py": "tests/test_player_schema.py: the engine's end",
+        "flashviz/players/player_schema.py": "tests/test_player_schema.py: the engine's end",
         "header comment": "tests/test_player_schema.py: the player's end reads the names its header gives",
         "FORWARD": "tests/test_player_schema.py's names",
     },

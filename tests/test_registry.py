@@ -11,8 +11,8 @@ from streamlit.testing.v1 import AppTest
 from explorer import asks, lessons
 from explorer.lessons import LESSONS, Lesson, chapters, controls
 from explorer.params import SHARED, Param
-from flashviz.config import HARDWARE
-from flashviz.questions import Question
+from flashviz.model.config import HARDWARE
+from flashviz.teach.questions import Question
 from tests.conftest import ROOT
 from tests.registry import problems
 
@@ -30,7 +30,7 @@ class Defaults:
         return SHARED[key].default
 
     def config(self):
-        from flashviz.config import Config
+        from flashviz.model.config import Config
         return Config()
 
     def hardware(self):
@@ -81,7 +81,7 @@ ui.chart(cache.figure(charts.bytes_vs_flops, sweeps.over_n(cfg, (256, 1024, n)),
 
 
 def stand_in_question(s: asks.Settings) -> Question:
-    from flashviz import questions
+    from flashviz.teach import questions
     return questions.tiling_ratio(s.config().at_n(s.own("zz_n")))
 
 

@@ -7,11 +7,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pytest import approx
 
-from flashviz.costs import census
+from flashviz.model.costs import census
 from tests.conftest import dry_run
-from flashviz.schedule import (UnitRates, block_tiles, busiest_sm, interval, kernel_time, tile_work,
-                               timeline, unit_time)
-from flashviz.schedule_targets import DATA, load, speedups, summary, targets
+from flashviz.hardware.schedule import (UnitRates, block_tiles, busiest_sm, interval, kernel_time, tile_work, timeline,
+                                        unit_time)
+from flashviz.hardware.schedule_targets import DATA, load, speedups, summary, targets
 
 ROOT = Path(__file__).resolve().parent.parent
 H200 = UnitRates(tensor=853e12, exp=3.96e12, fp32=31.5e12, dram=4.1e12)
@@ -126,12 +126,12 @@ def test_dry_run_executes_on_the_cpu(tmp_path):
     dry_run("schedule.py", tmp_path)
     for name in ("schedule.csv", "schedule_heldout.csv"):
         got = pd.read_csv(tmp_path / name)
-        assert list(got.columns) == list(pd.read_csv(ROOT / "data" / "h200" / name).columns)
+        assert list(got.columns) == list(pd.read_csv(ROOT / "flashviz" / "data" / "h200" / name).columns)
         assert (got["status"] == "ok").all() and len(got)
 
 
 def test_each_schedule_names_its_source():
-    from flashviz.schedule import describe
+    from flashviz.hardware.schedule import describe
     fa3 = describe("fa3")
     assert "FlashAttention-3, §3.1" in fa3 and "FlashAttention-3, §3.2" in fa3 and "2407.08608" in fa3, fa3
     assert "FlashAttention-2, §3.1" in describe("fa2")
@@ -237,19 +237,19 @@ def test_probe_dry_run_executes_on_the_cpu(tmp_path):
     dry_run("cudnn_probe.py", tmp_path)
     dry_run("cudnn_probe.py", tmp_path / "loop", "--loop-clock")
     assert list(pd.read_csv(tmp_path / "loop" / "probe_loop_clock.csv").columns) == \
-        list(pd.read_csv(ROOT / "data" / "h200" / "probe_loop_clock.csv").columns)
+        list(pd.read_csv(ROOT / "flashviz" / "data" / "h200" / "probe_loop_clock.csv").columns)
     for name in ("probe_clocks.csv", "probe_startup.csv", "probe_ncu.csv"):
         got = pd.read_csv(tmp_path / name)
-        assert list(got.columns) == list(pd.read_csv(ROOT / "data" / "h200" / name).columns), name
+        assert list(got.columns) == list(pd.read_csv(ROOT / "flashviz" / "data" / "h200" / name).columns), name
     assert len(pd.read_csv(tmp_path / "probe_startup.csv")) > 0
 
 
 def test_the_schedule_assumptions_figures_hold_on_the_data(at_clock):
     # ASSUMPTIONS["schedule"]: "about 1.25 times the cycles per tile of FlashAttention-3's schedule with every
     # overlap perfect", "faster than the kernel on the long calls, by up to about a third ... (the long causal calls)"
-    from flashviz.schedule import tile_work
-    from flashviz.schedule_targets import rates_for
-    from flashviz.sources import ASSUMPTIONS
+    from flashviz.hardware.schedule import tile_work
+    from flashviz.hardware.schedule_targets import rates_for
+    from flashviz.model.sources import ASSUMPTIONS
     assert "about 1.25 times the cycles per tile" in ASSUMPTIONS["schedule"].real
     _, rates = load()
     raw = _ncu_raw()
@@ -312,7 +312,7 @@ def test_flash_runs_its_counted_matmuls_at_mma_syncs_peak_and_the_fa2_cycles_a_t
         cycles = _n(r["sm__cycles_active.avg"]) / tiles
         assert busy * cycles == approx(4 * 128 * Bc * d / rates["per clock tensor flash"], rel=0.02), label
         if n >= 16384:
-            from flashviz.schedule_targets import rates_for
+            from flashviz.hardware.schedule_targets import rates_for
             unit = rates_for("flash", rates, d=d)
             model = interval("fa2", tile_work(128, Bc, d, unit, copy_bytes=0)) * rates[f"clock flash d{d}"]
             assert 0.93 < model / cycles < 1.01, (label, model, cycles)
@@ -346,7 +346,7 @@ def test_the_speedup_comes_closer_and_misses_where_cudnns_model_is_fast(at_clock
 def test_the_speedup_assumption_figures_hold_on_both_sets():
     # ASSUMPTIONS["schedule"]: the modelled speed-up "larger than measured, by about a sixth at the median and
     # up to about a third"
-    from flashviz.sources import ASSUMPTIONS
+    from flashviz.model.sources import ASSUMPTIONS
     assert "by about a sixth at the median and up to about a third" in ASSUMPTIONS["schedule"].real
     for name in ("schedule.csv", "schedule_heldout.csv"):
         s = speedups(targets(*load(name=name)))

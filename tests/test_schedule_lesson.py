@@ -1,12 +1,12 @@
-"""Lesson 13's engine (flashviz/schedule_lesson.py): the same numbers as the schedule model's own
+"""Lesson 13's engine (flashviz/players/schedule_lesson.py): the same numbers as the schedule model's own
 functions, the player's steps, what a tile's exponentials overlap, the exp unit's share and FP8."""
 import pytest
 from pytest import approx
 
-from flashviz import schedule_lesson as sl
-from flashviz.questions import schedule_speedup
-from flashviz.schedule import SCHEDULES, interval, timeline
-from flashviz.schedule_targets import KERNELS, load, speedups, targets
+from flashviz.players import schedule_lesson as sl
+from flashviz.teach.questions import schedule_speedup
+from flashviz.hardware.schedule import SCHEDULES, interval, timeline
+from flashviz.hardware.schedule_targets import KERNELS, load, speedups, targets
 
 DF, RATES = load()
 CALLS = [sl.Setting(n, d, bh, t, c) for n, d, bh in sl.configs(DF) for t in ("float16", "bfloat16")

@@ -1,12 +1,12 @@
 """One schema: the sidebar's controls are Config's knobs. Each knob's URL key, default and offered
-values come from flashviz.config, so the app and the engine cannot drift apart, and a knob added
+values come from flashviz.model.config, so the app and the engine cannot drift apart, and a knob added
 to Config (with its label) appears in the sidebar, in deep links and in ui.config()."""
 from dataclasses import fields
 
 import pytest
 
 from explorer.params import ENGINE, FIELDS, LABELS, SHARED, UNITS
-from flashviz.config import Config, knobs
+from flashviz.model.config import Config, knobs
 
 
 def test_every_knob_of_the_engine_is_a_sidebar_control_and_nothing_else_is():

@@ -1,5 +1,5 @@
 """The shared sidebar in a real Chromium at 1280x720: every control of the schema (explorer.params.SHARED,
-derived from flashviz.config.Config's knobs) is drawn, and all of them are on screen without scrolling the
+derived from flashviz.model.config.Config's knobs) is drawn, and all of them are on screen without scrolling the
 sidebar, with the preset GPU and with "custom" (whose figures stay behind one button).
 tests/test_schema.py checks the same keys through AppTest; this checks that they fit.
 """

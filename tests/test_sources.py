@@ -5,10 +5,9 @@ from dataclasses import fields
 
 import pytest
 
-from flashviz import sweeps
-from flashviz.config import HARDWARE, Hardware, custom_hardware
-from flashviz.sources import (ASSUMPTIONS, PRESET_SOURCES, READING, SOURCES, cite, figure_source,
-                              preset_sources)
+from flashviz.model import sweeps
+from flashviz.model.config import HARDWARE, Hardware, custom_hardware
+from flashviz.model.sources import ASSUMPTIONS, PRESET_SOURCES, READING, SOURCES, cite, figure_source, preset_sources
 from tests.conftest import ROOT
 
 FIGURES = [f.name for f in fields(Hardware) if f.name != "name"]

@@ -1,6 +1,6 @@
 """A "model" mark in a real Chromium at 1280x720: a click scrolls to its entry in "What this model
 assumes", clear of the top navigation. Screenshots go to artifacts/screenshots/."""
-from flashviz.sources import ASSUMPTIONS
+from flashviz.model.sources import ASSUMPTIONS
 from tests.test_browser import SHOTS, browser, opened, page, pytestmark, server  # noqa: F401
 
 KEY = "sram_registers"  # the mark under lesson 1's GPU table

@@ -1,10 +1,12 @@
 """Each bug's player opens at the step where its symptom shows, and that step shows it."""
 import pytest
 
-from flashviz import bugs, costs, symptoms
-from flashviz.animation import bug_frames
-from flashviz.bugs import BUGS
-from flashviz.config import KB, MB, Config
+from flashviz.teach import bugs
+from flashviz.model import costs
+from flashviz.players import symptoms
+from flashviz.players.animation import bug_frames
+from flashviz.teach.bugs import BUGS
+from flashviz.model.config import KB, MB, Config
 
 LAB = Config()  # the lesson's defaults: n = 1024, d = 64, 64 x 64 tiles, 96 KB of SRAM
 LABS = {"defaults": LAB, "d = 16": LAB.with_(d=16), "16 x 16 tiles": LAB.with_tiles(16, 16),

@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-from flashviz.attention import flash_attention, random_qkv, standard_attention
-from flashviz.config import Config
-from flashviz.costs import census, flash_cost
+from flashviz.run.attention import flash_attention, random_qkv, standard_attention
+from flashviz.model.config import Config
+from flashviz.model.costs import census, flash_cost
 
 
 def run(cfg, seed=0):

@@ -5,10 +5,10 @@ import os
 
 from streamlit.testing.v1 import AppTest
 
-from flashviz.config import HARDWARE
-from flashviz.gpu_animation import wave_frames
-from flashviz.gpu_model import sdpa_flash, whole_gpu
-from flashviz.gpu_targets import load, targets
+from flashviz.model.config import HARDWARE
+from flashviz.players.gpu_animation import wave_frames
+from flashviz.hardware.gpu_model import sdpa_flash, whole_gpu
+from flashviz.hardware.gpu_targets import load, targets
 from tests.conftest import ROOT
 
 LESSON = "lessons/11_whole_gpu.py"

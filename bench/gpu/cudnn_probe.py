@@ -1,6 +1,6 @@
 """Why cuDNN's attention is slower than the FlashAttention-3 schedule model (issue 21, part 2).
 
-The schedule model (flashviz/schedule.py) divides cuDNN's counted work by unit rates measured
+The schedule model (flashviz/hardware/schedule.py) divides cuDNN's counted work by unit rates measured
 alone, and takes every overlap as perfect; cuDNN's kernel takes longer. This probe measures, in
 one run on the H200, what the model could be missing:
 
@@ -452,7 +452,7 @@ def counters(out: Path, prov: dict, attn, timeout: float, deadline: float) -> No
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--out", default="data/h200")
+    p.add_argument("--out", default="flashviz/data/h200")
     p.add_argument("--dry-run", action="store_true")
     p.add_argument("--seconds", type=float, default=1.0, help="each workload's run under the clock sampler")
     p.add_argument("--ncu-timeout", type=float, default=300)

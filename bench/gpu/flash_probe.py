@@ -111,7 +111,7 @@ def mma_counters(out: Path, exe: Path | None, deadline: float) -> None:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--out", default="data/h200")
+    p.add_argument("--out", default="flashviz/data/h200")
     p.add_argument("--dry-run", action="store_true")
     p.add_argument("--seconds", type=float, default=1.0)
     p.add_argument("--budget-s", type=float, default=420)

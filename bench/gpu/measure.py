@@ -11,8 +11,8 @@ config. The machine's own ceilings (copy bandwidth, dense matmul rate) are measu
 the same run. --math-path lists the operators and CUDA kernels of PyTorch's own
 unfused path (SDPA's math backend), which scales q and k, not S.
 
-    python bench/gpu/measure.py --out data/h200        # timings and ceilings, on a CUDA machine
-    python bench/gpu/measure.py --out data/h200 --ncu  # DRAM bytes (dram.csv)
+    python bench/gpu/measure.py --out flashviz/data/h200        # timings and ceilings, on a CUDA machine
+    python bench/gpu/measure.py --out flashviz/data/h200 --ncu  # DRAM bytes (dram.csv)
     python bench/gpu/measure.py --math-path            # what PyTorch's math backend launches
     python bench/gpu/measure.py --dry-run --out /tmp   # tiny, on the CPU (CI)
 

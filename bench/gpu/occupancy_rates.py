@@ -18,7 +18,7 @@ Blocks of a grid of 132 on an idle H200 go one to an SM (one block per SM is ass
 says per SM what it is). Each rate is elements x steps (or flops) over the kernel's median time
 (CUDA events, 10 repeats after a warm-up); nothing else runs.
 
-    python bench/gpu/occupancy_rates.py --out data/h200         # on the H200
+    python bench/gpu/occupancy_rates.py --out flashviz/data/h200         # on the H200
     python bench/gpu/occupancy_rates.py --check                 # the CPU: the plan, no kernels
 """
 from __future__ import annotations
@@ -71,7 +71,7 @@ def measure(row: dict) -> tuple[float, float]:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--out", default="data/h200")
+    p.add_argument("--out", default="flashviz/data/h200")
     p.add_argument("--check", action="store_true", help="print the plan (CPU), run nothing")
     args = p.parse_args(argv)
     if args.check:

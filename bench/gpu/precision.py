@@ -2,18 +2,18 @@
 
 For each storage type (float16, bfloat16), size (n, d) and input spread: the FlashAttention-3
 paper's inputs (§4.3: N(0, 1) plus N(0, 100) on 0.1% of entries, Q and K multiplied by the spread,
-so the scores by its square), drawn in NumPy by `flashviz.precision.paper_inputs` and rounded to the
+so the scores by its square), drawn in NumPy by `flashviz.run.precision.paper_inputs` and rounded to the
 type there (the same seed gives the same bits here and in the emulation), copied to the GPU bit for
 bit. Then PyTorch's plain attention (the paper's three kernels, `plain` of measure.py: S and P stored
 in 16 bits) and scaled_dot_product_attention's flash, cuDNN and memory-efficient backends, each
 against softmax(QKᵀ/√d)V computed in float64 on the GPU from the same 16-bit inputs: RMSE, the
 largest error, and the outputs that are not finite (an overflow). Beside each, the emulation's
-error on the same inputs (flashviz.precision: `standard` for plain attention, `flash` for the three
+error on the same inputs (flashviz.run.precision: `standard` for plain attention, `flash` for the three
 fused kernels), computed on the CPU.
 
-    python bench/gpu/precision.py --out data/h200                 # on a CUDA machine
-    python bench/gpu/precision.py --out data/h200 --no-emulate    # measure only (faster on the GPU host)
-    python bench/gpu/precision.py --fill-emulated data/h200/precision.csv  # add the emulation, any CPU
+    python bench/gpu/precision.py --out flashviz/data/h200                 # on a CUDA machine
+    python bench/gpu/precision.py --out flashviz/data/h200 --no-emulate    # measure only (faster on the GPU host)
+    python bench/gpu/precision.py --fill-emulated flashviz/data/h200/precision.csv  # add the emulation, any CPU
     python bench/gpu/precision.py --dry-run --out /tmp/p           # tiny, on the CPU (CI)
 
 Writes precision.csv under --out, row by row; every row carries its provenance (GPU, driver, CUDA,
@@ -41,7 +41,7 @@ sys.path.insert(0, str(HERE.parents[1]))
 
 from measure import PROVENANCE, Rows, plain, provenance  # noqa: E402
 
-from flashviz import precision  # noqa: E402
+from flashviz.run import precision  # noqa: E402
 
 IMPLS = ("plain", "flash", "cudnn", "mem_efficient")
 BACKENDS = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION,
@@ -54,7 +54,7 @@ FIELDS = ["impl", "dtype", "n", "d", "spread", "seed", "max_score", "rmse", "max
 
 def to_torch(x: np.ndarray, dtype: str, device: str) -> torch.Tensor:
     """A float32 array of a 16-bit type's values as that type on the device, bit for bit: the
-    rounding happened once, in NumPy (flashviz.precision.rounded)."""
+    rounding happened once, in NumPy (flashviz.run.precision.rounded)."""
     bits = np.ascontiguousarray(x.astype(precision.TYPES[dtype])).view(np.int16)
     return torch.from_numpy(bits).to(device).view(TORCH_TYPES[dtype]).reshape(1, 1, *x.shape)
 

@@ -13,8 +13,8 @@ kernel (ATen's spin_kernel) between configs, so every kernel of a call is summed
 launch statistics (grid, threads, registers, shared memory) and the exp unit's instructions
 (sm__inst_executed_pipe_xu) where ncu has them.
 
-Two sets of configs: MODEL, which the schedule model (flashviz/schedule.py) and the read model
-(flashviz/gpu_model.py) may be built from, and HELD_APART, written to their own CSV and read only
+Two sets of configs: MODEL, which the schedule model (flashviz/hardware/schedule.py) and the read model
+(flashviz/hardware/gpu_model.py) may be built from, and HELD_APART, written to their own CSV and read only
 to check the frozen models. The held-apart set also runs the Triton kernel at 64 x 64 and
 128 x 128 (float16, not causal), for the read model's three tile shapes.
 
@@ -25,7 +25,7 @@ mma.sync; the exp unit through a Triton kernel of dependent exp2 steps (compute-
 large torch.exp in float32 and float16 (memory-bound: its element rate is a DRAM rate); FP32
 FFMA instructions.
 
-    python bench/gpu/schedule.py --out data/h200                 # on a CUDA machine with ncu
+    python bench/gpu/schedule.py --out flashviz/data/h200                 # on a CUDA machine with ncu
     python bench/gpu/schedule.py --dry-run --out /tmp/s          # the CPU: tiny configs, every CSV
 
 Writes schedule_time.csv and schedule_ncu.csv row by row, then schedule.csv (MODEL, joined) and
@@ -397,7 +397,7 @@ def measure(out: Path, device: str, budget_s: float, start: float) -> None:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--out", default="data/h200")
+    p.add_argument("--out", default="flashviz/data/h200")
     p.add_argument("--dry-run", action="store_true", help="tiny configs on the CPU, PyTorch's math backend")
     p.add_argument("--budget-s", type=float, default=420, help="stop cleanly after about this many seconds")
     p.add_argument("--profile-all", nargs=4, metavar=("IMPL", "CAUSAL", "LISTING", "CONFIGS"))

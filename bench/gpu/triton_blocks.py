@@ -4,7 +4,7 @@ For each tile shape: the output checked against PyTorch's attention, the time by
 CUDA events (median of --repeats), and with --ncu the DRAM bytes of one call
 through Nsight Compute, to set beside the engine's block-size table (lesson 4).
 
-    python bench/gpu/triton_blocks.py --out data/h200 [--ncu]
+    python bench/gpu/triton_blocks.py --out flashviz/data/h200 [--ncu]
     TRITON_INTERPRET=1 python bench/gpu/triton_blocks.py --dry-run --out /tmp   # CPU, tiny
 
 Writes triton_blocks.csv under --out, row by row, with provenance.
@@ -124,7 +124,7 @@ def ncu(block_m, block_n, n, d, bh) -> dict:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--out", default="data/h200")
+    p.add_argument("--out", default="flashviz/data/h200")
     p.add_argument("--dry-run", action="store_true")
     p.add_argument("--ncu", action="store_true")
     p.add_argument("--ns", default="1024,4096")

@@ -286,7 +286,7 @@ def ceilings(out: Path, prov: dict) -> None:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--out", default="data/h200")
+    p.add_argument("--out", default="flashviz/data/h200")
     p.add_argument("--dry-run", action="store_true")
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--budget-s", type=float, default=540)

@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from . import costs, sweeps
-from .attention import (flash_attention, local_window_attention, online_softmax,
-                        random_qkv, random_row, softmax, standard_attention)
-from .config import KB, MB, Config
+from ..model import costs, sweeps
+from ..run.attention import (flash_attention, local_window_attention, online_softmax, random_qkv, random_row, softmax,
+                             standard_attention)
+from ..model.config import KB, MB, Config
 
 SIMULATE_MAX_N = 4096  # largest n the demos really compute (n^2 float64 = 128 MB)
 

@@ -10,14 +10,14 @@ one 256 MB Infinity Cache shared by all.
 
 ARCH is keyed by preset name (config.HARDWARE; tests/test_gpu_model.py checks it covers them
 all); a custom GPU is modelled as NVIDIA's, and the page says so. Every figure names its
-source (keys of flashviz.sources.SOURCES).
+source (keys of flashviz.model.sources.SOURCES).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from math import ceil
 
-from .config import KB, MB, Hardware
+from ..model.config import KB, MB, Hardware
 
 
 @dataclass(frozen=True)

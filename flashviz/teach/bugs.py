@@ -13,17 +13,16 @@ from typing import Callable
 
 import numpy as np
 
-from . import costs
-from .animation import bug_frames
+from ..model import costs
+from ..players.animation import bug_frames
 from .claims import compare, overflow_note, share_text
-from .breaks import BREAKS
-from .attention import (flash_attention, online_softmax, random_qkv, random_row, softmax,
-                        standard_attention)
-from .config import KB, MB, SEED, Config
-from .memory import fits
-from .player_schema import BugRun, FlashFrame
-from .sources import cite
-from .symptoms import stream_again
+from ..model.breaks import BREAKS
+from ..run.attention import flash_attention, online_softmax, random_qkv, random_row, softmax, standard_attention
+from ..model.config import KB, MB, SEED, Config
+from ..model.memory import fits
+from ..players.player_schema import BugRun, FlashFrame
+from ..model.sources import cite
+from ..players.symptoms import stream_again
 
 LAB_MAX_N = 2048  # the lab really runs both versions; keep it interactive
 OVERFLOW_ROW = (800.0, 801.5, 799.2, 802.3)  # demo 9's scores near 800

@@ -77,7 +77,7 @@ SOURCES: dict[str, Source] = {
                    "https://docs.nvidia.com/cuda/cuda-programming-guide/05-appendices/compute-capabilities.html"),
     "h200_measured": Source("measured on this project's H200",
                             "This project's H200: PyTorch's device properties, Nsight Compute and timings "
-                            "(data/h200, 2026-11-29 to 2026-12-01)", "this project"),
+                            "(flashviz/data/h200, 2026-11-29 to 2026-12-01)", "this project"),
     "a100_wp": Source("A100 whitepaper", "NVIDIA A100 Tensor Core GPU Architecture", "NVIDIA, 2020",
                       "https://images.nvidia.com/aem-dam/en-zz/Solutions/data-center/"
                       "nvidia-ampere-architecture-whitepaper.pdf"),
@@ -206,7 +206,7 @@ ASSUMPTIONS: dict[str, Assumption] = {
         "config."),
     "schedule": Assumption(
         "one SM's tile schedule, units in order",
-        "The schedule model (flashviz/schedule.py) lays one tile's work on one SM's units: the copies, the "
+        "The schedule model (flashviz/hardware/schedule.py) lays one tile's work on one SM's units: the copies, the "
         "tensor cores (QK^T and PV, at the rate of the instruction the kernel uses), the exp unit and the FP32 "
         "lanes, each running one step at a time in the order the schedule issues them, at the SM's share of "
         "the unit's measured rate. FlashAttention-2's schedule adds a tile's matmuls and softmax; "

@@ -1,4 +1,4 @@
-"""The schedule model against the H200 (data/h200/schedule.csv, schedule_rates.csv; bench/gpu/schedule.py).
+"""The schedule model against the H200 (flashviz/data/h200/schedule.csv, schedule_rates.csv; bench/gpu/schedule.py).
 
 Each kernel: its tiles, its schedule and the tensor-core rate of the instruction it uses, all
 measured in the same run, nothing fitted per config:
@@ -47,7 +47,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .config import HARDWARE
+from ..model.config import HARDWARE
 from .gpu_model import sdpa_flash, triton, whole_gpu
 from .schedule import ScheduleTime, UnitRates, kernel_time, rates_from
 

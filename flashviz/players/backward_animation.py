@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import costs
+from ..model import costs
 from .animation import MAX_FRAMES, computed_blocks, rounded, teaching_inputs
-from .attention import flash_attention, standard_attention
-from .backward import flash_backward, standard_backward
-from .config import Config
+from ..run.attention import flash_attention, standard_attention
+from ..run.backward import flash_backward, standard_backward
+from ..model.config import Config
 from .player_schema import BackwardDFrame, BackwardRun, BackwardTileFrame, BackwardWriteFrame, Worked
 
 SHOW = 4  # query rows and keys shown per step: the first of each block, the same ones every time

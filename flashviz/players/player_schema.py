@@ -1,9 +1,9 @@
 """The players' data, key by key: what each player's page receives from the engine.
 
 Three players, three payloads, each a run holding its frames:
-  FlashRun, BugRun, StandardRun   flashviz.animation          -> explorer/player.html
-  BackwardRun                     flashviz.backward_animation -> explorer/backward_player.html
-  WaveRun                         flashviz.gpu_animation      -> explorer/gpu_player.html
+  FlashRun, BugRun, StandardRun   flashviz.players.animation          -> explorer/player.html
+  BackwardRun                     flashviz.players.backward_animation -> explorer/backward_player.html
+  WaveRun                         flashviz.players.gpu_animation      -> explorer/gpu_player.html
 
 The frame builders are annotated with these types (mypy checks them), and
 tests/test_player_schema.py checks both ends at run time: every record the engine builds
@@ -38,7 +38,7 @@ Num = float | Literal["NaN", "Infinity", "-Infinity"]
 Span = Annotated[list[int], Len(2)]  # [start, stop): a half-open range of row or key indices
 
 
-# ---- the tile player: flashviz.animation -> explorer/player.html ------------------------------------
+# ---- the tile player: flashviz.players.animation -> explorer/player.html ------------------------------------
 
 class CodePanel(TypedDict):
     """What the code panel shows at one step, as the listing itself computed it."""
@@ -54,7 +54,7 @@ class Listing(TypedDict):
     """The code panel's listing, once per run."""
     src: str                # the listing's Python source, with the bug's edit if any
     marks: dict[str, int]   # the line (1-based) beside which each of m_tile, alpha, l is shown
-    bug: str | None         # the bug whose edit the listing carries (a flashviz.bugs key), or None
+    bug: str | None         # the bug whose edit the listing carries (a flashviz.teach.bugs key), or None
     edited: list[int]       # lines (1-based) the bug's edit changed; [] without a bug
 
 
@@ -119,7 +119,7 @@ class FlashRun(TypedDict):
 
 class BugRun(FlashRun):
     """A broken flash forward (animation.bug_frames): FlashRun plus what the bug is."""
-    bug: str                                    # the bug, a flashviz.bugs key
+    bug: str                                    # the bug, a flashviz.teach.bugs key
     headline: str                               # the player's first line: what was broken, in the run's numbers
     score_scale: Annotated[float, NAMES_RUN]    # Q was multiplied by this (the overflow bug's large scores)
     note: str | None                            # why n differs from the lesson's, or None
@@ -147,7 +147,7 @@ class StandardRun(TypedDict):
     frames: list[StandardFrame]                 # Q and K read, then three passes over every row block
 
 
-# ---- the backward player: flashviz.backward_animation -> explorer/backward_player.html ---------------
+# ---- the backward player: flashviz.players.backward_animation -> explorer/backward_player.html ---------------
 
 class Worked(TypedDict):
     """One entry of a tile worked through: the shown rows' largest |dS|."""
@@ -234,7 +234,7 @@ class BackwardRun(TypedDict):
     frames: list[BackwardDFrame | BackwardTileFrame | BackwardWriteFrame]
 
 
-# ---- the whole-GPU player: flashviz.gpu_animation -> explorer/gpu_player.html ------------------------
+# ---- the whole-GPU player: flashviz.players.gpu_animation -> explorer/gpu_player.html ------------------------
 
 class HeadSpan(TypedDict):
     """The query blocks of one head that run in a wave."""

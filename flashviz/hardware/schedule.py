@@ -31,7 +31,7 @@ import heapq
 from dataclasses import dataclass
 from math import ceil
 
-from .sources import cite
+from ..model.sources import cite
 
 SCHEDULES = ("fa2", "fa3")
 

@@ -15,11 +15,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import costs, listing
-from .breaks import BREAKS
-from .attention import flash_attention, last_key, random_qkv, standard_attention
-from .config import Config
-from .memory import fits
+from ..model import costs
+from ..run import listing
+from ..model.breaks import BREAKS
+from ..run.attention import flash_attention, last_key, random_qkv, standard_attention
+from ..model.config import Config
+from ..model.memory import fits
 from .player_schema import (BugRun, CodePanel, FlashFrame, FlashRun, Payload, StandardFrame, StandardPhase,
                             StandardRun)
 
@@ -180,7 +181,7 @@ def flash_frames(cfg: Config, seed: int = 0, score_scale: float = 1.0,
     them. `reference`, if given, is a correct config run on the same inputs; its running
     sums go in each frame as l_true, so a bug's drift can be seen.
 
-    The code panel's listing (flashviz.listing, edited by `bug`, or by the edit cfg's bug
+    The code panel's listing (flashviz.run.listing, edited by `bug`, or by the edit cfg's bug
     flags stand for) runs on the same inputs: each frame's "code" holds what it computed.
     """
     Q, K, V = teaching_inputs(cfg, seed, score_scale)
@@ -258,7 +259,7 @@ TEACHING_D = (4, 8, 16, 32)
 def teaching_config(cfg: Config, n: int, d: int) -> tuple[Config, str | None]:
     """cfg at a teaching size: n and d as asked, tiles from cfg (cut to n), and n
     halved until the run has at most MAX_TRACE_TILES tiles. Returns (config, note)."""
-    from .trace import MAX_TRACE_TILES
+    from ..run.trace import MAX_TRACE_TILES
     asked = n
 
     def steps(k: int) -> int:

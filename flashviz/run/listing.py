@@ -22,8 +22,8 @@ import sys
 
 import numpy as np
 
-from . import memory as mem
-from .config import Config
+from ..model import memory as mem
+from ..model.config import Config
 
 def _rules() -> str:
     """memory.py's working-set, fits and spill rules as source text: the listing's meter counts

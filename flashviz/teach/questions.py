@@ -11,14 +11,14 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from . import costs, sweeps
-from .attention import online_softmax, random_row
+from ..model import costs, sweeps
+from ..run.attention import online_softmax, random_row
 from .claims import compare, crossover, overflow_cause, overflow_note, overflow_share, regime, tiles_overflow
-from .config import KB, Config, Hardware, tensor_dtype
-from .decode import DecodeConfig, decode_cost
+from ..model.config import KB, Config, Hardware, tensor_dtype
+from ..run.decode import DecodeConfig, decode_cost
 from .format import bytes_text, times_text
-from .memory import paper_block_sizes
-from .schedule_targets import SPEEDUP_OK
+from ..model.memory import paper_block_sizes
+from ..hardware.schedule_targets import SPEEDUP_OK
 
 # Guesses of a ratio that spans decades: a 1-2-5 ladder, the same for every setting
 # (the ladder must not give the answer away).
@@ -252,7 +252,7 @@ def small_tiles(cfg: Config, block: int = 16) -> Question:
 
 
 def measured_share(d: int, n: int, ratio: float) -> Question:
-    """`ratio` is the measured DRAM bytes over the model's bytes (from flashviz.measured)."""
+    """`ratio` is the measured DRAM bytes over the model's bytes (from flashviz.hardware.measured)."""
     return Question(
         f"The H200 ran PyTorch's flash kernel at n = {n}, d = {d}, float16. The tile model predicts its bytes; "
         "Nsight Compute counted what it really read and wrote in DRAM. Measured over predicted is…", "ratio",
@@ -323,8 +323,8 @@ def decode_step(cfg: DecodeConfig, hw: Hardware) -> Question:
 
 def whole_gpu_reads(n: int, d: int, bh: int, kernel, hw: Hardware) -> Question:
     """Lesson 11: DRAM reads over the compulsory Q + K + V, on the whole GPU (waves and the shared cache)."""
-    from .gpu_arch import arch_of
-    from .gpu_model import whole_gpu
+    from ..hardware.gpu_arch import arch_of
+    from ..hardware.gpu_model import whole_gpu
     arch, w = arch_of(hw), whole_gpu(n, d, bh, kernel, hw)
     cache, share = arch.cache, f"the {arch.cache}" + (" share" if arch.cache_parts > 1 else "")
     fits = "outgrow" if w.rereads else "fit in"
@@ -347,7 +347,7 @@ PRECISION_CHOICES = ("less error than standard attention", "about the same error
 
 def flash_fp16_error(n: int, d: int, standard: float, flash: float) -> Question:
     """Lesson 6, second half: `standard` and `flash` are the emulation's fp16 RMSEs against float64
-    (flashviz.precision, run by the caller). "About the same" within 10%."""
+    (flashviz.run.precision, run by the caller). "About the same" within 10%."""
     ratio = flash / standard
     pick = (PRECISION_CHOICES[1] if 1 / 1.1 <= ratio <= 1.1 else
             PRECISION_CHOICES[0] if ratio < 1 else PRECISION_CHOICES[2])
@@ -365,7 +365,7 @@ def flash_fp16_error(n: int, d: int, standard: float, flash: float) -> Question:
 def schedule_speedup(n: int, d: int, bh: int, dtype: str, causal: bool, flash_ms: float, cudnn_ms: float,
                      model_flash_ms: float, model_cudnn_ms: float) -> Question:
     """Lesson 13: cuDNN's Hopper-native kernel against PyTorch's flash kernel, the same call measured on
-    the H200 (data/h200/schedule.csv), and what the schedule model says of it."""
+    the H200 (flashviz/data/h200/schedule.csv), and what the schedule model says of it."""
     measured, model = flash_ms / cudnn_ms, model_flash_ms / model_cudnn_ms
     faster = f"{measured:.2f}× faster" if measured >= 1 else f"{1 / measured:.2f}× slower"
     off = model / measured

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import costs
-from .config import Config
+from ..model import costs
+from ..model.config import Config
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "h200"
 PROVENANCE = ["gpu", "driver", "cuda", "torch", "date"]

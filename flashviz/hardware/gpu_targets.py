@@ -1,4 +1,4 @@
-"""The three-level model against the H200's measurements (data/h200/whole_gpu*.csv).
+"""The three-level model against the H200's measurements (flashviz/data/h200/whole_gpu*.csv).
 
 Measured inputs, named: four rates of this H200 measured in the same run as the kernels
 (whole_gpu_ceilings.csv: copy bandwidth, cuBLAS fp16 matmul, exp on the special-function
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .config import HARDWARE
+from ..model.config import HARDWARE
 from .gpu_model import (Kernel, Rates, forward_flops, forward_time, plain_reads, plain_writes, sdpa_flash,
                         triton, whole_gpu)
 

@@ -50,7 +50,7 @@ def crossover(cfg) -> tuple[str, int, str, float]:
 
 def tiles_overflow(cfg) -> bool:
     """True when one forward tile step's working set is over the SRAM budget."""
-    from .memory import fits, working_set
+    from ..model.memory import fits, working_set
     return not fits(working_set(cfg.Br, cfg.Bc, cfg.d), cfg.sram_elements)
 
 
@@ -60,7 +60,7 @@ def overflow_cause(cfg) -> str:
     if not tiles_overflow(cfg):
         return ""
     from .format import bytes_text
-    from .memory import working_set
+    from ..model.memory import working_set
     ws = working_set(cfg.Br, cfg.Bc, cfg.d) * cfg.element_bytes
     return (f"its {cfg.Br} × {cfg.Bc} tiles need {bytes_text(ws)} of SRAM, over the "
             f"{bytes_text(cfg.sram_bytes)} budget, and the seed's model charges what does not fit to HBM")
@@ -69,8 +69,8 @@ def overflow_cause(cfg) -> str:
 def fitting_tiles(cfg) -> tuple[int, int] | None:
     """The largest square tiles the sidebar offers (cut to n) whose working set fits the budget,
     as (Br, Bc); None when not even 1 × 1 fits. The overflow banner's one-click fix."""
-    from .config import TILE_SIZES
-    from .memory import fits, working_set
+    from ..model.config import TILE_SIZES
+    from ..model.memory import fits, working_set
     fitting = [b for b in TILE_SIZES if b <= cfg.n and fits(working_set(b, b, cfg.d), cfg.sram_elements)]
     return (fitting[-1], fitting[-1]) if fitting else None
 
@@ -89,7 +89,7 @@ def overflow_share(cfg) -> str:
     """The overflow's part of flash's bytes at cfg, as share_text prints it ("" when the tiles fit)."""
     if not tiles_overflow(cfg):
         return ""
-    from .costs import flash_cost
+    from ..model.costs import flash_cost
     flash = flash_cost(cfg)
     return share_text(flash.spilled, flash.hbm_elements)
 
@@ -100,8 +100,8 @@ def overflow_headline(cfg) -> str:
     if not tiles_overflow(cfg):
         return ""
     from .format import bytes_text
-    from .memory import working_set
-    from .sources import cite
+    from ..model.memory import working_set
+    from ..model.sources import cite
     ws = working_set(cfg.Br, cfg.Bc, cfg.d) * cfg.element_bytes
     return (f"**These {cfg.Br} × {cfg.Bc} tiles do not fit in SRAM**: at d = {cfg.d} in {cfg.dtype} they need "
             f"{bytes_text(ws)}, over the {bytes_text(cfg.sram_bytes)} budget M (the seed's, not a GPU's limit: "
@@ -116,9 +116,9 @@ def overflow_note(cfg) -> str:
     and flash's bytes without the overflow against standard attention's."""
     if not tiles_overflow(cfg):
         return ""
-    from .costs import flash_cost, standard_cost
+    from ..model.costs import flash_cost, standard_cost
     from .format import bytes_text
-    from .sources import cite
+    from ..model.sources import cite
     flash, std = flash_cost(cfg), standard_cost(cfg)
     eb = cfg.element_bytes
     return (f"{overflow_share(cfg)} of flash's {bytes_text(flash.hbm_bytes)} is overflow, not the algorithm: "

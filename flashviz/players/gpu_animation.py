@@ -7,9 +7,9 @@ explorer/gpu_player.html draws them.
 """
 from __future__ import annotations
 
-from .config import Hardware
-from .gpu_arch import arch_of
-from .gpu_model import Kernel, wave_reuse, whole_gpu
+from ..model.config import Hardware
+from ..hardware.gpu_arch import arch_of
+from ..hardware.gpu_model import Kernel, wave_reuse, whole_gpu
 from .player_schema import HeadSpan, WaveFrame, WaveRun
 
 MAX_FRAMES = 64  # past this many waves, frames show every k-th wave (the last one always)

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import memory as mem
+from ..model import memory as mem
 from .attention import _prepare, causal_mask, last_key
-from .config import Config
-from .memory import Counters
+from ..model.config import Config
+from ..model.memory import Counters
 from .trace import check_traceable
 
 

@@ -28,9 +28,9 @@ from math import ceil
 
 import numpy as np
 
-from . import memory as mem
-from .config import DTYPE_BYTES, Hardware
-from .costs import per_block
+from ..model import memory as mem
+from ..model.config import DTYPE_BYTES, Hardware
+from ..model.costs import per_block
 
 
 @dataclass(frozen=True)

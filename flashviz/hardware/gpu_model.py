@@ -33,9 +33,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import ceil
 
-from . import memory as mem
-from .config import HARDWARE, Config, Hardware
-from .costs import census, flash_cost, floor_sum
+from ..model import memory as mem
+from ..model.config import HARDWARE, Config, Hardware
+from ..model.costs import census, flash_cost, floor_sum
 from .gpu_arch import Occupancy, arch_of
 
 THREADS_PER_WARP = 32  # the kernels' warps, as written for NVIDIA and measured on the H200

@@ -11,10 +11,10 @@ import math
 
 import numpy as np
 
-from . import memory as mem
+from ..model import memory as mem
 from . import trace as tr
-from .config import Config
-from .memory import Counters
+from ..model.config import Config
+from ..model.memory import Counters
 
 
 # The largest x whose exp(x) a type can hold: ln of its largest finite value, taken in float64 (np.log of

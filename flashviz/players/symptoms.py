@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from .animation import teaching_config
-from .config import KB, MB, Config
-from .memory import fits
+from ..model.config import KB, MB, Config
+from ..model.memory import fits
 from .player_schema import BugRun, FlashFrame
 
 PLAYER_N = 256  # the player's sequence length at most: a run short enough to step through

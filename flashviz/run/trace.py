@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import memory as mem
+from ..model import memory as mem
 
 MAX_TRACE_TILES = 32 * 32
 

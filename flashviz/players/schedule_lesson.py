@@ -2,7 +2,7 @@
 own functions (schedule.py: tile_work, timeline, interval, kernel_time; schedule_targets.py: load,
 rates_for, targets, speedups, summary), so the page follows any change to the model.
 
-  Setting         one measured call: n, d, batch x heads, dtype, causal (data/h200/schedule.csv)
+  Setting         one measured call: n, d, batch x heads, dtype, causal (flashviz/data/h200/schedule.csv)
   kernel_time_at  one kernel's modelled time at a setting, as targets() computes its row
   bars            the timeline of FA2's and FA3's schedules on the same tiles, step by step, in ns,
                   laid on lanes per warp group for the page's player
@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from .schedule import ScheduleTime, Step, TileWork, UnitRates, interval, tile_work, timeline
-from .schedule_targets import KERNELS, model_time, rates_for
+from ..hardware.schedule import ScheduleTime, Step, TileWork, UnitRates, interval, tile_work, timeline
+from ..hardware.schedule_targets import KERNELS, model_time, rates_for
 
 GPU = "H200 SXM"     # the one GPU whose unit rates and kernels were measured (bench/gpu/schedule.py)
 TILES_SHOWN = 4      # key tiles the player lays out: the fill, then the steady overlap, on one screen
@@ -206,7 +206,7 @@ def fp8(d: int, rates: dict[str, float]) -> Fp8:
 
 def measured_configs(data=None) -> list[tuple[int, int, int]]:
     """configs() of schedule.csv, read alone (for the lesson's menu, before anything else loads)."""
-    from .schedule_targets import DATA
+    from ..hardware.schedule_targets import DATA
     df = pd.read_csv((data or DATA) / "schedule.csv", usecols=["n", "d", "batch_heads", "time_ms", "impl"])
     return configs(df[df["time_ms"].notna() & df["impl"].isin(KERNELS)])
 
