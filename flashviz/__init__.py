@@ -13,14 +13,32 @@ Notation (the paper's, Algorithm 1):
   Sij     the (Br, Bc) score tile   m, l    running row max and row sum
   O       output; kept unnormalised in FlashAttention-2 until divided by l
 
-Modules: config (every knob), memory (the memory model: every counting rule),
-attention and backward (the computation, counted by memory's rules), costs (closed
-forms over the same rules), trace (per-tile records), bugs (the seed's "Break it"
-table), demos (the seed's nine demos as tables).
+The package in five layers, each importing only the ones before it (tests/test_layers.py):
+  model/     config (every knob), memory (every counting rule), costs (closed forms), sweeps,
+             breaks (the seed's bugs as Config edits), sources (citations and assumptions)
+  run/       counted NumPy runs: attention, backward, decode, trace, listing, precision
+  hardware/  gpu_arch, gpu_model (whole-GPU reads), schedule, their targets, measured (data/)
+  players/   frames for the tile, backward and whole-GPU players, their schema, symptoms
+  teach/     questions, claims, format, bugs, demos: what the pages and the CLI say
+
+The public face, what a learner at a terminal needs (NumPy only; nothing here loads pandas):
+
+    >>> from flashviz import Config, Counters, flash_attention, flash_cost, random_qkv
+    >>> cfg = Config(n=256, d=64)
+    >>> Q, K, V = random_qkv(cfg.n, cfg.d)
+    >>> counted = Counters(cfg.element_bytes)
+    >>> O = flash_attention(Q, K, V, cfg, counted)
+    >>> counted.hbm_bytes == flash_cost(cfg).hbm_bytes   # the run's count is the closed form's
+    True
 """
 from .model.config import HARDWARE, SEED, Config
-from .model.costs import flash_cost, standard_cost
+from .model.costs import flash_backward_cost, flash_cost, standard_backward_cost, standard_cost
 from .model.memory import Cost, Counters, paper_block_sizes
+from .run.attention import flash_attention, online_softmax, random_qkv, standard_attention
+from .run.backward import flash_backward, standard_backward
+from .run.decode import DecodeConfig, decode_attention, decode_cost
 
-__all__ = ["Config", "Cost", "Counters", "HARDWARE", "SEED", "flash_cost", "paper_block_sizes",
+__all__ = ["Config", "Cost", "Counters", "DecodeConfig", "HARDWARE", "SEED", "decode_attention", "decode_cost",
+           "flash_attention", "flash_backward", "flash_backward_cost", "flash_cost", "online_softmax",
+           "paper_block_sizes", "random_qkv", "standard_attention", "standard_backward", "standard_backward_cost",
            "standard_cost"]

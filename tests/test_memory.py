@@ -270,7 +270,7 @@ def test_the_simulators_and_closed_forms_call_the_same_move_rules():
         tree = ast.parse((ROOT / "flashviz" / module).read_text())
         return {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)
                 and _last_name(node.value) == "mem"}
-    simulated = called("attention.py") | called("backward.py")
-    assert simulated <= called("costs.py"), f"only simulated: {simulated - called('costs.py')}"
+    simulated = called("run/attention.py") | called("run/backward.py")
+    assert simulated <= called("model/costs.py"), f"only simulated: {simulated - called('model/costs.py')}"
     assert simulated >= RULES - {"clamp_tiles", "paper_block_sizes", "fits", "kernel_smem"}, (
         f"rules no simulator calls: {RULES - simulated}")

@@ -51,7 +51,9 @@ def test_the_engine_imports_neither_streamlit_nor_plotly():
     the app's layers (the figures live in explorer/charts.py)."""
     import subprocess
     import sys
-    modules = sorted("flashviz." + f.stem for f in (ROOT / "flashviz").glob("*.py") if f.stem != "__init__")
+    modules = sorted(".".join(f.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+                     for f in (ROOT / "flashviz").rglob("*.py"))
+    assert "flashviz.model.memory" in modules and "flashviz.teach" in modules, modules
     code = ("import importlib, sys\n"
             f"for m in {modules!r}: importlib.import_module(m)\n"
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'streamlit', 'plotly'}))")
@@ -107,3 +109,24 @@ def test_serve_replicas_names_what_is_not_the_lock(tmp_path):
                     "pandas==0.0.1\nnot-a-package-here==1.0\nwatchdog==9.9 ; sys_platform == 'no-such-os'\n")
     assert unlocked(lock) == [f"pandas {metadata.version('pandas')} (the lock: 0.0.1)",
                               "not-a-package-here missing (the lock: 1.0)"]
+
+
+def test_the_public_face_names_what_it_exports_and_its_example_runs():
+    """flashviz/__init__.py: every name in __all__ is there, and the docstring's terminal session runs
+    as printed (the run's byte count equal to the closed form's)."""
+    import doctest
+
+    import flashviz
+    assert all(hasattr(flashviz, name) for name in flashviz.__all__), flashviz.__all__
+    assert {"Config", "flash_attention", "standard_attention", "flash_cost", "random_qkv"} <= set(flashviz.__all__)
+    result = doctest.testmod(flashviz)
+    assert result.attempted >= 5 and result.failed == 0, result
+
+
+def test_importing_the_public_face_loads_neither_pandas_nor_the_app():
+    import subprocess
+    import sys
+    code = ("import sys, flashviz\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'pandas', 'streamlit', 'plotly'}))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr
