@@ -21,7 +21,8 @@ The package in five layers, each importing only the ones before it (tests/test_l
   players/   frames for the tile, backward and whole-GPU players, their schema, symptoms
   teach/     questions, claims, format, bugs, demos: what the pages and the CLI say
 
-The public face, what a learner at a terminal needs (NumPy only; nothing here loads pandas):
+The public face, what a learner at a terminal needs. `import flashviz` loads only the package (not
+even NumPy); each name below loads its module the first time it is used:
 
     >>> from flashviz import Config, Counters, flash_attention, flash_cost, random_qkv
     >>> cfg = Config(n=256, d=64)
@@ -31,14 +32,43 @@ The public face, what a learner at a terminal needs (NumPy only; nothing here lo
     >>> counted.hbm_bytes == flash_cost(cfg).hbm_bytes   # the run's count is the closed form's
     True
 """
-from .model.config import HARDWARE, SEED, Config
-from .model.costs import flash_backward_cost, flash_cost, standard_backward_cost, standard_cost
-from .model.memory import Cost, Counters, paper_block_sizes
-from .run.attention import flash_attention, online_softmax, random_qkv, standard_attention
-from .run.backward import flash_backward, standard_backward
-from .run.decode import DecodeConfig, decode_attention, decode_cost
+from __future__ import annotations
 
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+# name -> the module that defines it
+PUBLIC = {
+    "Config": "model.config", "HARDWARE": "model.config", "SEED": "model.config",
+    "Cost": "model.memory", "Counters": "model.memory", "paper_block_sizes": "model.memory",
+    "flash_cost": "model.costs", "standard_cost": "model.costs",
+    "flash_backward_cost": "model.costs", "standard_backward_cost": "model.costs",
+    "flash_attention": "run.attention", "standard_attention": "run.attention",
+    "online_softmax": "run.attention", "random_qkv": "run.attention",
+    "flash_backward": "run.backward", "standard_backward": "run.backward",
+    "DecodeConfig": "run.decode", "decode_attention": "run.decode", "decode_cost": "run.decode",
+}
 __all__ = ["Config", "Cost", "Counters", "DecodeConfig", "HARDWARE", "SEED", "decode_attention", "decode_cost",
            "flash_attention", "flash_backward", "flash_backward_cost", "flash_cost", "online_softmax",
            "paper_block_sizes", "random_qkv", "standard_attention", "standard_backward", "standard_backward_cost",
-           "standard_cost"]
+           "standard_cost"]  # PUBLIC's names (tests/test_packaging.py keeps the two equal)
+
+if TYPE_CHECKING:  # what mypy and editors see; at run time __getattr__ loads each on first use
+    from .model.config import HARDWARE, SEED, Config
+    from .model.costs import flash_backward_cost, flash_cost, standard_backward_cost, standard_cost
+    from .model.memory import Cost, Counters, paper_block_sizes
+    from .run.attention import flash_attention, online_softmax, random_qkv, standard_attention
+    from .run.backward import flash_backward, standard_backward
+    from .run.decode import DecodeConfig, decode_attention, decode_cost
+
+
+def __getattr__(name: str):
+    if name not in PUBLIC:
+        raise AttributeError(f"module 'flashviz' has no attribute {name!r}")
+    value = getattr(import_module(f".{PUBLIC[name]}", __name__), name)
+    globals()[name] = value  # once loaded, a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(PUBLIC))

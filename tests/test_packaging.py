@@ -117,16 +117,23 @@ def test_the_public_face_names_what_it_exports_and_its_example_runs():
     import doctest
 
     import flashviz
-    assert all(hasattr(flashviz, name) for name in flashviz.__all__), flashviz.__all__
+    assert sorted(flashviz.__all__) == sorted(flashviz.PUBLIC), "__all__ lists PUBLIC's names"
+    assert all(getattr(flashviz, name).__module__ == f"flashviz.{where}"
+               for name, where in flashviz.PUBLIC.items() if callable(getattr(flashviz, name))), flashviz.PUBLIC
     assert {"Config", "flash_attention", "standard_attention", "flash_cost", "random_qkv"} <= set(flashviz.__all__)
     result = doctest.testmod(flashviz)
     assert result.attempted >= 5 and result.failed == 0, result
 
 
-def test_importing_the_public_face_loads_neither_pandas_nor_the_app():
+def test_importing_the_public_face_loads_no_module_before_its_first_use():
+    """`import flashviz` stays as light as a bare interpreter start plus a few ms (bench/bench_engine.py):
+    not NumPy, not a layer; `from flashviz import flash_attention` loads flashviz.run.attention."""
     import subprocess
     import sys
     code = ("import sys, flashviz\n"
-            "print(sorted({m.split('.')[0] for m in sys.modules} & {'pandas', 'streamlit', 'plotly'}))")
+            "before = sorted({m.split('.')[0] for m in sys.modules} & {'numpy', 'pandas', 'streamlit', 'plotly'})\n"
+            "layers = sorted(m for m in sys.modules if m.startswith('flashviz.'))\n"
+            "from flashviz import flash_attention\n"
+            "print(before, layers, 'flashviz.run.attention' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]", out.stdout + out.stderr
+    assert out.stdout.strip() == "[] [] True", out.stdout + out.stderr
