@@ -771,13 +771,13 @@ def _settings_match(ck, m, cfg):
 
 def lab_overflow(ck: Claims, here: str, cfg: Config) -> None:
     """The lab's sentence naming the overflow in one run's traffic (bugs._overflow), iff it overflows."""
-    m = ck.find(rf"({SHARE}) of the ({NUM}) MB with {cfg.Br} x {cfg.Bc} tiles is overflow: they need ({NUM}) KB "
+    m = ck.find(rf"({SHARE}) of the ({BYTES}) with {cfg.Br} x {cfg.Bc} tiles is overflow: they need ({NUM}) KB "
                 rf"of SRAM, over the ({NUM}) KB budget", here, required=False)
     ck.expect(bool(m) == overflows(cfg), f"{cfg.Br} x {cfg.Bc} overflow named: {bool(m)}, overflows: "
               f"{overflows(cfg)}: {here!r}")
     if m:
         cost = costs.flash_cost(cfg)
-        ck.expect(share_agrees(m.group(1), cost.spilled, cost.hbm_elements) and agrees(m.group(2), cost.hbm_bytes / MB)
+        ck.expect(share_agrees(m.group(1), cost.spilled, cost.hbm_elements) and same_bytes(m.group(2), cost.hbm_bytes)
                   and agrees(m.group(3), cost.working_set_bytes / KB) and agrees(m.group(4), cfg.sram_bytes / KB),
                   f"{m.group(0)!r}: {cost.spilled} of {cost.hbm_elements} spill, {cost.working_set_bytes} B")
 
@@ -793,29 +793,29 @@ def check_bug(ck: Claims, key: str, here: str, cfg: Config, table) -> None:
         big = costs.flash_cost(cfg.with_tiles(b, b))
         ws = working_set(b, b, cfg.d) * cfg.element_bytes
         fit = ck.find(rf"(\d+) x (\d+) tiles need ({NUM}) KB: they fit the ({NUM}) KB budget at these settings, "
-                       rf"so nothing spills \(({NUM}) MB\)", here, required=False)
+                       rf"so nothing spills \(({BYTES}) in all\)", here, required=False)
         spills = ck.find(rf"(\d+) x (\d+) tiles need ({NUM}) KB against a ({NUM}) KB budget; with the spill, "
-                         rf"traffic is ({NUM}) MB, (above|below|equal to) standard attention's ({NUM}) MB", here,
+                         rf"traffic is ({BYTES}), (above|below|equal to) standard attention's ({BYTES})", here,
                          required=False)
         m = fit or spills
         ck.expect(m, f"no too-big sentence in {here!r}")
         ck.expect(bool(fit) == fits(ws, cfg.sram_bytes), f"{b} x {b} needs {ws} B of {cfg.sram_bytes}: {m.group(0)!r}")
-        ck.expect(int(m.group(1)) == b and agrees(m.group(3), ws / KB) and agrees(m.group(5), big.hbm_bytes / MB),
+        ck.expect(int(m.group(1)) == b and agrees(m.group(3), ws / KB) and same_bytes(m.group(5), big.hbm_bytes),
                   f"{m.group(0)!r}: {b} x {b}, {ws / KB:.2f} KB, {big.hbm_bytes / MB:.3f} MB")
         if fit:
             ck.expect(big.spilled == 0, f"'nothing spills' but {big.spilled} elements spill")
         else:
-            ck.expect(m.group(6) == _than(big.hbm_bytes, std.hbm_bytes) and agrees(m.group(7), std.hbm_bytes / MB),
+            ck.expect(m.group(6) == _than(big.hbm_bytes, std.hbm_bytes) and same_bytes(m.group(7), std.hbm_bytes),
                       f"{m.group(0)!r}: {big.hbm_bytes / MB:.3f} vs standard {std.hbm_bytes / MB:.3f} MB")
             ck.expect("A real kernel does not spill shared memory: one whose tiles overflow it does not launch" in here,
                       f"the seed's spill without what a real kernel does: {here!r}")
     elif key == "tiles_too_small":
         b = cfg.with_tiles(16, 16).Br
         small, now = costs.flash_cost(cfg.with_tiles(b, b)), costs.flash_cost(cfg)
-        m = ck.find(rf"With (\d+) x (\d+) tiles traffic is ({NUM}) MB \(({NUM}) MB with (\d+) x (\d+)\), "
-                    rf"(above|below|equal to) standard attention's ({NUM}) MB", here)
-        ck.expect(int(m.group(1)) == b and agrees(m.group(3), small.hbm_bytes / MB)
-                  and agrees(m.group(4), now.hbm_bytes / MB) and agrees(m.group(8), std.hbm_bytes / MB),
+        m = ck.find(rf"With (\d+) x (\d+) tiles traffic is ({BYTES}) \(({BYTES}) with (\d+) x (\d+)\), "
+                    rf"(above|below|equal to) standard attention's ({BYTES})", here)
+        ck.expect(int(m.group(1)) == b and same_bytes(m.group(3), small.hbm_bytes)
+                  and same_bytes(m.group(4), now.hbm_bytes) and same_bytes(m.group(8), std.hbm_bytes),
                   f"{m.group(0)!r}: {small.hbm_bytes / MB:.3f}, {now.hbm_bytes / MB:.3f}, {std.hbm_bytes / MB:.3f} MB")
         ck.expect(m.group(7) == _than(small.hbm_bytes, std.hbm_bytes), f"{m.group(0)!r}: direction")
         for tiles in {cfg.with_tiles(b, b), cfg}:  # each run's overflow is named where its tiles do not fit
@@ -1151,21 +1151,21 @@ def why_tile_size(ck: Claims, p: dict) -> None:
     for M in (cfg.sram_bytes, 2 * cfg.sram_bytes):
         at = cfg.with_(sram_bytes=M).with_tiles(*paper_block_sizes(M // cfg.element_bytes, cfg.d))
         runs.append((at, costs.flash_cost(at)))
-    m = ck.find(rf"from (\d+) × (\d+) to (\d+) × (\d+) tiles; the traffic goes from ({NUM}) MB to ({NUM}) MB "
+    m = ck.find(rf"from (\d+) × (\d+) to (\d+) × (\d+) tiles; the traffic goes from ({BYTES}) to ({BYTES}) "
                 rf"\(× ({NUM})\)", ck.why)
     (a, ca), (b, cb) = runs
     ck.expect([int(m.group(k)) for k in range(1, 5)] == [a.Br, a.Bc, b.Br, b.Bc]
-              and agrees(m.group(5), ca.hbm_bytes / MB) and agrees(m.group(6), cb.hbm_bytes / MB)
+              and same_bytes(m.group(5), ca.hbm_bytes) and same_bytes(m.group(6), cb.hbm_bytes)
               and agrees(m.group(7), cb.hbm_bytes / ca.hbm_bytes), f"{m.group(0)!r}: {a.Br} × {a.Bc} "
               f"{ca.hbm_bytes / MB:.3f} MB, {b.Br} × {b.Bc} {cb.hbm_bytes / MB:.3f} MB")
     said = {int(k): (share, mb) for k, share, mb in re.findall(
-        rf"At (\d+) KB, ({SHARE}) of the ({NUM}) MB is overflow: its \d+ × \d+ tiles need", ck.why)}
+        rf"At (\d+) KB, ({SHARE}) of the ({BYTES}) is overflow: its \d+ × \d+ tiles need", ck.why)}
     over = {at.sram_bytes // KB: cost for at, cost in runs if overflows(at)}
     ck.expect(set(said) == set(over), f"overflow named at {sorted(said)} KB; the paper's tiles overflow at "
               f"{sorted(over)} KB")
     for kb, (share, mb) in said.items():
-        ck.expect(share_agrees(share, over[kb].spilled, over[kb].hbm_elements) and agrees(mb, over[kb].hbm_bytes / MB),
-                  f"at {kb} KB: {share} of {mb} MB")
+        ck.expect(share_agrees(share, over[kb].spilled, over[kb].hbm_elements) and same_bytes(mb, over[kb].hbm_bytes),
+                  f"at {kb} KB: {share} of {mb}")
     ck.count += len(said)
 
 

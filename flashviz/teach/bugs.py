@@ -16,6 +16,7 @@ import numpy as np
 from ..model import costs
 from ..players.animation import bug_frames
 from .claims import compare, overflow_note, share_text
+from .format import bytes_text
 from ..model.breaks import BREAKS
 from ..run.attention import flash_attention, online_softmax, random_qkv, random_row, softmax, standard_attention
 from ..model.config import KB, MB, SEED, Config
@@ -67,7 +68,7 @@ def _overflow(fig: dict, budget: float) -> str:
     if fig["fits SRAM"]:
         return ""
     total = fig["HBM MB (with spill)"]
-    return (f" {share_text(fig['spill MB'], total)} of the {total:.2f} MB with {fig['Br x Bc']} tiles is "
+    return (f" {share_text(fig['spill MB'], total)} of the {bytes_text(total * MB)} with {fig['Br x Bc']} tiles is "
             f"overflow: they need {fig['working set KB']:.1f} KB of SRAM, over the {budget:g} KB budget, and the "
             "seed's model charges what does not fit to HBM.")
 
@@ -81,18 +82,18 @@ def _now_too_big(lab):
     std = lab["standard"]["HBM MB"]
     if b["fits SRAM"]:
         return (f"{b['Br x Bc']} tiles need {b['working set KB']:.1f} KB: they fit the {budget:g} KB "
-                f"budget at these settings, so nothing spills ({b['HBM MB (with spill)']:.2f} MB).")
+                f"budget at these settings, so nothing spills ({bytes_text(b['HBM MB (with spill)'] * MB)} in all).")
     return (f"{b['Br x Bc']} tiles need {b['working set KB']:.1f} KB against a {budget:g} KB budget; "
-            f"with the spill, traffic is {b['HBM MB (with spill)']:.2f} MB, "
-            f"{_than(b['HBM MB (with spill)'], std)} standard attention's {std:.2f} MB. That spill is the seed's "
-            f"model, kept as the seed's table has it. {NO_LAUNCH}")
+            f"with the spill, traffic is {bytes_text(b['HBM MB (with spill)'] * MB)}, "
+            f"{_than(b['HBM MB (with spill)'], std)} standard attention's {bytes_text(std * MB)}. That spill is the "
+            f"seed's model, kept as the seed's table has it. {NO_LAUNCH}")
 
 
 def _now_too_small(lab):
     b, ok, std = lab["broken"], lab["correct"], lab["standard"]["HBM MB"]
     x, budget = b["HBM MB (with spill)"], lab["settings"]["sram KB"]
-    text = (f"With {b['Br x Bc']} tiles traffic is {x:.2f} MB ({ok['HBM MB (with spill)']:.2f} MB with "
-            f"{ok['Br x Bc']}), {_than(x, std)} standard attention's {std:.2f} MB.")
+    text = (f"With {b['Br x Bc']} tiles traffic is {bytes_text(x * MB)} ({bytes_text(ok['HBM MB (with spill)'] * MB)} "
+            f"with {ok['Br x Bc']}), {_than(x, std)} standard attention's {bytes_text(std * MB)}.")
     over = _overflow(b, budget) + ("" if ok["Br x Bc"] == b["Br x Bc"] else _overflow(ok, budget))
     return text + over + (f" {NO_LAUNCH}" if over else "")
 

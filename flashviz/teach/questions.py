@@ -14,7 +14,7 @@ import pandas as pd
 from ..model import costs, sweeps
 from ..run.attention import online_softmax, random_row
 from .claims import compare, crossover, overflow_cause, overflow_note, overflow_share, regime, tiles_overflow
-from ..model.config import KB, Config, Hardware, tensor_dtype
+from ..model.config import KB, MB, Config, Hardware, tensor_dtype
 from ..run.decode import DecodeConfig, decode_cost
 from .format import bytes_text, times_text
 from ..model.memory import paper_block_sizes
@@ -124,13 +124,13 @@ def budget_doubled(cfg: Config) -> Question:
     over = [(c, r) for c, r in ((now, a), (doubled, b)) if tiles_overflow(c.with_tiles(r["Br"], r["Bc"]))]
     overflow = " ".join(
         f"At {c.sram_bytes // KB} KB, {overflow_share(c.with_tiles(r['Br'], r['Bc']))} of the "
-        f"{r['HBM MB']:.2f} MB is overflow: {overflow_cause(c.with_tiles(r['Br'], r['Bc']))} (a real kernel "
+        f"{bytes_text(r['HBM MB'] * MB)} is overflow: {overflow_cause(c.with_tiles(r['Br'], r['Bc']))} (a real kernel "
         "whose tiles overflow its shared memory does not launch)." for c, r in over)
     return Question(
         f"Double the SRAM budget from {cfg.sram_bytes // KB} KB to {2 * cfg.sram_bytes // KB} KB and use the "
         f"paper's tiles for each. At n = {cfg.n}, d = {cfg.d}, flash's HBM traffic becomes…", "choice", pick,
         f"The paper's rule goes from {a['Br']} × {a['Bc']} to {b['Br']} × {b['Bc']} tiles; the traffic goes "
-        f"from {a['HBM MB']:.2f} MB to {b['HBM MB']:.2f} MB (× {ratio:.2f}). "
+        f"from {bytes_text(a['HBM MB'] * MB)} to {bytes_text(b['HBM MB'] * MB)} (× {ratio:.2f}). "
         + ((f"Br = min(⌈M/4d⌉, d) is capped at d = {cfg.d} at both budgets, and in the FA2 order only Br sets "
             "how often K and V are re-read." if ra == rb else
             f"Br = min(⌈M/4d⌉, d) grows from {ra} to {rb} (M/4d is below d), and in the FA2 order Br "
