@@ -253,7 +253,7 @@ class Rows:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--out", required=False, default="data")
+    p.add_argument("--out", required=False, default="flashviz/data/h200")
     p.add_argument("--dry-run", action="store_true", help="tiny sizes on the CPU")
     p.add_argument("--ncu", action="store_true", help="only DRAM bytes per config, through Nsight Compute")
     p.add_argument("--budget-s", type=float, default=1e9, help="stop cleanly after this many seconds")

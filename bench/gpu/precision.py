@@ -122,7 +122,7 @@ def configs(dry: bool):
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--out", default="data")
+    p.add_argument("--out", default="flashviz/data/h200")
     p.add_argument("--dry-run", action="store_true", help="tiny sizes on the CPU")
     p.add_argument("--no-emulate", action="store_true", help="leave the emulated columns empty")
     p.add_argument("--fill-emulated", metavar="CSV", help="recompute a CSV's emulated columns, then stop")
