@@ -68,7 +68,7 @@ import streamlit as st
 
 from explorer import cache, charts, ui
 from explorer.lessons import control
-from flashviz import sweeps
+from flashviz.model import sweeps
 
 st.title("Stand-in")
 n = ui.bound(control("zz_n"))
