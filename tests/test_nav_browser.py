@@ -133,19 +133,21 @@ def test_presenting_the_strip_clears_the_sidebars_button_and_stays_named(server,
     pg.goto(lesson_url(server, 3, "?present=true"))
     opened(pg, 3, question_only=True)
     shown(pg, LESSONS, 3, "1280x720", "present")
-    # the sidebar has closed and its open button has come to rest: it slides in as the sidebar closes,
-    # and on a busy machine the slide can start late, so "at rest" is no transition running on the
-    # button or a box around it, and the same place two frames apart
-    pg.wait_for_function("""() => new Promise(done => {
+    # Wait for the state asserted below: the sidebar closed, its open button left of the strip's first
+    # link and still over two frames. The button slides in from the sidebar's edge (x about 306) to the
+    # bar's left, late on a busy machine, and never back, so a button whose resting place covered the
+    # strip would never satisfy this: the wait would time out and the test fail.
+    # (a predicate, polled each animation frame: Playwright does not wait on a returned promise)
+    pg.wait_for_function("""(links) => {
         const side = document.querySelector('[data-testid="stSidebar"]');
         const b = document.querySelector('[data-testid="stExpandSidebarButton"]');
-        if (!side || !b || side.getBoundingClientRect().right > 40) { done(false); return; }
-        const moving = () => document.getAnimations().some(a => a.playState !== 'finished' && a.effect
-            && a.effect.target instanceof Element && (a.effect.target.contains(b) || b.contains(a.effect.target)));
-        const x = b.getBoundingClientRect().x;
-        requestAnimationFrame(() => requestAnimationFrame(() =>
-            done(!moving() && b.getBoundingClientRect().x === x)));
-      })""", timeout=WAIT)
+        const first = [...document.querySelectorAll(links)].find(e => e.getClientRects().length > 0
+            && getComputedStyle(e).visibility !== 'hidden');  // the first link a reader sees
+        if (!side || !b || !first || side.getBoundingClientRect().right > 40) return false;
+        const x = b.getBoundingClientRect().x, still = window.__fvButtonX === x;
+        window.__fvButtonX = x;  // where it was on the frame before
+        return still && first.getBoundingClientRect().x > b.getBoundingClientRect().right;
+      }""", arg=LINKS.split(" >> ")[0], timeout=WAIT)
     button = pg.locator("[data-testid='stExpandSidebarButton']").bounding_box()
     first = pg.locator(LINKS).first.bounding_box()
     assert first["x"] > button["x"] + button["width"], "the strip starts right of the sidebar's open button"
