@@ -30,3 +30,20 @@ def dry_run(script: str, out, *extra: str) -> None:
     done = subprocess.run([sys.executable, f"bench/gpu/{script}", "--dry-run", "--out", str(out), *extra],
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+# Under pytest-xdist with --dist loadfile (CI: .ci/run), each file goes whole to one worker, in collection
+# order, as workers free up. The longest files go first, so no worker starts a long one near the end:
+# those that drive a browser or serve the app, then the AppTest-heavy ones, then the rest in name order.
+_FIRST = ("_browser.py", "test_deploy.py", "test_replicas.py", "test_load_smoke.py")
+_NEXT = ("test_app.py", "test_claims.py", "test_hostile_links.py", "test_schedule_lesson.py", "test_schedule.py")
+
+
+def _rank(path: str) -> int:
+    name = path.rsplit("/", 1)[-1]
+    return 0 if name.endswith(_FIRST) else 1 if name in _NEXT else 2
+
+
+def pytest_collection_modifyitems(config, items):
+    if getattr(config.option, "dist", "no") != "no":
+        items.sort(key=lambda item: _rank(item.nodeid.split("::")[0]))  # stable: in-file order is kept

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass
+from functools import lru_cache
 from math import ceil
 
 from ..model.sources import cite
@@ -235,11 +236,18 @@ def unit_time(schedule: str, work: TileWork, tiles: int, per_tile: float | None 
     Exact up to `exact` tiles; past that each further tile adds the steady interval."""
     if tiles <= 0:
         return 0.0
-    steps = [s for s in timeline(schedule, work, min(tiles, exact)) if s.lane != "copies"]
-    span = max(s.end for s in steps) - min(s.start for s in steps)
+    span = _span(schedule, work, min(tiles, exact))
     if tiles <= exact:
         return span
     return span + (tiles - exact) * (interval(schedule, work) if per_tile is None else per_tile)
+
+
+@lru_cache(maxsize=1024)
+def _span(schedule: str, work: TileWork, tiles: int) -> float:
+    """From the first QK^T's start to the last PV's end of `tiles` key tiles, the copies left out.
+    Kept: a causal grid asks for it at each of its blocks' tile counts, all past `exact` the same."""
+    steps = [s for s in timeline(schedule, work, tiles) if s.lane != "copies"]
+    return max(s.end for s in steps) - min(s.start for s in steps)
 
 
 def busiest_time(blocks: list[int], bh: int, sms: int, time_of) -> tuple[float, int]:
