@@ -27,7 +27,8 @@ def test_an_ordinary_rerun_freezes_nothing_more(fresh):
     frozen = gc.get_freeze_count()
     made = [[k] for k in range(1000)]  # a rerun's new objects: they must stay collectable
     collector.freeze_new_modules()
-    assert gc.get_freeze_count() == frozen, f"{gc.get_freeze_count() - frozen} objects frozen on a plain rerun"
+    # at most as many: a frozen object another thread lets go of (pytest-xdist's, a test's server) leaves the count
+    assert gc.get_freeze_count() <= frozen, f"{gc.get_freeze_count() - frozen} objects frozen on a plain rerun"
     assert len(made) == 1000
 
 

@@ -5,7 +5,6 @@ so that CI's parallel workers (pytest-xdist, one file each) share the browser te
 # ruff: noqa: F811  (the fixtures server, browser and page come from tests/test_browser.py, by name)
 import re
 from pathlib import Path
-from urllib.parse import urlparse
 
 import pytest
 
@@ -16,7 +15,7 @@ from flashviz.model.costs import standard_cost
 from flashviz.teach.format import bytes_text
 from tests.serving import serve
 from tests.test_browser import (IDLE, PROBES, SHOTS, VIEWS, WAIT, browser, charts_drawn, expect, lesson_url,  # noqa: F401
-                                metric, opened, page, pytestmark, query, question, server, title_of)
+                                metric, opened, page, pytestmark, query, question, server, title_of, Traffic)
 
 
 def test_the_clicker_walks_every_lesson_both_ways_keeping_the_settings(server, page):
@@ -215,28 +214,19 @@ def test_a_reader_reveals_with_the_a_key_and_sees_how_far_off_the_guess_was(serv
 
 
 def test_no_request_leaves_the_machine_and_no_console_error_is_the_apps(server, browser):
-    """Every lesson, with settings that exercise their branches: every request goes to
-    the app's own host; nothing but Streamlit's base-path probes answers with an error."""
+    """Every lesson, with settings that exercise their branches, one after the other in one tab: every request
+    goes to the app's own host; nothing but Streamlit's base-path probes answers with an error. (At the
+    defaults, each lesson's own visit checks the same: test_browser.py's ..._at_defaults.)"""
     ctx = browser.new_context(viewport=VIEWS["1280x720"])
     pg = ctx.new_page()
-    requests, failures, errors = [], [], []
-    pg.on("request", lambda r: requests.append(r.url))
-    pg.on("response", lambda r: failures.append(r.url) if r.status >= 400 else None)
-    pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    host = urlparse(server).netloc
+    traffic = Traffic(pg, server)
     for k in range(len(LESSONS)):
-        for q in ("", "?n=4096&dtype=bfloat16&causal=true&hw=H200+SXM&order=fa1&present=true"):
-            pg.goto(lesson_url(server, k, q))
-            opened(pg, k, question_only="present" in q)
-            charts_drawn(pg)
+        pg.goto(lesson_url(server, k, "?n=4096&dtype=bfloat16&causal=true&hw=H200+SXM&order=fa1&present=true"))
+        opened(pg, k, question_only=True)
+        charts_drawn(pg)
     ctx.close()
-    outside = {u for u in requests if urlparse(u).scheme in ("http", "https", "ws", "wss")
-               and urlparse(u).netloc != host}
-    assert not outside, f"requests to other hosts: {sorted(outside)[:5]}"
-    assert all(PROBES.search(urlparse(u).path) for u in failures), failures
-    own = [e for e in errors if not e.startswith("Failed to load resource")]
-    assert not own, own
-    assert len([e for e in errors if e.startswith("Failed to load resource")]) == len(failures)
+    assert traffic.requests, "the visits were recorded"
+    traffic.check()
 
 
 def test_first_deep_link_on_a_fresh_server_opens_the_lesson(browser):
