@@ -168,7 +168,7 @@ def open_at_section(pg, url: str, k: int, sec: int) -> None:
 
 
 # Every section of every lesson, each press waited for: about 70 s alone, 175 s in CI's three workers beside a
-# CPU hog (measured), so more than pyproject's 300 s per test.
+# CPU hog (measured); a busier machine could pass pyproject's 300 s per test, so this walk gets 900.
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("deck", [list(range(len(LESSONS))), [0, 2, 4, 8]], ids=["every lesson", "a deck of four"])
 def test_the_clicker_alone_shows_every_figure_and_walks_back(server, projector, deck):  # noqa: F811
