@@ -1,6 +1,8 @@
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -12,6 +14,47 @@ except ImportError:
     pass
 else:
     expect.set_options(timeout=30_000)
+
+try:  # Every AppTest run scans all installed distributions' metadata for Streamlit components (v2), about
+    # 0.13 s a run, over a thousand runs here. What is installed does not change while the tests run: scan once.
+    from streamlit.components.v2 import manifest_scanner as _scanner
+except ImportError:  # a Streamlit without them (requirements.txt's lowest end may be one)
+    pass
+else:
+    import functools
+
+    _scan_once = functools.cache(_scanner.scan_component_manifests)
+    _scanner.scan_component_manifests = lambda max_workers=None: list(_scan_once())
+
+
+# The browser tests' server, Chromium and page. One server and one Chromium for every browser test a process
+# runs (a server's first visit to each lesson, and a Chromium's start, cost seconds of CPU; CI shares its
+# machine); each test still gets a fresh browser context, so no cookie, storage or session crosses tests.
+@pytest.fixture(scope="session")
+def server():
+    from tests.serving import serve
+    with serve() as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    from tests.test_browser import ARGS, CHROMIUM
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    from tests.test_browser import VIEWS
+    ctx = browser.new_context(viewport=VIEWS["1280x720"])
+    pg = ctx.new_page()
+    yield pg
+    ctx.close()
 
 
 def dry_run(script: str, out, *extra: str) -> None:

@@ -1,7 +1,5 @@
-"""What the two players' browser tests share: Chromium, the server and the page (the app's
-browser tests' own fixtures, and their skip), opening a player, and the legibility check.
-
-A test file takes the fixtures by name: `server, browser, page = players.server, ...`.
+"""What the players' browser tests share: the app's browser tests' skip, opening a player, and the
+legibility check. Chromium, the server and the page are tests/conftest.py's fixtures.
 """
 import re
 
@@ -13,8 +11,7 @@ try:
 except ImportError:  # pragma: no cover (pytestmark skips every test)
     expect = None
 
-# Chromium, the server and the 1280 x 720 page, shared with the app's browser tests (and their skip)
-server, browser, page = test_browser.server, test_browser.browser, test_browser.page
+# the app's browser tests' skip (Chromium, the server and the page are tests/conftest.py's fixtures)
 pytestmark = test_browser.pytestmark
 
 SHOTS = ROOT / "artifacts" / "screenshots"

@@ -13,7 +13,6 @@ from flashviz.model.config import Config
 from tests import players
 from tests.players import CLIPPED, VIEWS, at_step, expect, go_to_step, number, pagedown_turns_to, screenshot
 
-server, browser, page = players.server, players.browser, players.page
 pytestmark = players.pytestmark
 
 BACKWARD = "/" + LESSONS[4].url_path

@@ -10,7 +10,7 @@ import re
 import pytest
 
 from explorer.lessons import LESSONS
-from tests.test_browser import IDLE, SHOTS, SKELETON, WAIT, browser, expect, lesson_url, pytestmark, server  # noqa: F401
+from tests.test_browser import IDLE, SHOTS, SKELETON, WAIT, expect, lesson_url, pytestmark  # noqa: F401
 
 SETTINGS = "n=2048&d=128&dtype=float16&present=true"
 
@@ -153,7 +153,7 @@ def walk_back(pg, deck: list[int]) -> list[tuple]:
 
 
 @pytest.fixture
-def projector(browser):  # noqa: F811
+def projector(browser):
     """A fresh page at a projector's 1280x720."""
     ctx = browser.new_context(viewport={"width": 1280, "height": 720})
     yield ctx.new_page()
@@ -171,7 +171,7 @@ def open_at_section(pg, url: str, k: int, sec: int) -> None:
 # CPU hog (measured); a busier machine could pass pyproject's 300 s per test, so this walk gets 900.
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("deck", [list(range(len(LESSONS))), [0, 2, 4, 8]], ids=["every lesson", "a deck of four"])
-def test_the_clicker_alone_shows_every_figure_and_walks_back(server, projector, deck):  # noqa: F811
+def test_the_clicker_alone_shows_every_figure_and_walks_back(server, projector, deck):
     pg = projector
     # The deck of four runs where the sidebar's tiles overflow (float32 at d = 128): lessons 3, 5 and 9 open
     # with the overflow banner above their question, and the clicker must still reach every figure.
@@ -195,7 +195,7 @@ def test_the_clicker_alone_shows_every_figure_and_walks_back(server, projector, 
         expect(pg.locator(".st-key-overflow_banner")).to_have_count(0)  # lesson 1 checks the tiles in 16 bits
 
 
-def test_the_presenter_link_resumes_at_its_section_and_the_reader_link_reads(server, projector):  # noqa: F811
+def test_the_presenter_link_resumes_at_its_section_and_the_reader_link_reads(server, projector):
     pg = projector
     open_at_section(pg, lesson_url(server, 3, "?n=2048&present=true&sec=2"), 3, 2)
     assert "engine says" in pg.locator(".st-key-question").first.inner_text(), "opened past its question"
@@ -213,7 +213,7 @@ def test_the_presenter_link_resumes_at_its_section_and_the_reader_link_reads(ser
     open_at_section(pg, link, 3, 2)
 
 
-def test_the_arrow_keys_step_the_player_of_the_section_on_screen(server, projector):  # noqa: F811
+def test_the_arrow_keys_step_the_player_of_the_section_on_screen(server, projector):
     """Lesson 9 on a projector has a player per bug: → steps the one in the section on screen."""
     pg = projector
     open_at_section(pg, lesson_url(server, 8, "?present=true&sec=2"), 8, 2)
@@ -229,7 +229,7 @@ def test_the_arrow_keys_step_the_player_of_the_section_on_screen(server, project
     assert int(frames[0].locator("#label").get_attribute("data-step")) == steps[0], "the other player stayed"
 
 
-def test_a_presenter_link_where_the_tiles_overflow_opens_with_the_banner_and_its_fix_on_screen(server, projector):  # noqa: F811
+def test_a_presenter_link_where_the_tiles_overflow_opens_with_the_banner_and_its_fix_on_screen(server, projector):
     pg = projector
     pg.goto(lesson_url(server, 2, "?" + SETTINGS.replace("float16", "float32")))
     on_lesson(pg, 2)

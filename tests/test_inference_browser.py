@@ -8,8 +8,8 @@ import pytest
 
 from explorer.lessons import LESSONS
 from flashviz.model.config import HARDWARE
-from tests.test_browser import (IDLE, SHOTS, SKELETON, WAIT, browser, charts_drawn, menus_cut_off, metric,  # noqa: F401
-                                page, pytestmark, query, server)
+from tests.test_browser import (IDLE, SHOTS, SKELETON, WAIT, charts_drawn, menus_cut_off, metric,  # noqa: F401
+                                pytestmark, query)
 from tests.test_sidebar_browser import sidebar_fits
 
 expect = pytest.importorskip("playwright.sync_api").expect
@@ -18,7 +18,7 @@ B200 = {"hw": "custom", "gpu_bw": "7700", "gpu_tc": "2250.0", "gpu_fp32": "75.0"
         "gpu_l2": "126", "gpu_sms": "148", "gpu_mem": "180"}
 
 
-def open_lesson(pg, server, params: dict | None = None):  # noqa: F811
+def open_lesson(pg, server, params: dict | None = None):
     q = "?" + "&".join(f"{k}={v}" for k, v in params.items()) if params else ""
     pg.goto(f"{server}/{LESSONS[K].url_path}{q}")
     expect(pg.locator("h1").first).to_contain_text("Inference", timeout=WAIT)
@@ -27,7 +27,7 @@ def open_lesson(pg, server, params: dict | None = None):  # noqa: F811
     expect(pg.locator("[data-testid='stException']")).to_have_count(0)
 
 
-def test_the_lesson_renders_and_its_settings_fit(server, page):  # noqa: F811
+def test_the_lesson_renders_and_its_settings_fit(server, page):
     open_lesson(page, server)
     charts_drawn(page)
     assert sidebar_fits(page), "the sidebar scrolls at 1280x720"
@@ -56,7 +56,7 @@ def open_popover(pg) -> None:
                 raise
 
 
-def test_a_custom_gpu_link_reopens_with_the_same_figures(server, page):  # noqa: F811
+def test_a_custom_gpu_link_reopens_with_the_same_figures(server, page):
     open_lesson(page, server, B200)
     assert query(page) == B200, "the app keeps the link as it came"
     assert sidebar_fits(page), "the custom GPU's figures stay behind their button"
@@ -83,7 +83,7 @@ def test_a_custom_gpu_link_reopens_with_the_same_figures(server, page):  # noqa:
     expect(metric(page, "GPU feeds, bytes/flop")).to_have_text(feed)
 
 
-def test_a_bad_custom_figure_gets_its_note_in_the_sidebar(server, page):  # noqa: F811
+def test_a_bad_custom_figure_gets_its_note_in_the_sidebar(server, page):
     open_lesson(page, server, {"hw": "custom", "gpu_bw": "banana"})
     note = page.locator("[data-testid='stSidebar'] [data-testid='stAlert']")
     expect(note).to_contain_text("gpu_bw=banana")

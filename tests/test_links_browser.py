@@ -1,8 +1,8 @@
-"""The app in a real Chromium, continued from tests/test_browser.py (its fixtures and helpers): links and
-their settings, the clicker and the keys, what a request does, and lesson 3's player. A file of its own
-so that CI's parallel workers (pytest-xdist, one file each) share the browser tests out evenly.
+"""The app in a real Chromium, continued from tests/test_browser.py (its helpers; the fixtures are
+tests/conftest.py's): links and their settings, the clicker and the keys, what a request does, and lesson
+3's player. A file of its own so that CI's parallel workers (pytest-xdist, one file each) share the
+browser tests out evenly.
 """
-# ruff: noqa: F811  (the fixtures server, browser and page come from tests/test_browser.py, by name)
 import re
 from pathlib import Path
 
@@ -18,8 +18,8 @@ try:
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 except ImportError:  # pragma: no cover (pytestmark skips every test)
     PlaywrightTimeout = TimeoutError
-from tests.test_browser import (IDLE, PROBES, SHOTS, VIEWS, WAIT, browser, charts_drawn, expect, lesson_url,  # noqa: F401
-                                metric, opened, page, pytestmark, query, question, server, title_of, Traffic)
+from tests.test_browser import (IDLE, PROBES, SHOTS, VIEWS, WAIT, charts_drawn, expect, lesson_url,  # noqa: F401
+                                metric, opened, pytestmark, query, question, title_of, Traffic)
 
 
 def test_the_clicker_walks_every_lesson_both_ways_keeping_the_settings(server, page):

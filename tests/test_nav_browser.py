@@ -16,7 +16,7 @@ from explorer.lessons import LESSONS, chapters
 from tests.nav_app import LESSONS_20
 from tests.serving import serve
 from tests.test_browser import (  # noqa: F401
-    IDLE, SHOTS, SKELETON, WAIT, VIEWS, browser, expect, lesson_url, opened, pytestmark, server)
+    IDLE, SHOTS, SKELETON, WAIT, VIEWS, expect, lesson_url, opened, pytestmark)
 
 SCREENS = {"1280x720": {"viewport": VIEWS["1280x720"]},
            "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}}
@@ -87,7 +87,7 @@ def click(pg, j: int) -> None:
 
 @pytest.mark.parametrize("screen", SCREENS)
 @pytest.mark.parametrize("k", sample(len(LESSONS)))
-def test_every_lesson_is_one_click_away_and_the_one_on_screen_is_named(server, browser, screen, k):  # noqa: F811
+def test_every_lesson_is_one_click_away_and_the_one_on_screen_is_named(server, browser, screen, k):
     ctx = browser.new_context(**SCREENS[screen])
     pg = ctx.new_page()
     pg.goto(lesson_url(server, k, "?n=2048"))
@@ -114,7 +114,7 @@ def test_the_stand_ins_are_twenty_in_more_chapters_than_today():
 
 @pytest.mark.parametrize("screen", SCREENS)
 @pytest.mark.parametrize("k", sample(len(LESSONS_20)))
-def test_twenty_lessons_each_one_click_away_and_the_one_on_screen_named(stand_in_server, browser, screen, k):  # noqa: F811
+def test_twenty_lessons_each_one_click_away_and_the_one_on_screen_named(stand_in_server, browser, screen, k):
     ctx = browser.new_context(**SCREENS[screen])
     pg = ctx.new_page()
     pg.goto(stand_in_server + "/" + ("" if k == 0 else LESSONS_20[k].url_path))
@@ -127,7 +127,7 @@ def test_twenty_lessons_each_one_click_away_and_the_one_on_screen_named(stand_in
     ctx.close()
 
 
-def test_presenting_the_strip_clears_the_sidebars_button_and_stays_named(server, browser):  # noqa: F811
+def test_presenting_the_strip_clears_the_sidebars_button_and_stays_named(server, browser):
     ctx = browser.new_context(**SCREENS["1280x720"])
     pg = ctx.new_page()
     pg.goto(lesson_url(server, 3, "?present=true"))

@@ -6,7 +6,7 @@ import pytest
 
 from explorer.lessons import LESSONS
 from tests.test_browser import (  # noqa: F401
-    ARGS, CHROMIUM, IDLE, SHOTS, WAIT, browser, expect, lesson_url, opened, pytestmark, server)
+    ARGS, CHROMIUM, IDLE, SHOTS, WAIT, expect, lesson_url, opened, pytestmark)
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
 
@@ -28,7 +28,7 @@ TOO_WIDE = """() => {
 
 
 @pytest.fixture
-def phone(browser):  # noqa: F811
+def phone(browser):
     ctx = browser.new_context(**PHONE)
     pg = ctx.new_page()
     yield pg
@@ -36,7 +36,7 @@ def phone(browser):  # noqa: F811
 
 
 @pytest.mark.parametrize("k", range(len(LESSONS)))
-def test_every_lesson_fits_a_phone_players_included(server, phone, k):  # noqa: F811
+def test_every_lesson_fits_a_phone_players_included(server, phone, k):
     phone.goto(lesson_url(server, k))
     opened(phone, k)
     frames = phone.locator("[data-testid='stMain'] iframe")
@@ -49,7 +49,7 @@ def test_every_lesson_fits_a_phone_players_included(server, phone, k):  # noqa: 
     phone.screenshot(path=str(SHOTS / f"phone_{k + 1:02d}_{LESSONS[k].url_path}.png"), full_page=False)
 
 
-def test_the_lessons_are_one_tap_away_without_the_sidebar(server, phone):  # noqa: F811
+def test_the_lessons_are_one_tap_away_without_the_sidebar(server, phone):
     phone.goto(lesson_url(server, 2, "?n=2048"))
     opened(phone, 2)
     phone.locator(f".st-key-lesson_nav a[href^='{LESSONS[4].url_path}?'] >> visible=true").tap()
@@ -57,7 +57,7 @@ def test_the_lessons_are_one_tap_away_without_the_sidebar(server, phone):  # noq
     opened(phone, 4)
 
 
-def test_the_buttons_say_tap_not_a_key_on_a_touch_screen(server, phone):  # noqa: F811
+def test_the_buttons_say_tap_not_a_key_on_a_touch_screen(server, phone):
     phone.goto(lesson_url(server, 2))
     opened(phone, 2)
     hint = phone.locator(".st-key-next_lesson kbd").first

@@ -15,7 +15,6 @@ from tests import players
 from tests.players import (CLIPPED, SHOTS, VIEWS, at_step, expect, go_to_step, number, open_player,
                            pagedown_turns_to, screenshot)
 
-server, browser, page = players.server, players.browser, players.page
 pytestmark = players.pytestmark
 
 TILING = "/" + LESSONS[2].url_path

@@ -14,7 +14,6 @@ from flashviz.model.config import Config
 from tests import players
 from tests.players import SHOTS, at_step, expect, open_player
 
-server, browser, page = players.server, players.browser, players.page
 pytestmark = players.pytestmark
 
 TILING = "/" + LESSONS[2].url_path

@@ -359,7 +359,6 @@ PAGES = {
     "gpu mi300x": ("gpu", lambda: gpu_player.render_html(
         wave_frames(524288, 128, 4, sdpa_flash(128), HARDWARE["MI300X"]))),
 }
-browser = players.browser
 
 
 @players.pytestmark

@@ -6,7 +6,7 @@ tests/test_schema.py checks the same keys through AppTest; this checks that they
 import pytest
 
 from explorer.params import CUSTOM_GPU, SHARED
-from tests.test_browser import IDLE, SHOTS, WAIT, browser, opened, page, pytestmark, server  # noqa: F401
+from tests.test_browser import IDLE, SHOTS, WAIT, opened, pytestmark  # noqa: F401
 
 expect = pytest.importorskip("playwright.sync_api").expect
 SCREEN = 720
@@ -31,7 +31,7 @@ def below_the_screen(pg, keys) -> list[str]:
 
 @pytest.mark.parametrize("query, shot", [("", "sidebar_1280x720.png"),
                                           ("?hw=custom", "sidebar_custom_gpu_1280x720.png")])
-def test_every_sidebar_control_is_drawn_and_on_screen_at_1280x720(server, page, query, shot):  # noqa: F811
+def test_every_sidebar_control_is_drawn_and_on_screen_at_1280x720(server, page, query, shot):
     page.goto(server + "/" + query)
     opened(page, 0)
     expect(page.locator("[data-testid='stSidebar']")).to_be_visible(timeout=WAIT)

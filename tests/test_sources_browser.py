@@ -1,7 +1,7 @@
 """A "model" mark in a real Chromium at 1280x720: a click scrolls to its entry in "What this model
 assumes", clear of the top navigation. Screenshots go to artifacts/screenshots/."""
 from flashviz.model.sources import ASSUMPTIONS
-from tests.test_browser import SHOTS, browser, opened, page, pytestmark, server  # noqa: F401
+from tests.test_browser import SHOTS, opened, pytestmark  # noqa: F401
 
 KEY = "sram_registers"  # the mark under lesson 1's GPU table
 # The entry holding the anchor starts below the fixed top navigation, in the screen's top half.
@@ -11,7 +11,7 @@ _BELOW_THE_NAVIGATION = """sel => {
     return r.top >= nav.bottom && r.top < innerHeight / 2; }"""
 
 
-def test_a_model_mark_scrolls_to_its_entry(server, page):  # noqa: F811
+def test_a_model_mark_scrolls_to_its_entry(server, page):
     page.goto(server + "/")
     opened(page, 0)
     entry = page.locator(f"[data-testid='stElementContainer']:has(#model-{KEY}) + [data-testid='stElementContainer']")

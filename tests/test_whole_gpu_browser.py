@@ -4,7 +4,6 @@ from explorer.lessons import LESSONS
 from tests import players
 from tests.players import CLIPPED, SHOTS, at_step, expect, go_to_step
 
-server, browser, page = players.server, players.browser, players.page
 pytestmark = players.pytestmark
 
 URL = "/" + next(lesson.url_path for lesson in LESSONS if lesson.file == "lessons/11_whole_gpu.py")
