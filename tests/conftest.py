@@ -27,9 +27,11 @@ else:
     _scanner.scan_component_manifests = lambda max_workers=None: list(_scan_once())
 
 
-# The browser tests' server, Chromium and page. One server and one Chromium for every browser test a process
-# runs (a server's first visit to each lesson, and a Chromium's start, cost seconds of CPU; CI shares its
-# machine); each test still gets a fresh browser context, so no cookie, storage or session crosses tests.
+# The browser tests' server, Chromium and page. One server for every browser test a process runs (its first
+# visit to each lesson costs seconds of CPU; CI shares its machine); a Chromium per test file, because
+# Playwright's sync API holds an event loop while it runs, in which no later file could run its own
+# (asyncio.run, another sync_playwright). Each test gets a fresh browser context: no cookie, storage or
+# session crosses tests.
 @pytest.fixture(scope="session")
 def server():
     from tests.serving import serve
@@ -37,7 +39,7 @@ def server():
         yield url
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
     from playwright.sync_api import sync_playwright
 

@@ -47,6 +47,20 @@ def open_player(pg, url: str, last: bool = False):
     return iframe, fr
 
 
+def resized(pg, iframe, fr, view: str) -> None:
+    """The window set to VIEWS[view] and the player laid out again inside it (one page visit serves both
+    widths; a reader widens a window too): wait until the frame is as wide as its box, until the frame has
+    drawn twice since (its resize handler, which lays the player out, runs before a frame is drawn), and until
+    the frame is tall enough for the player again."""
+    pg.set_viewport_size(VIEWS[view])
+    frame = iframe.element_handle()
+    pg.wait_for_function("([f, w]) => innerWidth === w && Math.abs(f.contentWindow.innerWidth - "
+                         "f.getBoundingClientRect().width) <= 1", arg=[frame, VIEWS[view]["width"]])
+    fr.locator("#fv").evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    pg.wait_for_function("f => f.getBoundingClientRect().height >= "
+                         "Math.ceil(f.contentDocument.getElementById('fv').getBoundingClientRect().bottom)", arg=frame)
+
+
 def at_step(fr, k: int, timeout: float | None = None) -> None:
     """Wait until the player shows step k."""
     expect(fr.locator("#label")).to_have_attribute("data-step", str(k), timeout=timeout)
@@ -74,6 +88,8 @@ def number(text: str) -> float:
 def screenshot(pg, iframe, name: str) -> None:
     """The player alone, to artifacts/screenshots/<name>.png, for a person to look at."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    # the app's sticky top bar would cover the top of a player taller than the window
-    pg.add_style_tag(content="[data-testid='stHeader'] { visibility: hidden; }")
+    # the app's sticky top bar, and the lessons' strip in it, would cover the top of a player taller than the
+    # window (or one a resize left under the bar)
+    pg.add_style_tag(content="[data-testid='stHeader'], .st-key-lesson_nav, .st-key-lesson_nav * "
+                               "{ visibility: hidden; }")
     iframe.screenshot(path=str(SHOTS / f"{name}.png"))
