@@ -12,7 +12,8 @@ from explorer.player import render_html
 from flashviz.players.animation import flash_frames, teaching_config
 from flashviz.model.config import Config
 from tests import players
-from tests.players import SHOTS, at_step, expect, open_player
+from flashviz.teach.bugs import BUGS as BUG_INFO
+from tests.players import FRAME, SHOTS, at_step, expect, open_player
 
 pytestmark = players.pytestmark
 
@@ -20,7 +21,7 @@ TILING = "/" + LESSONS[2].url_path
 BACKWARD = "/" + LESSONS[4].url_path
 WHOLE_GPU = "/" + next(lesson.url_path for lesson in LESSONS if lesson.file == "lessons/11_whole_gpu.py")
 BREAK_IT = "/" + LESSONS[8].url_path
-BUGS = ("no_rescale", "tiles_too_big", "tiles_too_small", "keep_full_S", "no_max")
+BUGS = tuple(BUG_INFO)  # in the order the lab draws them
 SECTION = 560  # px: a subheading and the player under a 720 px screen's top bar
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
 
@@ -90,15 +91,28 @@ def test_a_projected_section_shows_tiles_code_line_rows_and_meters_at_once(serve
         ctx.close()
 
 
-@pytest.mark.parametrize("bug", BUGS)
-def test_each_bugs_player_fits_a_projected_section(server, browser, bug):
+def test_each_bugs_player_fits_a_projected_section(server, browser):
+    """Every bug on and its player open, in one visit (a page load costs the browser seconds of CPU; CI
+    shares its machine): each player, under its bug's heading, fits a projected section."""
     ctx = browser.new_context(viewport={"width": 1400, "height": 720})
     pg = ctx.new_page()
     try:
-        iframe, fr = open_at(pg, server + f"{BREAK_IT}?bug_{bug}=true&watch_{bug}=true", sidebar=False)
-        height = fr.locator("body").evaluate(HEIGHT)
-        assert height <= SECTION, f"{bug}: the player is {height} px tall"
-        shot(pg, fr, f"bug_{bug}_1400")
+        query = "&".join(f"bug_{bug}=true&watch_{bug}=true" for bug in BUGS)
+        open_at(pg, server + f"{BREAK_IT}?{query}", sidebar=False)
+        iframes = pg.locator(FRAME)
+        expect(iframes).to_have_count(len(BUGS))
+        heads = iframes.evaluate_all("""fs => fs.map(f => {
+            const above = [...document.querySelectorAll('[data-testid="stMain"] h3')]
+              .filter(h => h.compareDocumentPosition(f) & Node.DOCUMENT_POSITION_FOLLOWING);
+            return above.length ? above[above.length - 1].textContent.trim() : ''; })""")
+        assert [head.startswith(BUG_INFO[bug].label) for bug, head in zip(BUGS, heads)] == [True] * len(BUGS), heads
+        for i, bug in enumerate(BUGS):
+            fr = pg.frame_locator(FRAME).nth(i)
+            at_step(fr, 0)
+            height = fr.locator("body").evaluate(HEIGHT)
+            assert height <= SECTION, f"{bug}: the player is {height} px tall"
+            iframes.nth(i).scroll_into_view_if_needed()
+            shot(pg, fr, f"bug_{bug}_1400")
     finally:
         ctx.close()
 
