@@ -247,34 +247,3 @@ def test_the_guess_stays_dark_after_the_reveal(server, page):
     colours = guess.locator("[data-testid='stWidgetLabel'] p, [data-testid='stSliderThumbValue'] p").evaluate_all(
         "es => es.map(e => [e.innerText, getComputedStyle(e).color])")
     assert len(colours) == 2 and all(c == "rgb(34, 34, 34)" for _, c in colours), colours
-
-
-PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
-
-
-@pytest.fixture
-def phone(browser):
-    ctx = browser.new_context(**PHONE)
-    pg = ctx.new_page()
-    yield pg
-    ctx.close()
-
-
-def test_on_a_phone_no_chart_toolbar_is_drawn_over_the_title(server, phone):
-    phone.goto(lesson_url(server, 0))
-    opened(phone, 0)
-    charts_drawn(phone)
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    phone.screenshot(path=str(SHOTS / "01_phone_390x844.png"), full_page=True)
-    expect(phone.locator(".modebar").first).to_be_hidden()  # Plotly's zoom and pan: no hover to hide them
-
-
-def test_on_a_phone_no_table_toolbar_is_drawn_over_the_caption(server, phone):
-    phone.goto(lesson_url(server, 0))
-    opened(phone, 0)
-    overlaps = phone.locator("[data-testid='stElementContainer']:has([data-testid='stDataFrame'])").evaluate_all(
-        """cs => cs.map(c => { const bar = c.querySelector('[data-testid="stElementToolbar"]').getBoundingClientRect(),
-                                 above = c.previousElementSibling.getBoundingClientRect();
-                               return [c.previousElementSibling.innerText.slice(0, 40), above.bottom - bar.top]; })
-                  .filter(([, overlap]) => overlap > 0)""")
-    assert not overlaps, f"table toolbars over the text above them, [text, px]: {overlaps}"

@@ -6,7 +6,7 @@ import pytest
 
 from explorer.lessons import LESSONS
 from tests.test_browser import (  # noqa: F401
-    ARGS, CHROMIUM, IDLE, SHOTS, WAIT, expect, lesson_url, opened, pytestmark)
+    ARGS, CHROMIUM, IDLE, SHOTS, WAIT, charts_drawn, expect, lesson_url, opened, pytestmark)
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
 
@@ -35,10 +35,21 @@ def phone(browser):
     ctx.close()
 
 
-@pytest.mark.parametrize("k", range(len(LESSONS)))
-def test_every_lesson_fits_a_phone_players_included(server, phone, k):
-    phone.goto(lesson_url(server, k))
-    opened(phone, k)
+@pytest.fixture(scope="module", params=range(len(LESSONS)))
+def on_phone(request, server, browser):
+    """Lesson k opened once on the phone, for the checks below that only look at it (a page load costs the
+    browser seconds of CPU; CI shares its machine)."""
+    k = request.param
+    ctx = browser.new_context(**PHONE)
+    pg = ctx.new_page()
+    pg.goto(lesson_url(server, k))
+    opened(pg, k)
+    yield k, pg
+    ctx.close()
+
+
+def test_every_lesson_fits_a_phone_players_included(on_phone):
+    k, phone = on_phone
     frames = phone.locator("[data-testid='stMain'] iframe")
     for i in range(frames.count()):  # each player has drawn its first frame
         frames.nth(i).content_frame.locator("#fv, body").first.wait_for(timeout=WAIT)
@@ -49,6 +60,35 @@ def test_every_lesson_fits_a_phone_players_included(server, phone, k):
     phone.screenshot(path=str(SHOTS / f"phone_{k + 1:02d}_{LESSONS[k].url_path}.png"), full_page=False)
 
 
+def test_on_a_phone_no_chart_or_table_toolbar_is_drawn_over_the_text(on_phone):
+    """Plotly's zoom and pan need a hover to hide them, and a phone has none: no chart shows its bar; no
+    table's toolbar sits over the text above it."""
+    k, phone = on_phone
+    charts_drawn(phone)
+    if k == 0:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        phone.screenshot(path=str(SHOTS / "01_phone_390x844.png"), full_page=True)
+        assert phone.locator("[data-testid='stPlotlyChart']").count() and phone.locator(
+            "[data-testid='stDataFrame']").count(), "lesson 1 shows charts and tables"
+    bars = phone.locator(".modebar").evaluate_all("ms => ms.filter(m => m.checkVisibility()).length")
+    assert bars == 0, f"{bars} chart toolbars shown"
+    overlaps = phone.locator("[data-testid='stElementContainer']:has([data-testid='stDataFrame'])").evaluate_all(
+        """cs => cs.map(c => { const bar = c.querySelector('[data-testid="stElementToolbar"]').getBoundingClientRect(),
+                                 above = c.previousElementSibling.getBoundingClientRect();
+                               return [c.previousElementSibling.innerText.slice(0, 40), above.bottom - bar.top]; })
+                  .filter(([, overlap]) => overlap > 0)""")
+    assert overlaps == [], f"table toolbars over the text above them, [text, px]: {overlaps}"
+
+
+def test_the_buttons_say_tap_not_a_key_on_a_touch_screen(on_phone):
+    k, phone = on_phone
+    hints = phone.locator(".st-key-next_lesson kbd, .st-key-prev_lesson kbd")
+    expect(hints.first).to_be_attached()
+    said = hints.evaluate_all("ks => ks.map(k => [getComputedStyle(k, '::after').content,"
+                              " parseFloat(getComputedStyle(k).fontSize)])")
+    assert said == [['"tap"', 0]] * len(said), f"[hint, font px of the key's name]: {said}"
+
+
 def test_the_lessons_are_one_tap_away_without_the_sidebar(server, phone):
     phone.goto(lesson_url(server, 2, "?n=2048"))
     opened(phone, 2)
@@ -57,9 +97,3 @@ def test_the_lessons_are_one_tap_away_without_the_sidebar(server, phone):
     opened(phone, 4)
 
 
-def test_the_buttons_say_tap_not_a_key_on_a_touch_screen(server, phone):
-    phone.goto(lesson_url(server, 2))
-    opened(phone, 2)
-    hint = phone.locator(".st-key-next_lesson kbd").first
-    assert hint.evaluate("k => getComputedStyle(k, '::after').content") == '"tap"'
-    assert hint.evaluate("k => parseFloat(getComputedStyle(k).fontSize)") == 0, "the key's name is not shown"
