@@ -18,7 +18,7 @@ else:
 try:  # Every AppTest run scans all installed distributions' metadata for Streamlit components (v2), about
     # 0.13 s a run, over a thousand runs here. What is installed does not change while the tests run: scan once.
     from streamlit.components.v2 import manifest_scanner as _scanner
-except ImportError:  # a Streamlit without them (requirements.txt's lowest end may be one)
+except ImportError:  # a Streamlit before them (1.66, requirements.txt's lowest, has them)
     pass
 else:
     import functools
