@@ -85,11 +85,13 @@ def number(text: str) -> float:
     return float(text.strip().replace("−", "-"))
 
 
+# For a player's screenshot: the app's sticky top bar, and the lessons' strip in it, would cover the top of
+# a player taller than the window, or one a scroll or a resize left under them.
+BARS_HIDDEN = "[data-testid='stHeader'], .st-key-lesson_nav, .st-key-lesson_nav * { visibility: hidden; }"
+
+
 def screenshot(pg, iframe, name: str) -> None:
     """The player alone, to artifacts/screenshots/<name>.png, for a person to look at."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    # the app's sticky top bar, and the lessons' strip in it, would cover the top of a player taller than the
-    # window (or one a resize left under the bar)
-    pg.add_style_tag(content="[data-testid='stHeader'], .st-key-lesson_nav, .st-key-lesson_nav * "
-                               "{ visibility: hidden; }")
+    pg.add_style_tag(content=BARS_HIDDEN)
     iframe.screenshot(path=str(SHOTS / f"{name}.png"))

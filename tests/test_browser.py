@@ -198,6 +198,12 @@ def test_no_button_or_toggle_label_is_cut_at_1280_with_the_sidebar_open(at_1280)
     assert not cut, f"labels cut off, [text, text px, box px]: {cut}"
 
 
+# Every Plotly chart drawn across its box again (after a resize): its drawing as wide as its element.
+FITTED = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].every(c => {
+  const svg = c.querySelector('.main-svg');
+  return svg && Math.abs(svg.getBoundingClientRect().width - c.getBoundingClientRect().width) <= 2; })"""
+
+
 def test_every_lesson_renders_without_an_exception_at_1920(at_1280):
     """The same visit widened to 1920x1080, as a reader widens the window: every chart redrawn to its new
     width, no menu cut off, a screenshot. Then back to 1280 for any check of this visit that comes after."""
@@ -209,12 +215,6 @@ def test_every_lesson_renders_without_an_exception_at_1920(at_1280):
         expect(pg.locator("[data-testid='stException']")).to_have_count(0)
         if view == "1920x1080":
             rendered(pg, k, view)
-
-
-# Every Plotly chart drawn across its box again (after a resize): its drawing as wide as its element.
-FITTED = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].every(c => {
-  const svg = c.querySelector('.main-svg');
-  return svg && Math.abs(svg.getBoundingClientRect().width - c.getBoundingClientRect().width) <= 2; })"""
 
 
 OPACITY = "e => { let o = 1; for (let x = e; x; x = x.parentElement) o *= +getComputedStyle(x).opacity; return o; }"

@@ -18,7 +18,7 @@ try:
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 except ImportError:  # pragma: no cover (pytestmark skips every test)
     PlaywrightTimeout = TimeoutError
-from tests.test_browser import (IDLE, PROBES, SHOTS, VIEWS, WAIT, charts_drawn, expect, lesson_url,  # noqa: F401
+from tests.test_browser import (IDLE, SHOTS, VIEWS, WAIT, charts_drawn, expect, lesson_url,  # noqa: F401
                                 metric, opened, pytestmark, query, question, title_of, Traffic)
 
 

@@ -11,9 +11,9 @@ from explorer.lessons import LESSONS
 from explorer.player import render_html
 from flashviz.players.animation import flash_frames, teaching_config
 from flashviz.model.config import Config
-from tests import players
 from flashviz.teach.bugs import BUGS as BUG_INFO
-from tests.players import FRAME, SHOTS, at_step, expect, open_player
+from tests import players
+from tests.players import BARS_HIDDEN, FRAME, SHOTS, at_step, expect, open_player
 
 pytestmark = players.pytestmark
 
@@ -57,7 +57,7 @@ def open_at(pg, url: str, sidebar: bool, last: bool = False):
 def shot(pg, fr, name: str) -> None:
     """The player as the back row sees it."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    pg.add_style_tag(content="[data-testid='stHeader'] { visibility: hidden; }")
+    pg.add_style_tag(content=BARS_HIDDEN)
     fr.locator("#fv").screenshot(path=str(SHOTS / f"layout_{name}.png"))
 
 
