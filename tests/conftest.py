@@ -27,11 +27,10 @@ else:
     _scanner.scan_component_manifests = lambda max_workers=None: list(_scan_once())
 
 
-# The browser tests' server, Chromium and page. One server for every browser test a process runs (its first
+# The browser tests' server, Chromium and pages. One server for every browser test a process runs (its first
 # visit to each lesson costs seconds of CPU; CI shares its machine); a Chromium per test file, because
 # Playwright's sync API holds an event loop while it runs, in which no later file could run its own
-# (asyncio.run, another sync_playwright). Each test gets a fresh browser context: no cookie, storage or
-# session crosses tests.
+# (asyncio.run, another sync_playwright).
 @pytest.fixture(scope="session")
 def server():
     from tests.serving import serve
@@ -50,13 +49,59 @@ def browser():
         b.close()
 
 
+# A projector's screen and a phone's (a touch screen, two device pixels to a CSS pixel).
+SCREENS: dict[str, dict] = {"1280x720": {"viewport": {"width": 1280, "height": 720}},
+                             "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True,
+                                       "has_touch": True, "device_scale_factor": 2}}
+
+
+class Tabs:
+    """A test file's browser tabs, each kept for test after test. Every test still opens the app afresh (its
+    own `goto`: a new document and a new Streamlit session), with no cookie, local or session storage left by
+    the one before. What a tab keeps is Chromium's renderer process for the app: a lesson loaded in it costs
+    about 0.4 of the CPU of one loaded in a new tab (bench/page_loads.py), on a machine CI shares."""
+
+    def __init__(self, browser):
+        self.browser = browser
+        self.open: dict[tuple[str, str], object] = {}
+
+    def get(self, screen: str = "1280x720", viewport: dict | None = None, name: str = "test"):
+        """The tab `name` for `screen` (a key of SCREENS), cleaned and sized to `viewport` (default: the
+        screen's). Tabs of different names are different tabs: a fixture that keeps a page open across tests
+        takes a name of its own."""
+        pg = self.open.get((screen, name))
+        if pg is None or pg.is_closed():
+            pg = self.browser.new_context(**SCREENS[screen]).new_page()
+            self.open[(screen, name)] = pg
+        size = viewport or SCREENS[screen]["viewport"]
+        if pg.viewport_size != size:
+            pg.set_viewport_size(size)
+        pg.context.clear_cookies()
+        if pg.url.startswith("http"):  # the last test's page: its origin's storage, which the next page shares
+            try:
+                pg.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
+            except Exception:  # a page the last test left broken: a new tab in a new context instead
+                pg.context.close()
+                del self.open[(screen, name)]
+                return self.get(screen, viewport, name)
+        return pg
+
+    def close(self) -> None:
+        for pg in self.open.values():
+            pg.context.close()
+
+
+@pytest.fixture(scope="module")
+def tabs(browser):
+    t = Tabs(browser)
+    yield t
+    t.close()
+
+
 @pytest.fixture
-def page(browser):
-    from tests.test_browser import VIEWS
-    ctx = browser.new_context(viewport=VIEWS["1280x720"])
-    pg = ctx.new_page()
-    yield pg
-    ctx.close()
+def page(tabs):
+    """A tab at a projector's 1280x720, for one test."""
+    return tabs.get()
 
 
 def dry_run(script: str, out, *extra: str) -> None:

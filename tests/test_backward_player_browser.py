@@ -108,27 +108,23 @@ SMALL = """() => [...document.querySelectorAll('#fv *')]
 
 
 @pytest.mark.parametrize("causal", [False, True])
-def test_nothing_is_clipped_and_every_number_is_16_px_or_more(server, browser, causal):
+def test_nothing_is_clipped_and_every_number_is_16_px_or_more(server, tabs, causal):
     """At 1280 wide, then the same page widened to 1920."""
-    ctx = browser.new_context(viewport=VIEWS["1280"])
-    pg = ctx.new_page()
-    try:
-        iframe, fr = open_player(pg, server + BACKWARD + ("?causal=true" if causal else ""))
-        n = steps(fr)
-        for k in (1, 2, 3):  # D, then tiles of the first key block
-            fr.locator("#next").click()
-            at_step(fr, k)
-        for view in ("1280", "1920"):
-            if view != "1280":
-                resized(pg, iframe, fr, view)
-            for k in (3, n - 1):
-                go_to_step(fr, k)
-                assert fr.locator("#fv").evaluate(CLIPPED) == [], f"step {k} at {view}"
-                assert fr.locator("#fv").evaluate(SMALL) == [], f"step {k} at {view}"
-                inner = fr.locator("#fv").evaluate("el => Math.ceil(el.getBoundingClientRect().bottom)")
-                assert iframe.bounding_box()["height"] >= inner, f"the iframe shows the whole player at {view}"
-            if not causal:
-                go_to_step(fr, 3)
-                screenshot(pg, iframe, f"backward_player_{view}")
-    finally:
-        ctx.close()
+    pg = tabs.get(viewport=VIEWS["1280"])
+    iframe, fr = open_player(pg, server + BACKWARD + ("?causal=true" if causal else ""))
+    n = steps(fr)
+    for k in (1, 2, 3):  # D, then tiles of the first key block
+        fr.locator("#next").click()
+        at_step(fr, k)
+    for view in ("1280", "1920"):
+        if view != "1280":
+            resized(pg, iframe, fr, view)
+        for k in (3, n - 1):
+            go_to_step(fr, k)
+            assert fr.locator("#fv").evaluate(CLIPPED) == [], f"step {k} at {view}"
+            assert fr.locator("#fv").evaluate(SMALL) == [], f"step {k} at {view}"
+            inner = fr.locator("#fv").evaluate("el => Math.ceil(el.getBoundingClientRect().bottom)")
+            assert iframe.bounding_box()["height"] >= inner, f"the iframe shows the whole player at {view}"
+        if not causal:
+            go_to_step(fr, 3)
+            screenshot(pg, iframe, f"backward_player_{view}")

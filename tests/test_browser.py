@@ -104,19 +104,19 @@ LAB_ALL = "?" + "&".join(f"bug_{key}=true" for key in BUGS) + "".join(f"&belief_
 
 
 @pytest.fixture(scope="module", params=range(len(LESSONS)))
-def at_1280(request, server, browser):
+def at_1280(request, server, tabs):
     """Lesson k opened once at a projector's 1280x720, the sidebar open, for the checks below that only
     look at it (a page load costs the browser seconds of CPU; CI shares its machine). Lesson 9 opens with
-    every bug and belief on, so its tables and players are drawn too."""
+    every bug and belief on, so its tables and players are drawn too. A tab of its own: tests in between
+    may use the file's other tab."""
     k = request.param
-    ctx = browser.new_context(viewport=VIEWS["1280x720"])
-    pg = ctx.new_page()
+    pg = tabs.get(name="at_1280")
     pg.fv_traffic = Traffic(pg, server)  # what the visit asked of the network and logged as an error
     pg.goto(lesson_url(server, k, LAB_ALL if LESSONS[k].file.endswith("09_break_it.py") else ""))
     opened(pg, k)
     charts_drawn(pg)
     yield k, pg
-    ctx.close()
+    pg.fv_traffic.stop()
 
 
 class Traffic:
@@ -127,9 +127,17 @@ class Traffic:
         self.requests: list[str] = []
         self.failures: list[str] = []
         self.errors: list[str] = []
-        pg.on("request", lambda r: self.requests.append(r.url))
-        pg.on("response", lambda r: self.failures.append(r.url) if r.status >= 400 else None)
-        pg.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page = pg
+        self.heard = {"request": lambda r: self.requests.append(r.url),
+                      "response": lambda r: self.failures.append(r.url) if r.status >= 400 else None,
+                      "console": lambda m: self.errors.append(m.text) if m.type == "error" else None}
+        for event, heard in self.heard.items():
+            pg.on(event, heard)
+
+    def stop(self) -> None:
+        """Stop listening (the tab goes on to other tests)."""
+        for event, heard in self.heard.items():
+            self.page.remove_listener(event, heard)
 
     def check(self) -> None:
         """Every request went to the app's own host; nothing but Streamlit's base-path probes answered with an

@@ -152,14 +152,6 @@ def walk_back(pg, deck: list[int]) -> list[tuple]:
                                  timeout=WAIT)
 
 
-@pytest.fixture
-def projector(browser):
-    """A fresh page at a projector's 1280x720."""
-    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
-    yield ctx.new_page()
-    ctx.close()
-
-
 def open_at_section(pg, url: str, k: int, sec: int) -> None:
     """Open lesson k from a presenter link and wait until the clicker has brought section `sec` on screen."""
     pg.goto(url)
@@ -171,8 +163,8 @@ def open_at_section(pg, url: str, k: int, sec: int) -> None:
 # CPU hog (measured); a busier machine could pass pyproject's 300 s per test, so this walk gets 900.
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("deck", [list(range(len(LESSONS))), [0, 2, 4, 8]], ids=["every lesson", "a deck of four"])
-def test_the_clicker_alone_shows_every_figure_and_walks_back(server, projector, deck):
-    pg = projector
+def test_the_clicker_alone_shows_every_figure_and_walks_back(server, page, deck):
+    pg = page
     # The deck of four runs where the sidebar's tiles overflow (float32 at d = 128): lessons 3, 5 and 9 open
     # with the overflow banner above their question, and the clicker must still reach every figure.
     settings = SETTINGS if len(deck) == len(LESSONS) else SETTINGS.replace("float16", "float32")
@@ -195,8 +187,8 @@ def test_the_clicker_alone_shows_every_figure_and_walks_back(server, projector, 
         expect(pg.locator(".st-key-overflow_banner")).to_have_count(0)  # lesson 1 checks the tiles in 16 bits
 
 
-def test_the_presenter_link_resumes_at_its_section_and_the_reader_link_reads(server, projector):
-    pg = projector
+def test_the_presenter_link_resumes_at_its_section_and_the_reader_link_reads(server, page):
+    pg = page
     open_at_section(pg, lesson_url(server, 3, "?n=2048&present=true&sec=2"), 3, 2)
     assert "engine says" in pg.locator(".st-key-question").first.inner_text(), "opened past its question"
     pg.get_by_text("Share this view").click()
@@ -213,9 +205,9 @@ def test_the_presenter_link_resumes_at_its_section_and_the_reader_link_reads(ser
     open_at_section(pg, link, 3, 2)
 
 
-def test_the_arrow_keys_step_the_player_of_the_section_on_screen(server, projector):
+def test_the_arrow_keys_step_the_player_of_the_section_on_screen(server, page):
     """Lesson 9 on a projector has a player per bug: → steps the one in the section on screen."""
-    pg = projector
+    pg = page
     open_at_section(pg, lesson_url(server, 8, "?present=true&sec=2"), 8, 2)
     frames = [pg.locator("[data-testid='stMain'] iframe").nth(i).element_handle().content_frame() for i in range(2)]
     for fr in frames:
@@ -229,8 +221,8 @@ def test_the_arrow_keys_step_the_player_of_the_section_on_screen(server, project
     assert int(frames[0].locator("#label").get_attribute("data-step")) == steps[0], "the other player stayed"
 
 
-def test_a_presenter_link_where_the_tiles_overflow_opens_with_the_banner_and_its_fix_on_screen(server, projector):
-    pg = projector
+def test_a_presenter_link_where_the_tiles_overflow_opens_with_the_banner_and_its_fix_on_screen(server, page):
+    pg = page
     pg.goto(lesson_url(server, 2, "?" + SETTINGS.replace("float16", "float32")))
     on_lesson(pg, 2)
     banner, fix = pg.locator(".st-key-overflow_banner"), pg.locator(".st-key-fix_tiles button")

@@ -13,13 +13,12 @@ import re
 import pytest
 
 from explorer.lessons import LESSONS, chapters
+from tests.conftest import SCREENS
 from tests.nav_app import LESSONS_20
 from tests.serving import serve
 from tests.test_browser import (  # noqa: F401
     IDLE, SHOTS, SKELETON, WAIT, VIEWS, expect, lesson_url, opened, pytestmark)
 
-SCREENS = {"1280x720": {"viewport": VIEWS["1280x720"]},
-           "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}}
 LINKS = ".st-key-lesson_nav [data-testid='stPageLink-NavLink'] >> visible=true"
 # (a link's tooltip holds a hidden copy of it: hence "visible")
 CURRENT = ".st-key-nav_current [data-testid='stPageLink-NavLink'] >> visible=true"
@@ -87,9 +86,8 @@ def click(pg, j: int) -> None:
 
 @pytest.mark.parametrize("screen", SCREENS)
 @pytest.mark.parametrize("k", sample(len(LESSONS)))
-def test_every_lesson_is_one_click_away_and_the_one_on_screen_is_named(server, browser, screen, k):
-    ctx = browser.new_context(**SCREENS[screen])
-    pg = ctx.new_page()
+def test_every_lesson_is_one_click_away_and_the_one_on_screen_is_named(server, tabs, screen, k):
+    pg = tabs.get(screen)
     pg.goto(lesson_url(server, k, "?n=2048"))
     opened(pg, k)
     shown(pg, LESSONS, k, screen, "app")
@@ -98,7 +96,6 @@ def test_every_lesson_is_one_click_away_and_the_one_on_screen_is_named(server, b
     pg.wait_for_url(re.compile(re.escape(lesson_url(server, j)) + r"\?n=2048$"), timeout=WAIT)
     opened(pg, j)
     expect(pg.locator(CURRENT)).to_have_text(f"{j + 1}. {LESSONS[j].short}")
-    ctx.close()
 
 
 def stand_in_opened(pg, k: int) -> None:
@@ -114,9 +111,8 @@ def test_the_stand_ins_are_twenty_in_more_chapters_than_today():
 
 @pytest.mark.parametrize("screen", SCREENS)
 @pytest.mark.parametrize("k", sample(len(LESSONS_20)))
-def test_twenty_lessons_each_one_click_away_and_the_one_on_screen_named(stand_in_server, browser, screen, k):
-    ctx = browser.new_context(**SCREENS[screen])
-    pg = ctx.new_page()
+def test_twenty_lessons_each_one_click_away_and_the_one_on_screen_named(stand_in_server, tabs, screen, k):
+    pg = tabs.get(screen)
     pg.goto(stand_in_server + "/" + ("" if k == 0 else LESSONS_20[k].url_path))
     stand_in_opened(pg, k)
     shown(pg, LESSONS_20, k, screen, "20")
@@ -124,31 +120,27 @@ def test_twenty_lessons_each_one_click_away_and_the_one_on_screen_named(stand_in
         click(pg, j)
         stand_in_opened(pg, j)
         shown(pg, LESSONS_20, j, screen, "20")
-    ctx.close()
 
 
-def test_presenting_the_strip_clears_the_sidebars_button_and_stays_named(server, browser):
-    ctx = browser.new_context(**SCREENS["1280x720"])
-    pg = ctx.new_page()
+def test_presenting_the_strip_clears_the_sidebars_button_and_stays_named(server, page):
+    pg = page
     pg.goto(lesson_url(server, 3, "?present=true"))
     opened(pg, 3, question_only=True)
     shown(pg, LESSONS, 3, "1280x720", "present")
-    # Wait for the state asserted below: the sidebar closed, its open button left of the strip's first
-    # link and still over two frames. The button slides in from the sidebar's edge (x about 306) to the
-    # bar's left, late on a busy machine, and never back, so a button whose resting place covered the
-    # strip would never satisfy this: the wait would time out and the test fail.
-    # (a predicate, polled each animation frame: Playwright does not wait on a returned promise)
+    # Wait for the state asserted below: the sidebar closed, every transition on the page over (the sidebar's
+    # open button slides in from the sidebar's edge, x about 306, to the bar's left, and the strip slides left
+    # with the main column: both move for a while on a busy machine), and the strip's first link right of the
+    # button. A button or a strip whose resting place overlapped would never satisfy this: the wait would time
+    # out and the test fail. (A predicate, polled each animation frame.)
     pg.wait_for_function("""(links) => {
         const side = document.querySelector('[data-testid="stSidebar"]');
         const b = document.querySelector('[data-testid="stExpandSidebarButton"]');
         const first = [...document.querySelectorAll(links)].find(e => e.getClientRects().length > 0
             && getComputedStyle(e).visibility !== 'hidden');  // the first link a reader sees
         if (!side || !b || !first || side.getBoundingClientRect().right > 40) return false;
-        const x = b.getBoundingClientRect().x, still = window.__fvButtonX === x;
-        window.__fvButtonX = x;  // where it was on the frame before
-        return still && first.getBoundingClientRect().x > b.getBoundingClientRect().right;
+        if (document.getAnimations().some(a => a.playState === 'running')) return false;
+        return first.getBoundingClientRect().x > b.getBoundingClientRect().right;
       }""", arg=LINKS.split(" >> ")[0], timeout=WAIT)
     button = pg.locator("[data-testid='stExpandSidebarButton']").bounding_box()
     first = pg.locator(LINKS).first.bounding_box()
     assert first["x"] > button["x"] + button["width"], "the strip starts right of the sidebar's open button"
-    ctx.close()

@@ -6,9 +6,7 @@ import pytest
 
 from explorer.lessons import LESSONS
 from tests.test_browser import (  # noqa: F401
-    ARGS, CHROMIUM, IDLE, SHOTS, WAIT, charts_drawn, expect, lesson_url, opened, pytestmark)
-
-PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
+    IDLE, SHOTS, WAIT, charts_drawn, expect, lesson_url, opened, pytestmark)
 
 # Every document on the page wider than its window: the app's own and each player's frame
 # ([name, content px, window px]).
@@ -28,24 +26,19 @@ TOO_WIDE = """() => {
 
 
 @pytest.fixture
-def phone(browser):
-    ctx = browser.new_context(**PHONE)
-    pg = ctx.new_page()
-    yield pg
-    ctx.close()
+def phone(tabs):
+    return tabs.get("phone")
 
 
 @pytest.fixture(scope="module", params=range(len(LESSONS)))
-def on_phone(request, server, browser):
+def on_phone(request, server, tabs):
     """Lesson k opened once on the phone, for the checks below that only look at it (a page load costs the
-    browser seconds of CPU; CI shares its machine)."""
+    browser seconds of CPU; CI shares its machine). A tab of its own: tests in between may use the other."""
     k = request.param
-    ctx = browser.new_context(**PHONE)
-    pg = ctx.new_page()
+    pg = tabs.get("phone", name="on_phone")
     pg.goto(lesson_url(server, k))
     opened(pg, k)
     yield k, pg
-    ctx.close()
 
 
 def test_every_lesson_fits_a_phone_players_included(on_phone):

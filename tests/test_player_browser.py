@@ -83,27 +83,23 @@ CASES = {"tiling": TILING, **{bug: f"{BREAK_IT}?bug_{bug}=true&watch_{bug}=true"
 
 
 @pytest.mark.parametrize("case", list(CASES))
-def test_nothing_in_the_player_is_clipped(server, browser, case):
+def test_nothing_in_the_player_is_clipped(server, tabs, case):
     """At 1280 wide, then the same page widened to 1920."""
-    ctx = browser.new_context(viewport=VIEWS["1280"])
-    pg = ctx.new_page()
-    try:
-        iframe, fr = open_player(pg, server + CASES[case])
-        fr.locator("#next").click()
-        fr.locator("#next").click()
-        at_step(fr, 2)
-        for view in ("1280", "1920"):
-            if view != "1280":
-                resized(pg, iframe, fr, view)
-                at_step(fr, 2)  # widening the window keeps the step on screen
-            assert fr.locator("#fv").evaluate(CLIPPED) == [], view
-            inner = fr.locator("#fv").evaluate("el => Math.ceil(el.getBoundingClientRect().bottom)")
-            assert iframe.bounding_box()["height"] >= inner, f"the iframe shows the whole player at {view}"
-            if case != "tiling":  # each bug's own words lead its animation
-                assert fr.locator("#bug").inner_text().startswith("Bug:")
-            screenshot(pg, iframe, f"player_{case}_{view}")
-    finally:
-        ctx.close()
+    pg = tabs.get(viewport=VIEWS["1280"])
+    iframe, fr = open_player(pg, server + CASES[case])
+    fr.locator("#next").click()
+    fr.locator("#next").click()
+    at_step(fr, 2)
+    for view in ("1280", "1920"):
+        if view != "1280":
+            resized(pg, iframe, fr, view)
+            at_step(fr, 2)  # widening the window keeps the step on screen
+        assert fr.locator("#fv").evaluate(CLIPPED) == [], view
+        inner = fr.locator("#fv").evaluate("el => Math.ceil(el.getBoundingClientRect().bottom)")
+        assert iframe.bounding_box()["height"] >= inner, f"the iframe shows the whole player at {view}"
+        if case != "tiling":  # each bug's own words lead its animation
+            assert fr.locator("#bug").inner_text().startswith("Bug:")
+        screenshot(pg, iframe, f"player_{case}_{view}")
 
 
 def test_no_max_speaks_of_overflow_not_of_rescaling(server, page):

@@ -23,7 +23,6 @@ WHOLE_GPU = "/" + next(lesson.url_path for lesson in LESSONS if lesson.file == "
 BREAK_IT = "/" + LESSONS[8].url_path
 BUGS = tuple(BUG_INFO)  # in the order the lab draws them
 SECTION = 560  # px: a subheading and the player under a 720 px screen's top bar
-PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
 
 # The boxes the back row needs at once, in the frame's coordinates.
 BOXES = """() => Object.fromEntries(['#grid', '#now .ln.at', '#hbmmeter', '#srammeter', '#rows'].map(s => {
@@ -72,61 +71,49 @@ def phone_shots(pg, fr, name: str) -> None:
 
 
 @pytest.mark.parametrize("width, sidebar", [(1280, True), (1400, False)], ids=["1280-sidebar", "1400-no-sidebar"])
-def test_a_projected_section_shows_tiles_code_line_rows_and_meters_at_once(server, browser, width, sidebar):
-    ctx = browser.new_context(viewport={"width": width, "height": 720})
-    pg = ctx.new_page()
-    try:
-        iframe, fr = open_at(pg, server + TILING, sidebar)
-        height = fr.locator("body").evaluate(HEIGHT)
-        assert height <= SECTION, f"the player is {height} px tall at {iframe.bounding_box()['width']:.0f} px wide"
-        box = fr.locator("body").evaluate(BOXES)
-        grid = box["#grid"]
-        assert min(grid["width"], grid["height"]) >= 240, f"the grid is {grid['width']} x {grid['height']} px"
-        top, bottom = min(b["top"] for b in box.values()), max(b["bottom"] for b in box.values())
-        assert bottom - top <= SECTION, f"tiles, code line, rows and meters span {bottom - top:.0f} px"
-        expect(fr.locator("#rows td.m0").first).to_be_visible()  # the whole table: m before and after
-        expect(fr.locator("#listing")).not_to_have_attribute("open", "")
-        shot(pg, fr, f"tiling_{width}{'' if sidebar else '_no_sidebar'}")
-    finally:
-        ctx.close()
+def test_a_projected_section_shows_tiles_code_line_rows_and_meters_at_once(server, tabs, width, sidebar):
+    pg = tabs.get(viewport={"width": width, "height": 720})
+    iframe, fr = open_at(pg, server + TILING, sidebar)
+    height = fr.locator("body").evaluate(HEIGHT)
+    assert height <= SECTION, f"the player is {height} px tall at {iframe.bounding_box()['width']:.0f} px wide"
+    box = fr.locator("body").evaluate(BOXES)
+    grid = box["#grid"]
+    assert min(grid["width"], grid["height"]) >= 240, f"the grid is {grid['width']} x {grid['height']} px"
+    top, bottom = min(b["top"] for b in box.values()), max(b["bottom"] for b in box.values())
+    assert bottom - top <= SECTION, f"tiles, code line, rows and meters span {bottom - top:.0f} px"
+    expect(fr.locator("#rows td.m0").first).to_be_visible()  # the whole table: m before and after
+    expect(fr.locator("#listing")).not_to_have_attribute("open", "")
+    shot(pg, fr, f"tiling_{width}{'' if sidebar else '_no_sidebar'}")
 
 
-def test_each_bugs_player_fits_a_projected_section(server, browser):
+def test_each_bugs_player_fits_a_projected_section(server, tabs):
     """Every bug on and its player open, in one visit (a page load costs the browser seconds of CPU; CI
     shares its machine): each player, under its bug's heading, fits a projected section."""
-    ctx = browser.new_context(viewport={"width": 1400, "height": 720})
-    pg = ctx.new_page()
-    try:
-        query = "&".join(f"bug_{bug}=true&watch_{bug}=true" for bug in BUGS)
-        open_at(pg, server + f"{BREAK_IT}?{query}", sidebar=False)
-        iframes = pg.locator(FRAME)
-        expect(iframes).to_have_count(len(BUGS))
-        heads = iframes.evaluate_all("""fs => fs.map(f => {
-            const above = [...document.querySelectorAll('[data-testid="stMain"] h3')]
-              .filter(h => h.compareDocumentPosition(f) & Node.DOCUMENT_POSITION_FOLLOWING);
-            return above.length ? above[above.length - 1].textContent.trim() : ''; })""")
-        assert [head.startswith(BUG_INFO[bug].label) for bug, head in zip(BUGS, heads)] == [True] * len(BUGS), heads
-        for i, bug in enumerate(BUGS):
-            fr = pg.frame_locator(FRAME).nth(i)
-            at_step(fr, 0)
-            height = fr.locator("body").evaluate(HEIGHT)
-            assert height <= SECTION, f"{bug}: the player is {height} px tall"
-            iframes.nth(i).scroll_into_view_if_needed()
-            shot(pg, fr, f"bug_{bug}_1400")
-    finally:
-        ctx.close()
+    pg = tabs.get(viewport={"width": 1400, "height": 720})
+    query = "&".join(f"bug_{bug}=true&watch_{bug}=true" for bug in BUGS)
+    open_at(pg, server + f"{BREAK_IT}?{query}", sidebar=False)
+    iframes = pg.locator(FRAME)
+    expect(iframes).to_have_count(len(BUGS))
+    heads = iframes.evaluate_all("""fs => fs.map(f => {
+        const above = [...document.querySelectorAll('[data-testid="stMain"] h3')]
+          .filter(h => h.compareDocumentPosition(f) & Node.DOCUMENT_POSITION_FOLLOWING);
+        return above.length ? above[above.length - 1].textContent.trim() : ''; })""")
+    assert [head.startswith(BUG_INFO[bug].label) for bug, head in zip(BUGS, heads)] == [True] * len(BUGS), heads
+    for i, bug in enumerate(BUGS):
+        fr = pg.frame_locator(FRAME).nth(i)
+        at_step(fr, 0)
+        height = fr.locator("body").evaluate(HEIGHT)
+        assert height <= SECTION, f"{bug}: the player is {height} px tall"
+        iframes.nth(i).scroll_into_view_if_needed()
+        shot(pg, fr, f"bug_{bug}_1400")
 
 
-def test_standard_attentions_player_keeps_its_meters_in_sight_when_projected(server, browser):
-    ctx = browser.new_context(viewport={"width": 1400, "height": 720})
-    pg = ctx.new_page()
-    try:
-        iframe, fr = open_at(pg, server + TILING + "?an_std=true", sidebar=False)
-        expect(fr.locator("#hbmmeter")).to_be_visible()  # it has no table to sit beside
-        expect(fr.locator("#srammeter")).to_be_visible()
-        assert fr.locator("body").evaluate(HEIGHT) <= SECTION
-    finally:
-        ctx.close()
+def test_standard_attentions_player_keeps_its_meters_in_sight_when_projected(server, tabs):
+    pg = tabs.get(viewport={"width": 1400, "height": 720})
+    iframe, fr = open_at(pg, server + TILING + "?an_std=true", sidebar=False)
+    expect(fr.locator("#hbmmeter")).to_be_visible()  # it has no table to sit beside
+    expect(fr.locator("#srammeter")).to_be_visible()
+    assert fr.locator("body").evaluate(HEIGHT) <= SECTION
 
 
 def test_opening_the_listing_grows_the_frame_to_hold_it(server, page):
@@ -140,34 +127,26 @@ def test_opening_the_listing_grows_the_frame_to_hold_it(server, page):
 
 @pytest.mark.parametrize("url, last", [(TILING, False), (BACKWARD, True), (WHOLE_GPU, False)],
                          ids=["tile", "backward", "whole_gpu"])
-def test_on_a_phone_no_player_is_wider_than_the_screen(server, browser, url, last):
-    ctx = browser.new_context(**PHONE)
-    pg = ctx.new_page()
-    try:
-        iframe, fr = open_player(pg, server + url, last=last)
-        scroll, client = fr.locator("body").evaluate(WIDTHS)
-        assert scroll <= client, f"the page is {scroll} px wide in a {client} px frame"
-        expect(fr.locator(".keys")).to_be_hidden()  # no keyboard to hint at
-        heights = fr.locator(".bar button").evaluate_all("bs => bs.map(b => b.getBoundingClientRect().height)")
-        assert min(heights) >= 40, f"buttons {heights} px tall"
-        phone_shots(pg, fr, f"phone_{url.strip('/').split('?')[0]}")
-    finally:
-        ctx.close()
+def test_on_a_phone_no_player_is_wider_than_the_screen(server, tabs, url, last):
+    pg = tabs.get("phone")
+    iframe, fr = open_player(pg, server + url, last=last)
+    scroll, client = fr.locator("body").evaluate(WIDTHS)
+    assert scroll <= client, f"the page is {scroll} px wide in a {client} px frame"
+    expect(fr.locator(".keys")).to_be_hidden()  # no keyboard to hint at
+    heights = fr.locator(".bar button").evaluate_all("bs => bs.map(b => b.getBoundingClientRect().height)")
+    assert min(heights) >= 40, f"buttons {heights} px tall"
+    phone_shots(pg, fr, f"phone_{url.strip('/').split('?')[0]}")
 
 
-def test_on_a_phone_the_tiles_come_first_as_wide_as_the_screen(server, browser):
-    ctx = browser.new_context(**PHONE)
-    pg = ctx.new_page()
-    try:
-        iframe, fr = open_player(pg, server + TILING)
-        box = fr.locator("body").evaluate(BOXES)
-        assert box["#grid"]["width"] >= 300, f"the grid is {box['#grid']['width']} px wide"
-        order = [box[s]["top"] for s in ("#grid", "#rows", "#now .ln.at", "#hbmmeter")]
-        assert order == sorted(order), "tiles, then the rows, the code, the meters"
-        assert fr.locator("#rows").evaluate("el => el.getBoundingClientRect().right <= "
-                                            "document.documentElement.clientWidth"), "the rows table is cut"
-    finally:
-        ctx.close()
+def test_on_a_phone_the_tiles_come_first_as_wide_as_the_screen(server, tabs):
+    pg = tabs.get("phone")
+    iframe, fr = open_player(pg, server + TILING)
+    box = fr.locator("body").evaluate(BOXES)
+    assert box["#grid"]["width"] >= 300, f"the grid is {box['#grid']['width']} px wide"
+    order = [box[s]["top"] for s in ("#grid", "#rows", "#now .ln.at", "#hbmmeter")]
+    assert order == sorted(order), "tiles, then the rows, the code, the meters"
+    assert fr.locator("#rows").evaluate("el => el.getBoundingClientRect().right <= "
+                                        "document.documentElement.clientWidth"), "the rows table is cut"
 
 
 # ---- the keys on the app's page, with two players on it --------------------------------------------
