@@ -86,6 +86,12 @@ class Tabs:
                 return self.get(screen, viewport, name)
         return pg
 
+    def kept(self, screen: str = "1280x720", name: str = "test"):
+        """The tab `name` for `screen` as the last test left it, or None: for a fixture that goes on from the
+        page it showed before (a lesson's link in the strip, clicked) instead of loading another."""
+        pg = self.open.get((screen, name))
+        return None if pg is None or pg.is_closed() else pg
+
     def close(self) -> None:
         for pg in self.open.values():
             pg.context.close()

@@ -5,6 +5,7 @@ browser tests out evenly.
 """
 import re
 from pathlib import Path
+from urllib.parse import parse_qs
 
 import pytest
 
@@ -18,15 +19,16 @@ try:
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 except ImportError:  # pragma: no cover (pytestmark skips every test)
     PlaywrightTimeout = TimeoutError
-from tests.test_browser import (IDLE, SHOTS, VIEWS, WAIT, charts_drawn, expect, lesson_url,  # noqa: F401
-                                metric, opened, pytestmark, query, question, title_of, Traffic)
+from tests.test_browser import (IDLE, SHOTS, VIEWS, WAIT, charts_drawn, expect, from_strip,  # noqa: F401
+                                lesson_url, metric, opened, pytestmark, query, question, title_of, Traffic)
 
 
-def test_the_clicker_walks_every_lesson_both_ways_keeping_the_settings(server, page):
+def test_the_clicker_walks_every_lesson_and_back_keeping_the_settings(server, page):
     settings = {"n": "2048", "dtype": "float16", "causal": "true", "Br": "32", "sram": "160"}
     page.goto(lesson_url(server, 0, "?" + "&".join(f"{k}={v}" for k, v in settings.items())))
     opened(page, 0)
-    walk = list(range(1, len(LESSONS))) + list(range(len(LESSONS) - 2, -1, -1))
+    # every lesson forward, then back three (PageUp is the same key binding on every lesson)
+    walk = list(range(1, len(LESSONS))) + list(range(len(LESSONS) - 2, len(LESSONS) - 5, -1))
     for k, previous in zip(walk, [0] + walk):
         key = "PageDown" if k > previous else "PageUp"
         page.locator("h1").first.click()  # the teacher clicked on the page, as a clicker's focus would be
@@ -229,13 +231,17 @@ def test_a_reader_reveals_with_the_a_key_and_sees_how_far_off_the_guess_was(serv
 
 
 def test_no_request_leaves_the_machine_and_no_console_error_is_the_apps(server, page):
-    """Every lesson, with settings that exercise their branches, one after the other in one tab: every request
+    """Every lesson, with settings that exercise their branches, one after the other by the strip: every request
     goes to the app's own host; nothing but Streamlit's base-path probes answers with an error. (At the
     defaults, each lesson's own visit checks the same: test_browser.py's ..._at_defaults.)"""
     pg = page
     traffic = Traffic(pg, server)
+    settings = "?n=4096&dtype=bfloat16&causal=true&hw=H200+SXM&order=fa1&present=true"
+    pg.goto(lesson_url(server, 0, settings))
     for k in range(len(LESSONS)):
-        pg.goto(lesson_url(server, k, "?n=4096&dtype=bfloat16&causal=true&hw=H200+SXM&order=fa1&present=true"))
+        if k:
+            assert from_strip(pg, server, k)  # the strip's link takes the settings along
+            assert query(pg) == {key: v[-1] for key, v in parse_qs(settings[1:]).items()}, pg.url
         opened(pg, k, question_only=True)
         charts_drawn(pg)
     traffic.stop()

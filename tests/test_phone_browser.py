@@ -6,7 +6,7 @@ import pytest
 
 from explorer.lessons import LESSONS
 from tests.test_browser import (  # noqa: F401
-    IDLE, SHOTS, WAIT, charts_drawn, expect, lesson_url, opened, pytestmark)
+    IDLE, SHOTS, WAIT, charts_drawn, expect, from_strip, lesson_url, opened, pytestmark)
 
 # Every document on the page wider than its window: the app's own and each player's frame
 # ([name, content px, window px]).
@@ -32,11 +32,14 @@ def phone(tabs):
 
 @pytest.fixture(scope="module", params=range(len(LESSONS)))
 def on_phone(request, server, tabs):
-    """Lesson k opened once on the phone, for the checks below that only look at it (a page load costs the
-    browser seconds of CPU; CI shares its machine). A tab of its own: tests in between may use the other."""
+    """Lesson k on the phone, once, for the checks below that only look at it (a page load costs the browser
+    seconds of CPU; CI shares its machine): the first from its link, each next one tapped in the strip. A tab
+    of its own: tests in between may use the other."""
     k = request.param
-    pg = tabs.get("phone", name="on_phone")
-    pg.goto(lesson_url(server, k))
+    pg = tabs.kept("phone", name="on_phone")
+    if pg is None or not from_strip(pg, server, k):  # tapped in the strip, from the lesson before
+        pg = tabs.get("phone", name="on_phone")
+        pg.goto(lesson_url(server, k))
     opened(pg, k)
     yield k, pg
 
