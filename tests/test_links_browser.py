@@ -19,7 +19,7 @@ try:
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 except ImportError:  # pragma: no cover (pytestmark skips every test)
     PlaywrightTimeout = TimeoutError
-from tests.test_browser import (IDLE, SHOTS, VIEWS, WAIT, charts_drawn, expect, from_strip,  # noqa: F401
+from tests.test_browser import (IDLE, SHOTS, WAIT, charts_drawn, expect, from_strip,  # noqa: F401
                                 lesson_url, metric, opened, pytestmark, query, question, title_of, Traffic)
 
 

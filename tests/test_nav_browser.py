@@ -17,10 +17,9 @@ from tests.conftest import SCREENS
 from tests.nav_app import LESSONS_20
 from tests.serving import serve
 from tests.test_browser import (  # noqa: F401
-    IDLE, SHOTS, SKELETON, WAIT, VIEWS, expect, lesson_url, opened, pytestmark)
+    IDLE, SHOTS, SKELETON, STRIP, WAIT, click_strip, expect, lesson_url, opened, pytestmark)
 
-LINKS = ".st-key-lesson_nav [data-testid='stPageLink-NavLink'] >> visible=true"
-# (a link's tooltip holds a hidden copy of it: hence "visible")
+LINKS = STRIP
 CURRENT = ".st-key-nav_current [data-testid='stPageLink-NavLink'] >> visible=true"
 
 # Every visible link of the strip: its text, its box, whether the element at its centre is inside
@@ -76,14 +75,6 @@ def shown(pg, lessons, k: int, screen: str, name: str) -> None:
     pg.screenshot(path=str(SHOTS / f"nav_{name}_{screen}_lesson{k + 1:02d}.png"))
 
 
-def click(pg, j: int) -> None:
-    link = pg.locator(LINKS).nth(j)
-    if pg.viewport_size["width"] < 641:  # a phone: a finger
-        link.tap()
-    else:
-        link.click()
-
-
 @pytest.mark.parametrize("screen", SCREENS)
 def test_every_lesson_is_one_click_away_and_the_one_on_screen_is_named(server, tabs, screen):
     """In one visit, from a link to the first lesson: each sampled lesson's page, reached by a click on its
@@ -96,7 +87,7 @@ def test_every_lesson_is_one_click_away_and_the_one_on_screen_is_named(server, t
     shown(pg, LESSONS, first, screen, "app")
     for k in reversed(others):
         for j in (k, first):
-            click(pg, j)
+            click_strip(pg, j)
             pg.wait_for_url(re.compile(re.escape(lesson_url(server, j)) + r"\?n=2048$"), timeout=WAIT)
             opened(pg, j)
             expect(pg.locator(CURRENT)).to_have_text(f"{j + 1}. {LESSONS[j].short}")
@@ -125,7 +116,7 @@ def test_twenty_lessons_each_one_click_away_and_the_one_on_screen_named(stand_in
     stand_in_opened(pg, first)
     shown(pg, LESSONS_20, first, screen, "20")
     for j in (last, thirteenth, first, middle, first):
-        click(pg, j)
+        click_strip(pg, j)
         stand_in_opened(pg, j)
         shown(pg, LESSONS_20, j, screen, "20")
 
