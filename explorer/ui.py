@@ -572,12 +572,13 @@ def share_link() -> None:
     reader, presenter = share_params(link, st.query_params.get(SECTION) if presenting() and section_in_link()
                                      else None)
     # Opening the box reruns the page (on_change), so its links are never older than the address bar,
-    # even after a section's own rerun (see section).
+    # even after a section's own rerun (see section). Closed, it draws no links: their two code blocks, unseen,
+    # cost a tenth of the machine's CPU for a lesson's load in Chromium (bench/page_versions.py).
     with st.expander("Share this view", key=SHARE_OPEN, on_change="rerun"):
-        for key, params, says in (
-                ("reader_link", reader, "For readers: this lesson with every setting above, to read and explore."),
-                ("presenter_link", presenter, "Presenter link: presentation mode, the deck below and the section "
-                 "on screen; PageDown walks each lesson section by section, then the next lesson of the deck.")):
+        links = (("reader_link", reader, "For readers: this lesson with every setting above, to read and explore."),
+                 ("presenter_link", presenter, "Presenter link: presentation mode, the deck below and the section "
+                  "on screen; PageDown walks each lesson section by section, then the next lesson of the deck."))
+        for key, params, says in links if st.session_state.get(SHARE_OPEN) else ():
             with st.container(key=key):
                 st.caption(says)
                 st.code(_url(params) if st.context.url else "(the link appears when the app runs in a browser)",

@@ -4,6 +4,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"  # Debian's (.ci/run installs it), driven through Playwright
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
@@ -27,22 +28,46 @@ else:
     _scanner.scan_component_manifests = lambda max_workers=None: list(_scan_once())
 
 
-# The browser tests' server, Chromium and pages. One server for every browser test a process runs (its first
-# visit to each lesson costs seconds of CPU; CI shares its machine); a Chromium per test file, because
-# Playwright's sync API holds an event loop while it runs, in which no later file could run its own
-# (asyncio.run, another sync_playwright).
+# The browser tests' server, Chromium and pages. One server for every browser test of a run: its first visit
+# to each setting of each lesson costs seconds of CPU (the engine's work, which Streamlit's cache then keeps),
+# and CI shares its machine. Under pytest-xdist the controller starts it and hands its address to every
+# worker (pytest_configure_node), so the workers share its cache; in one process, the first browser test
+# starts it. A Chromium per test file, because Playwright's sync API holds an event loop while it runs, in
+# which no later file could run its own (asyncio.run, another sync_playwright).
+SHARED = "flashviz_server"
+
+
 @pytest.fixture(scope="session")
-def server():
-    from tests.serving import serve
+def server(request):
+    from tests.serving import healthy, serve
+    shared = getattr(request.config, "workerinput", {}).get(SHARED)
+    if shared:
+        healthy(shared)
+        yield shared
+        return
     with serve() as url:
         yield url
+
+
+def _browser_tests_can_run() -> bool:
+    import importlib.util
+    import os
+    return importlib.util.find_spec("playwright") is not None and os.path.exists(CHROMIUM)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    """xdist's controller, before each worker starts: the shared server's address."""
+    served = getattr(node.config, "_flashviz_served", None)
+    if served:
+        node.workerinput[SHARED] = served[1]
 
 
 @pytest.fixture(scope="module")
 def browser():
     from playwright.sync_api import sync_playwright
 
-    from tests.test_browser import ARGS, CHROMIUM
+    from tests.test_browser import ARGS
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield b
@@ -129,17 +154,40 @@ def dry_run(script: str, out, *extra: str) -> None:
 
 
 # Under pytest-xdist with --dist loadfile (CI: .ci/run), each file goes whole to one worker, in collection
-# order, as workers free up. The longest files go first, so no worker starts a long one near the end:
-# those that drive a browser or serve the app, then the AppTest-heavy ones, then the rest in name order.
-_FIRST = ("_browser.py", "test_deploy.py", "test_replicas.py", "test_load_smoke.py")
-_NEXT = ("test_app.py", "test_claims.py", "test_hostile_links.py", "test_schedule_lesson.py", "test_schedule.py")
+# order, as workers free up (pytest_configure below keeps that order). The longest files go first, so no
+# worker starts a long one near the end: those measured longest (serial CPU-seconds, longest first), then
+# the rest of those that drive a browser or serve the app, then the rest in name order.
+_LONGEST = ("test_deck_browser.py", "test_links_browser.py", "test_player_browser.py", "test_app.py",
+            "test_claims.py", "test_browser.py", "test_player_layout_browser.py", "test_nav_browser.py")
+_SERVE = ("_browser.py", "test_deploy.py", "test_replicas.py", "test_load_smoke.py")
 
 
-def _rank(path: str) -> int:
+def _rank(path: str) -> tuple[int, int]:
     name = path.rsplit("/", 1)[-1]
-    return 0 if name.endswith(_FIRST) else 1 if name in _NEXT else 2
+    if name in _LONGEST:
+        return 0, _LONGEST.index(name)
+    return (1 if name.endswith(_SERVE) else 2), 0
 
 
 def pytest_collection_modifyitems(config, items):
     if getattr(config.option, "dist", "no") != "no":
         items.sort(key=lambda item: _rank(item.nodeid.split("::")[0]))  # stable: in-file order is kept
+
+
+def pytest_configure(config):
+    controller = getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput")
+    if controller and _browser_tests_can_run():
+        from tests.serving import start
+        config._flashviz_served = start()  # xdist's controller: the workers' shared server, starting meanwhile
+    # xdist (3.7 on) hands out files by their number of tests, most first, unless told not to; the files here
+    # with the most tests are short (tests/test_charts.py: a thousand in seconds), so it would start the long
+    # ones last.
+    if getattr(config.option, "dist", "no") == "loadfile" and hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
+
+
+def pytest_unconfigure(config):
+    served = getattr(config, "_flashviz_served", None)
+    if served:
+        from tests.serving import stop
+        stop(served[0])

@@ -6,6 +6,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from pathlib import Path
 
 from tests.conftest import ROOT
 
@@ -16,27 +17,43 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@contextlib.contextmanager
-def serve(python: str = sys.executable, env: dict | None = None, timeout: float = 90, script: str = "app.py"):
-    """The app (or another script, relative to the project) served until the block ends; yields its
-    base URL once /_stcore/health says ok."""
+def start(python: str = sys.executable, env: dict | None = None, script: str = "app.py",
+          cwd: Path = ROOT) -> tuple[subprocess.Popen, str]:
+    """The app (or another script, relative to the project; `cwd`: another checkout's) starting on a free
+    loopback port: its process and base URL, before it answers (healthy() waits for that)."""
     port = free_port()
     proc = subprocess.Popen(
         [python, "-m", "streamlit", "run", script, "--server.headless=true", f"--server.port={port}",
          "--server.address=127.0.0.1", "--browser.gatherUsageStats=false"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, **(env or {})})
-    url = f"http://127.0.0.1:{port}"
+        cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, **(env or {})})
+    return proc, f"http://127.0.0.1:{port}"
+
+
+def healthy(url: str, proc: subprocess.Popen | None = None, timeout: float = 90) -> None:
+    """Wait until the server at `url` says ok at /_stcore/health (its process, where given, still running)."""
+    deadline = time.time() + timeout
+    while True:
+        try:
+            if urllib.request.urlopen(url + "/_stcore/health", timeout=2).read() == b"ok":
+                return
+        except OSError:
+            if time.time() > deadline or (proc is not None and proc.poll() is not None):
+                raise RuntimeError(f"streamlit did not become healthy in {timeout:.0f} s") from None
+            time.sleep(0.3)
+
+
+def stop(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    proc.wait(timeout=20)
+
+
+@contextlib.contextmanager
+def serve(python: str = sys.executable, env: dict | None = None, timeout: float = 90, script: str = "app.py"):
+    """The app (or another script, relative to the project) served until the block ends; yields its
+    base URL once /_stcore/health says ok."""
+    proc, url = start(python, env, script)
     try:
-        deadline = time.time() + timeout
-        while True:
-            try:
-                if urllib.request.urlopen(url + "/_stcore/health", timeout=2).read() == b"ok":
-                    break
-            except OSError:
-                if time.time() > deadline or proc.poll() is not None:
-                    raise RuntimeError(f"streamlit did not become healthy in {timeout:.0f} s") from None
-                time.sleep(0.3)
+        healthy(url, proc, timeout)
         yield url
     finally:
-        proc.terminate()
-        proc.wait(timeout=20)
+        stop(proc)

@@ -13,9 +13,7 @@ import pytest
 
 from explorer.lessons import LESSONS
 from flashviz.teach.bugs import BELIEFS, BUGS
-from tests.conftest import ROOT
-
-CHROMIUM = "/usr/bin/chromium"
+from tests.conftest import CHROMIUM, ROOT
 SHOTS = ROOT / "artifacts" / "screenshots"
 # --in-process-gpu: the compositor's software GPU in the browser process, not one of its own (about 13% less
 # CPU per lesson loaded, measured beside the default; CI's machine has two cores)

@@ -102,7 +102,9 @@ def walk_forward(pg, deck: list[int]) -> tuple[list[tuple], dict]:
             else:
                 pg.wait_for_function("k => window.__fvSection && window.__fvSection.k === k", arg=now["k"] + 1,
                                      timeout=WAIT)
-                assert re.search(rf"[?&]sec={now['k'] + 1}(&|$)", pg.url), pg.url
+                # the clicker writes `sec` as it scrolls; a run still ending rewrites the address bar and
+                # the clicker writes it again when the run ends (explorer/clicker.js settled)
+                pg.wait_for_url(re.compile(rf"[?&]sec={now['k'] + 1}(&|$)"), timeout=WAIT)
                 if look(pg)["steps"] is not None:  # a section with presets opens at its first
                     _wait_step(pg, now["k"] + 1, 0)
         missing = {name: sizes[name] for name in sizes if name not in seen}

@@ -1,6 +1,11 @@
 """Over 200 malformed or hostile deep links: a note and safe defaults, never a traceback,
-and no value from the link ever rendered as HTML."""
+and no value from the link ever rendered as HTML.
 
+FLASHVIZ_HOSTILE_EVERY=k opens every k-th link only. .ci/ends sets 4 at both ends of requirements.txt's
+ranges: every value once (tests/hostile.py gives each value four links in a row) and every lesson (links
+go round the 13 lessons, and 4 and 13 share no factor), on that end's Streamlit; the lock opens them all."""
+
+import os
 import re
 
 import pytest
@@ -12,6 +17,7 @@ from tests.conftest import ROOT
 from tests.hostile import VALUES, links
 
 LINKS = links()
+EVERY = int(os.environ.get("FLASHVIZ_HOSTILE_EVERY", "1"))
 NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
 
 
@@ -32,7 +38,7 @@ def open_with(page: str, params: dict) -> AppTest:
     return at
 
 
-@pytest.mark.parametrize("k", range(len(LINKS)))
+@pytest.mark.parametrize("k", range(0, len(LINKS), EVERY))
 def test_hostile_link(k):
     params = LINKS[k]
     page = LESSONS[k % len(LESSONS)].file
