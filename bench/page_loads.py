@@ -33,6 +33,13 @@ def busy() -> float:
     return (user + nice + system + irq + softirq + steal) / 100
 
 
+def load(pg, server: str, k: int) -> None:
+    """Lesson k from `server` in the tab `pg`, until its run has ended and every chart has drawn its axes."""
+    pg.goto(lesson_url(server, k))
+    opened(pg, k)
+    charts_drawn(pg)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=3)
@@ -43,28 +50,23 @@ def main() -> None:
     with serve() as server, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
 
-        def load(pg, k: int) -> None:
-            pg.goto(lesson_url(server, k))
-            opened(pg, k)
-            charts_drawn(pg)
-
         def new_tabs() -> None:
             for k in ks:
                 ctx = browser.new_context(**SCREENS["1280x720"])
-                load(ctx.new_page(), k)
+                load(ctx.new_page(), server, k)
                 ctx.close()
 
         tabs = Tabs(browser)
 
         def kept_tab() -> None:
             for k in ks:
-                load(tabs.get(), k)
+                load(tabs.get(), server, k)
 
         floor = browser.new_context(**SCREENS["1280x720"]).new_page()
 
         def one_tab() -> None:
             for k in ks:
-                load(floor, k)
+                load(floor, server, k)
 
         ways = {"new context and tab": new_tabs, "kept tab, cleaned (Tabs)": kept_tab,
                 "one tab, nothing between": one_tab}

@@ -18,10 +18,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.page_loads import busy  # noqa: E402
+from bench.page_loads import busy, load  # noqa: E402
 from tests.conftest import CHROMIUM, Tabs  # noqa: E402
 from tests.serving import healthy, start, stop  # noqa: E402
-from tests.test_browser import ARGS, charts_drawn, lesson_url, opened  # noqa: E402
+from tests.test_browser import ARGS  # noqa: E402
 
 
 def main() -> None:
@@ -44,12 +44,8 @@ def main() -> None:
             tabs = {name: Tabs(browser) for name in servers}
 
             def loads(name: str) -> None:
-                url = servers[name][1]
                 for k in ks:
-                    pg = tabs[name].get()
-                    pg.goto(lesson_url(url, k))
-                    opened(pg, k)
-                    charts_drawn(pg)
+                    load(tabs[name].get(), servers[name][1], k)
 
             for name in servers:  # warm-up: each server's first runs, the HTTP caches
                 loads(name)

@@ -568,21 +568,23 @@ def share_params(link: dict, section: str | None) -> tuple[dict, dict]:
 def share_link() -> None:
     """Two links: a reader's (this lesson and these settings, to read: no presentation mode) and
     a presenter's (presentation mode, the deck, and the section on screen)."""
-    link = dict(st.session_state.get(LINK, {}))  # the same dict sync_url puts in the address bar
-    reader, presenter = share_params(link, st.query_params.get(SECTION) if presenting() and section_in_link()
-                                     else None)
     # Opening the box reruns the page (on_change), so its links are never older than the address bar,
     # even after a section's own rerun (see section). Closed, it draws no links: their two code blocks, unseen,
     # cost a tenth of the machine's CPU for a lesson's load in Chromium (bench/page_versions.py).
     with st.expander("Share this view", key=SHARE_OPEN, on_change="rerun"):
-        links = (("reader_link", reader, "For readers: this lesson with every setting above, to read and explore."),
-                 ("presenter_link", presenter, "Presenter link: presentation mode, the deck below and the section "
-                  "on screen; PageDown walks each lesson section by section, then the next lesson of the deck."))
-        for key, params, says in links if st.session_state.get(SHARE_OPEN) else ():
-            with st.container(key=key):
-                st.caption(says)
-                st.code(_url(params) if st.context.url else "(the link appears when the app runs in a browser)",
-                        language=None)
+        if st.session_state.get(SHARE_OPEN):
+            link = dict(st.session_state.get(LINK, {}))  # the same dict sync_url puts in the address bar
+            reader, presenter = share_params(link, st.query_params.get(SECTION)
+                                             if presenting() and section_in_link() else None)
+            for key, params, says in (
+                    ("reader_link", reader, "For readers: this lesson with every setting above, to read and explore."),
+                    ("presenter_link", presenter, "Presenter link: presentation mode, the deck below and the "
+                     "section on screen; PageDown walks each lesson section by section, then the next lesson of "
+                     "the deck.")):
+                with st.container(key=key):
+                    st.caption(says)
+                    st.code(_url(params) if st.context.url else "(the link appears when the app runs in a browser)",
+                            language=None)
         titles = {k: f"{k + 1}. {lesson.title}" for k, lesson in enumerate(LESSONS)}
         st.multiselect(f"Deck: the lessons PageDown walks, in this order (none: all {len(LESSONS)})", list(titles),
                        default=st.session_state.get(DECK_STATE, []), format_func=lambda k: titles[k], key="deck_pick",
