@@ -70,6 +70,19 @@ def question(pg):
     return pg.locator(".st-key-question").first
 
 
+def screenshot(pg, path) -> None:
+    """A screenshot for a person to look at. Chromium sometimes refuses one capture on a busy machine
+    ("Protocol error (Page.captureScreenshot): Unable to capture screenshot") and takes the same picture
+    when asked again: once, and only for that error, it is asked again."""
+    from playwright.sync_api import Error
+    try:
+        pg.screenshot(path=str(path))
+    except Error as e:
+        if "Unable to capture screenshot" not in str(e):
+            raise
+        pg.screenshot(path=str(path))
+
+
 def metric(pg, label: str):
     box = pg.locator("[data-testid='stMetric']").filter(has_text=label).first
     return box.locator("[data-testid='stMetricValue']")
