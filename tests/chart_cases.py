@@ -3,10 +3,17 @@ the lessons' defaults and the worst cases a reader can reach: tests/test_charts.
 figure, and fails for a builder with no case here; bench/render_charts.py draws them in Chromium.
 
 Add a chart: its builder in explorer/charts.py, and a case here (a slug, the builder, its arguments).
+
+A case's arguments are built when it is drawn, not when it is listed (`Case.make`): listing every
+case is what each pytest worker does at collection, and building them all takes seconds of engine
+work (sweeps, the labs, the precision study), done once per worker that draws them.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, NamedTuple
 
 import pandas as pd
 
@@ -52,49 +59,80 @@ def _simulable(cfg: Config, block: int | None = None) -> Config:
     return cfg.at_n(n)
 
 
-def _config_cases(tag: str, cfg: Config) -> list:
+class Case(NamedTuple):
+    """A chart case: its slug, its builder, and what builds the builder's arguments (`make()`)."""
+
+    slug: str
+    builder: Callable
+    make: Callable[[], tuple]
+
+
+@dataclass(frozen=True)
+class _Built:
+    """Arguments built already (the data are read at listing time to name the cases)."""
+
+    args: tuple
+
+    def __call__(self) -> tuple:
+        return self.args
+
+
+def _config_cases(tag: str, cfg: Config) -> list[Case]:
     hw = HARDWARE["H100 SXM"] if "H100 SXM" in HARDWARE else next(iter(HARDWARE.values()))
-    out = [(charts.bytes_vs_flops, (sweeps.over_n(cfg, sweeps.ns_around(cfg.n, 128, 8192, 4)), cfg.dtype)),
-           (charts.roofline, (sweeps.roofline_points(cfg, hw), HARDWARE, cfg.dtype, hw.name)),
-           (charts.roofline, (sweeps.roofline_points(cfg, hw, kernels=True), HARDWARE, cfg.dtype, hw.name))]
-    table = sweeps.over_n(cfg, sweeps.ns_around(cfg.n, 128, 2048, 2))
-    out += [(charts.memory_over_n, (table,)), (charts.traffic_over_n, (table,))]
-    blocks = sweeps.over_blocks(cfg, tuple(b for b in (8, 16, 32, 64, 128, 256, 512, 1024) if b <= cfg.n))
-    out += [(charts.block_sweep, (blocks, costs.standard_cost(cfg).hbm_bytes / MB, sweeps.best_fitting_block(blocks))),
-            (charts.working_set_sweep, (blocks, cfg.sram_bytes / 1024)),
-            (charts.io_theorem, (sweeps.io_curves(cfg, sweeps.ns_around(cfg.n, 256, 65536, 2)),))]
-    mem = demos.DEMOS[5](ns=tuple(sorted({512, 2048, 8192, cfg.n})), d=cfg.d, block=min(cfg.Br, 512),
-                         dtype=cfg.dtype, causal=cfg.causal).tables["memory and flops"]
-    out += [(charts.backward_bars, (mem,)), (charts.flops_bars, (mem,))]
-    six = demos.DEMOS[6](n=_simulable(cfg.with_tiles(64, 64)).n, d=cfg.d, window=128)
-    out += [(charts.diff_heatmap, (six.arrays["flash - standard"], "|flash − standard|")),
-            (charts.diff_heatmap, (six.arrays["local - standard"], "|local window 128 − standard|"))]
-    out += [(charts.cut_vs_block, (sweeps.cut_by_block(max(cfg.n, 512), (32, 64, 128),
-                                                  (16, 32, 64, 128, 256, 512), cfg.dtype),)),
-            (charts.loop_order_bars, (sweeps.loop_orders(cfg),)),
-            (charts.loop_orders_over_n, (sweeps.loop_orders_over_n(cfg, sweeps.ns_around(cfg.n, 256, 4096, 2)),))]
+    # data two charts share, built once when the first of them is drawn
+    table = cache(lambda: sweeps.over_n(cfg, sweeps.ns_around(cfg.n, 128, 2048, 2)))
+    blocks = cache(lambda: sweeps.over_blocks(cfg, tuple(b for b in (8, 16, 32, 64, 128, 256, 512, 1024)
+                                                         if b <= cfg.n)))
+    mem = cache(lambda: demos.DEMOS[5](ns=tuple(sorted({512, 2048, 8192, cfg.n})), d=cfg.d, block=min(cfg.Br, 512),
+                                       dtype=cfg.dtype, causal=cfg.causal).tables["memory and flops"])
+    six = cache(lambda: demos.DEMOS[6](n=_simulable(cfg.with_tiles(64, 64)).n, d=cfg.d, window=128))
+    out: list[tuple[Callable, Callable[[], tuple]]] = [
+        (charts.bytes_vs_flops, lambda: (sweeps.over_n(cfg, sweeps.ns_around(cfg.n, 128, 8192, 4)), cfg.dtype)),
+        (charts.roofline, lambda: (sweeps.roofline_points(cfg, hw), HARDWARE, cfg.dtype, hw.name)),
+        (charts.roofline, lambda: (sweeps.roofline_points(cfg, hw, kernels=True), HARDWARE, cfg.dtype, hw.name)),
+        (charts.memory_over_n, lambda: (table(),)), (charts.traffic_over_n, lambda: (table(),)),
+        (charts.block_sweep, lambda: (blocks(), costs.standard_cost(cfg).hbm_bytes / MB,
+                                      sweeps.best_fitting_block(blocks()))),
+        (charts.working_set_sweep, lambda: (blocks(), cfg.sram_bytes / 1024)),
+        (charts.io_theorem, lambda: (sweeps.io_curves(cfg, sweeps.ns_around(cfg.n, 256, 65536, 2)),)),
+        (charts.backward_bars, lambda: (mem(),)), (charts.flops_bars, lambda: (mem(),)),
+        (charts.diff_heatmap, lambda: (six().arrays["flash - standard"], "|flash − standard|")),
+        (charts.diff_heatmap, lambda: (six().arrays["local - standard"], "|local window 128 − standard|")),
+        (charts.cut_vs_block, lambda: (sweeps.cut_by_block(max(cfg.n, 512), (32, 64, 128),
+                                                           (16, 32, 64, 128, 256, 512), cfg.dtype),)),
+        (charts.loop_order_bars, lambda: (sweeps.loop_orders(cfg),)),
+        (charts.loop_orders_over_n, lambda: (sweeps.loop_orders_over_n(cfg, sweeps.ns_around(cfg.n, 256, 4096, 2)),)),
+    ]
     lab_cfg = _simulable(cfg, block=16)
-    for key, bug in bugs.BUGS.items():
-        lab = bugs.break_it(lab_cfg, key)
+
+    def lab_bars(key: str) -> tuple:
+        bug, lab = bugs.BUGS[key], bugs.break_it(lab_cfg, key)
         std = lab["standard"]
         reference = {"HBM MB (with spill)": (f"standard {std['HBM MB']:.2f} MB", std["HBM MB"]),
                      "working set KB": (f"budget {lab_cfg.sram_bytes / 1024:g} KB", lab_cfg.sram_bytes / 1024),
                      "demo 2 weights sum": ("1.0", 1.0)}.get(bug.watch)
-        out.append((charts.comparison_bars, ([bug.watch], [lab["correct"][bug.watch]], [lab["broken"][bug.watch]],
-                                        bug.watch, bug.label, reference)))
-    return [(f"{builder.__name__}__{tag}", builder, args) for builder, args in out]
+        return ([bug.watch], [lab["correct"][bug.watch]], [lab["broken"][bug.watch]], bug.watch, bug.label, reference)
+
+    for key in bugs.BUGS:
+        out.append((charts.comparison_bars, lambda key=key: lab_bars(key)))
+    return [Case(f"{builder.__name__}__{tag}", builder, make) for builder, make in out]
 
 
-def _fixed_cases() -> list:
+def _fixed_cases() -> list[Case]:
     """Lessons 2, 6 (its second half) and 10: their data do not follow the sidebar."""
     out = []
-    for tag, (length, block) in {"row32": (32, 8), "row128_block1": (128, 1)}.items():
+
+    def row_of(length: int, block: int) -> tuple[pd.DataFrame, list]:
         row, steps = attention.random_row(length, 1, 3.0), []
         online = attention.online_softmax(row, block, steps=steps)
-        weights = pd.DataFrame({"score": row, "softmax": attention.softmax(row), "online": online,
-                                "no rescale": attention.online_softmax(row, block, rescale=False)})
-        out += [(f"weights_bars__{tag}", charts.weights_bars, (weights,)),
-                (f"running_stats__{tag}", charts.running_stats, (steps,))]
+        return pd.DataFrame({"score": row, "softmax": attention.softmax(row), "online": online,
+                             "no rescale": attention.online_softmax(row, block, rescale=False)}), steps
+
+    for tag, (length, block) in {"row32": (32, 8), "row128_block1": (128, 1)}.items():
+        made = cache(lambda length=length, block=block: row_of(length, block))
+        out += [Case(f"weights_bars__{tag}", charts.weights_bars, lambda made=made: (made()[0],)),
+                Case(f"running_stats__{tag}", charts.running_stats, lambda made=made: (made()[1],))]
+    # the measurements name their cases (a chart per block size measured): read at listing time
     data = measured.load()
     table = measured.compare(data)
     points = measured.roofline_points(table)
@@ -102,25 +140,27 @@ def _fixed_cases() -> list:
     blocks = measured.blocks(data)
     for d in (64, 128):
         view = table[(table["d"] == d) & (table["dtype"] == "float16") & (table["pass"] == "fwd+bwd")]
-        out += [(f"measured_times__d{d}", charts.measured_times, (view,)),
-                (f"measured_bytes__d{d}", charts.measured_bytes, (fp16[fp16["d"] == d],)),
-                (f"measured_roofline__d{d}", charts.measured_roofline,
-                 (points[points["d"] == d], measured.ceiling(data, "copy bandwidth (read + write)"),
-                  measured.ceiling(data, "dense matmul", "float16"), "float16"))]
+        out += [Case(f"measured_times__d{d}", charts.measured_times, _Built((view,))),
+                Case(f"measured_bytes__d{d}", charts.measured_bytes, _Built((fp16[fp16["d"] == d],))),
+                Case(f"measured_roofline__d{d}", charts.measured_roofline,
+                     _Built((points[points["d"] == d], measured.ceiling(data, "copy bandwidth (read + write)"),
+                             measured.ceiling(data, "dense matmul", "float16"), "float16")))]
     for n in sorted(blocks["n"].unique()):
         bt = blocks[blocks["n"] == n].reset_index(drop=True)
-        out += [(f"block_times__n{n}", charts.block_times, (bt,)), (f"block_bytes__n{n}", charts.block_bytes, (bt,))]
+        out += [Case(f"block_times__n{n}", charts.block_times, _Built((bt,))),
+                Case(f"block_bytes__n{n}", charts.block_bytes, _Built((bt,)))]
     # lesson 6's second half: its own setting, the H200's kernels beside the emulation
-    study = precision.study(precision.LESSON_N, precision.PAPER_D)
-    side = precision.side_by_side(study.errors, precision.load_measured(), precision.LESSON_N, precision.PAPER_D)
-    out += [("precision_bars", charts.precision_bars, (side,)),
-            ("precision_row", charts.precision_row, (study.values, study.rotated)),
-            ("precision_score_errors", charts.precision_score_errors,
-             (precision.row_scores(precision.LESSON_N, precision.PAPER_D, 0, study.row),))]
+    study = cache(lambda: precision.study(precision.LESSON_N, precision.PAPER_D))
+    out += [Case("precision_bars", charts.precision_bars,
+                 lambda: (precision.side_by_side(study().errors, precision.load_measured(), precision.LESSON_N,
+                                                 precision.PAPER_D),)),
+            Case("precision_row", charts.precision_row, lambda: (study().values, study().rotated)),
+            Case("precision_score_errors", charts.precision_score_errors,
+                 lambda: (precision.row_scores(precision.LESSON_N, precision.PAPER_D, 0, study().row),))]
     return out
 
 
-def _hardware_cases() -> list:
+def _hardware_cases() -> list[Case]:
     """Lessons 11 and 12: the whole GPU's reads against n, the K/V cache and split-KV."""
     from flashviz.hardware import gpu_targets
     out = []
@@ -129,52 +169,63 @@ def _hardware_cases() -> list:
     for d, bh, name in ((128, 1, "PyTorch flash"), (64, 64, "Triton 64×64")):
         pts = data[(data["impl"] == IMPL[name]) & (data["d"] == d) & (data["batch_heads"] == bh)].sort_values("n")
         plain_pts = plain[(plain["d"] == d) & (plain["batch_heads"] == bh)].sort_values("n")
-        out.append((f"reads_figure__d{d}_bh{bh}", charts.reads_figure,
+        out.append(Case(f"reads_figure__d{d}_bh{bh}", charts.reads_figure, _Built(
                     (model_curves(d, bh, name, h200), measured_reads(pts), crossover(d, bh, name, h200),
-                     f"{name}, d = {d}, batch × heads = {bh}, {h200.name}", measured_reads(plain_pts), "L2")))
+                     f"{name}, d = {d}, batch × heads = {bh}, {h200.name}", measured_reads(plain_pts), "L2"))))
     for tag, cfg, gpu in (("default", decode.DecodeConfig(n_kv=8192, n_q=1, d=64, heads=32, kv_heads=8),
                            "H200 SXM"),
                           ("batch256_mqa", decode.DecodeConfig(n_kv=2**20, n_q=1, d=256, heads=128, kv_heads=1,
                                                                batch=256), "A100 40GB")):
         hw = HARDWARE[gpu]
         ns = tuple(2**k for k in range(8, 21))
-        out.append((f"cache_over_n__{tag}", charts.cache_over_n, (decode.cache_over_n(ns, cfg, 32), hw.hbm_gb,
-                                                                  hw.name)))
+        out.append(Case(f"cache_over_n__{tag}", charts.cache_over_n,
+                        _Built((decode.cache_over_n(ns, cfg, 32), hw.hbm_gb, hw.name))))
         sweep = decode.split_sweep(cfg, hw)
-        out.append((f"split_times__{tag}", charts.split_times, (sweep, decode.best_splits(sweep))))
+        out.append(Case(f"split_times__{tag}", charts.split_times, _Built((sweep, decode.best_splits(sweep)))))
     return out
 
 
-def _schedule_cases() -> list:
+def _schedule_cases() -> list[Case]:
     """Lesson 13: the timeline at its first and last key tile, at the issue's call and at the smallest
     causal one, and the measured bars beside the model at both."""
     from flashviz.players import schedule_lesson as sl
     from flashviz.hardware import schedule_targets
-    df, rates = schedule_targets.load()
-    t = schedule_targets.targets(df, rates)
-    lanes = {sched: sl.lanes(sched) for sched in ("fa2", "fa3")}
+    loaded = cache(lambda: schedule_targets.load())
+    table = cache(lambda: schedule_targets.targets(*loaded()))
+    lanes = cache(lambda: {sched: sl.lanes(sched) for sched in ("fa2", "fa3")})
     out = []
     for tag, s in {"d128": sl.Setting(8192, 128, 64, "float16", False),
                    "d64_causal": sl.Setting(1024, 64, 128, "bfloat16", True)}.items():
-        frame = sl.bars_frame(sl.bars(sl.schedule_work(s, rates)))
+        frame = cache(lambda s=s: sl.bars_frame(sl.bars(sl.schedule_work(s, loaded()[1]))))
         for tile in (1, sl.TILES_SHOWN):
-            out.append((f"schedule_timeline__{tag}_tile{tile}", charts.schedule_timeline, (frame, tile, lanes)))
-        at = pd.DataFrame([{"kernel": k, "measured ms": sl.row(t, k, s)["measured ms"],
-                            "model ms": sl.row(t, k, s)["model ms"]} for k in ("PyTorch flash", "cuDNN")])
-        out.append((f"schedule_measured__{tag}", charts.schedule_measured, (at, "Time per call, ms")))
+            out.append(Case(f"schedule_timeline__{tag}_tile{tile}", charts.schedule_timeline,
+                            lambda frame=frame, tile=tile: (frame(), tile, lanes())))
+
+        def measured_bars(s: Any = s) -> tuple:
+            t = table()
+            return (pd.DataFrame([{"kernel": k, "measured ms": sl.row(t, k, s)["measured ms"],
+                                   "model ms": sl.row(t, k, s)["model ms"]} for k in ("PyTorch flash", "cuDNN")]),
+                    "Time per call, ms")
+
+        out.append(Case(f"schedule_measured__{tag}", charts.schedule_measured, measured_bars))
     return out
 
 
-def cases() -> list[tuple[str, Callable, tuple]]:
-    """(slug, builder, args) for every chart, over the default and the worst cases."""
+def lazy_cases() -> list[Case]:
+    """Every chart's case, over the default and the worst cases, its arguments still to build (`make()`)."""
     out = _fixed_cases() + _hardware_cases() + _schedule_cases()
     for tag, cfg in CONFIGS.items():
         out += _config_cases(tag, cfg)
     seen: dict[str, int] = {}
     unique = []
-    for slug, builder, args in out:  # the two heatmaps and five labs share a builder
-        seen[slug] = seen.get(slug, 0) + 1
-        unique.append((slug if seen[slug] == 1 else f"{slug}_{seen[slug]}", builder, args))
+    for case in out:  # the two heatmaps and five labs share a builder
+        seen[case.slug] = seen.get(case.slug, 0) + 1
+        unique.append(case if seen[case.slug] == 1 else case._replace(slug=f"{case.slug}_{seen[case.slug]}"))
     return unique
+
+
+def cases() -> list[tuple[str, Callable, tuple]]:
+    """(slug, builder, args) for every chart, its arguments built (the benches draw them all)."""
+    return [(case.slug, case.builder, case.make()) for case in lazy_cases()]
 
 

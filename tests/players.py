@@ -94,4 +94,4 @@ def screenshot(pg, iframe, name: str) -> None:
     """The player alone, to artifacts/screenshots/<name>.png, for a person to look at."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     pg.add_style_tag(content=BARS_HIDDEN)
-    iframe.screenshot(path=str(SHOTS / f"{name}.png"))
+    test_browser.capture(iframe, SHOTS / f"{name}.png")

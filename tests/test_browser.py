@@ -70,17 +70,18 @@ def question(pg):
     return pg.locator(".st-key-question").first
 
 
-def screenshot(pg, path) -> None:
-    """A screenshot for a person to look at. Chromium sometimes refuses one capture on a busy machine
-    ("Protocol error (Page.captureScreenshot): Unable to capture screenshot") and takes the same picture
-    when asked again: once, and only for that error, it is asked again."""
+def capture(target, path, **options) -> None:
+    """A screenshot (of a page, or of a locator or an element in one) for a person to look at. Chromium
+    sometimes refuses one capture on a busy machine ("Protocol error (Page.captureScreenshot): Unable to
+    capture screenshot") and takes the same picture when asked again: once, and only for that error, it is
+    asked again."""
     from playwright.sync_api import Error
     try:
-        pg.screenshot(path=str(path))
+        target.screenshot(path=str(path), **options)
     except Error as e:
         if "Unable to capture screenshot" not in str(e):
             raise
-        pg.screenshot(path=str(path))
+        target.screenshot(path=str(path), **options)
 
 
 def metric(pg, label: str):
@@ -207,7 +208,7 @@ def rendered(pg, k: int, view: str) -> None:
     """No menu's value cut off; a screenshot for a person to look at."""
     assert menus_cut_off(pg) == [], "a menu's value is cut off"
     SHOTS.mkdir(parents=True, exist_ok=True)
-    pg.screenshot(path=str(SHOTS / f"{k + 1:02d}_{LESSONS[k].url_path}_{view}.png"))
+    capture(pg, SHOTS / f"{k + 1:02d}_{LESSONS[k].url_path}_{view}.png")
 
 
 def test_every_lesson_renders_without_an_exception_at_1280(at_1280):

@@ -12,14 +12,14 @@ import pytest
 from explorer import charts
 from flashviz.model import sweeps
 from flashviz.model.config import HARDWARE, Config
-from tests.chart_cases import builders, cases
+from tests.chart_cases import builders, lazy_cases
 
-CASES = cases()
+CASES = lazy_cases()  # listed at collection in every worker; a case's data are built when its figure is drawn
 MIN_PX = 16
 
 
 def test_every_builder_in_charts_has_a_case():
-    missing = sorted(set(builders()) - {builder.__name__ for _, builder, _ in CASES})
+    missing = sorted(set(builders()) - {case.builder.__name__ for case in CASES})
     assert not missing, (f"explorer/charts.py builders with no case: {missing}; add a case for each to "
                          "tests/chart_cases.py (a slug, the builder, its arguments as a lesson builds them)")
 
@@ -28,10 +28,9 @@ def figure(builder, args):
     return builder(*args).to_dict()
 
 
-@pytest.fixture(scope="module", params=CASES, ids=[slug for slug, _, _ in CASES])
+@pytest.fixture(scope="module", params=CASES, ids=[case.slug for case in CASES])
 def fig(request):
-    _, builder, args = request.param
-    return figure(builder, args)
+    return figure(request.param.builder, request.param.make())
 
 
 def dark(colour) -> bool:

@@ -10,7 +10,7 @@ import re
 import pytest
 
 from explorer.lessons import LESSONS
-from tests.test_browser import IDLE, SHOTS, SKELETON, WAIT, expect, lesson_url, pytestmark  # noqa: F401
+from tests.test_browser import IDLE, SHOTS, SKELETON, WAIT, capture, expect, lesson_url, pytestmark  # noqa: F401
 
 SETTINGS = "n=2048&d=128&dtype=float16&present=true"
 
@@ -83,7 +83,7 @@ def walk_forward(pg, deck: list[int]) -> tuple[list[tuple], dict]:
                 stops.append((k, now["k"], now["step"]))
                 SHOTS.mkdir(parents=True, exist_ok=True)
                 preset = "" if now["step"] is None else f"_preset{now['step'] + 1}"
-                pg.screenshot(path=str(SHOTS / f"deck_{k + 1:02d}_{now['k']}{preset}.png"))
+                capture(pg, SHOTS / f"deck_{k + 1:02d}_{now['k']}{preset}.png")
             stepping = now["steps"] is not None and now["step"] < now["steps"] - 1
             last = now["revealed"] and now["k"] == now["of"] and not _inline_here(pg, now) and not stepping
             if last and at == len(deck) - 1:

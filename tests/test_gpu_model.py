@@ -27,8 +27,10 @@ def test_never_below_compulsory(n, d, bh, k, gpu):
     assert w.reads >= w.compulsory, f"{w.reads} < floor {w.compulsory}"
 
 
+# One resident block makes a wave of every block: the model walks bh * n / Br waves, a million at n = 2**20
+# and 64 heads (seconds each). The limit is the same at every length; up to n = 16,384 it walks 16,384 at most.
 @settings(max_examples=200, deadline=None)
-@given(ns, ds, bhs, kernels)
+@given(st.sampled_from([2**k for k in range(7, 15)]), ds, bhs, kernels)
 def test_one_block_and_no_l2_is_the_two_level_model(n, d, bh, k):
     w = whole_gpu(n, d, bh, k, H200, resident=1, l2_bytes=0)
     assert w.reads == w.two_level, f"{w.reads} vs two-level {w.two_level}"

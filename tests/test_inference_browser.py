@@ -8,7 +8,7 @@ import pytest
 
 from explorer.lessons import LESSONS
 from flashviz.model.config import HARDWARE
-from tests.test_browser import (IDLE, SHOTS, SKELETON, WAIT, charts_drawn, menus_cut_off, metric,  # noqa: F401
+from tests.test_browser import (IDLE, SHOTS, SKELETON, WAIT, capture, charts_drawn, menus_cut_off, metric,  # noqa: F401
                                 pytestmark, query)
 from tests.test_sidebar_browser import sidebar_fits
 
@@ -32,11 +32,11 @@ def test_the_lesson_renders_and_its_settings_fit(server, page):
     charts_drawn(page)
     assert sidebar_fits(page), "the sidebar scrolls at 1280x720"
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "12_inference_1280x720.png"))
+    capture(page, SHOTS / "12_inference_1280x720.png")
     page.get_by_text("The merge, step by step").scroll_into_view_if_needed()
-    page.screenshot(path=str(SHOTS / "12_inference_merge_1280x720.png"))
+    capture(page, SHOTS / "12_inference_merge_1280x720.png")
     page.get_by_text("Split-KV: when one query").scroll_into_view_if_needed()
-    page.screenshot(path=str(SHOTS / "12_inference_split_1280x720.png"))
+    capture(page, SHOTS / "12_inference_split_1280x720.png")
 
 
 def open_popover(pg) -> None:
@@ -69,7 +69,7 @@ def test_a_custom_gpu_link_reopens_with_the_same_figures(server, page):
     sms = box.locator("[data-testid='stNumberInput']").filter(has_text="SMs").locator("input")
     expect(sms).to_have_value("148")
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "12_custom_gpu_open_1280x720.png"))
+    capture(page, SHOTS / "12_custom_gpu_open_1280x720.png")
     sms.fill("64")
     sms.press("Enter")
     page.wait_for_url(re.compile(r"gpu_sms=64"), timeout=WAIT)
@@ -90,4 +90,4 @@ def test_a_bad_custom_figure_gets_its_note_in_the_sidebar(server, page):
     expect(note).to_be_visible()
     page.wait_for_url(re.compile(r"\?hw=custom$"), timeout=WAIT)  # the default figure is left out
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "12_custom_gpu_bad_link_1280x720.png"))
+    capture(page, SHOTS / "12_custom_gpu_bad_link_1280x720.png")

@@ -19,7 +19,7 @@ try:
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 except ImportError:  # pragma: no cover (pytestmark skips every test)
     PlaywrightTimeout = TimeoutError
-from tests.test_browser import (IDLE, SHOTS, WAIT, charts_drawn, expect, from_strip,  # noqa: F401
+from tests.test_browser import (IDLE, SHOTS, WAIT, capture, charts_drawn, expect, from_strip,  # noqa: F401
                                 lesson_url, metric, opened, pytestmark, query, question, title_of, Traffic)
 
 
@@ -186,7 +186,7 @@ def test_a_bug_toggle_in_the_lab(server, page):
     expect(page.locator("[data-testid='stDataFrame']")).to_have_count(1, timeout=WAIT)
     page.wait_for_selector(IDLE, timeout=WAIT)
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "09_break_it_keep_full_S.png"))
+    capture(page, SHOTS / "09_break_it_keep_full_S.png")
 
 
 def test_on_a_projector_the_clicker_reveals_the_answer_then_walks_the_sections(server, page):
@@ -197,14 +197,14 @@ def test_on_a_projector_the_clicker_reveals_the_answer_then_walks_the_sections(s
     expect(page.locator("[data-testid='stPlotlyChart']")).to_have_count(0)
     expect(page.locator("[data-testid='stButton']").filter(has_text="Reveal")).to_have_count(1)
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "question_before_reveal_1280x720.png"))
+    capture(page, SHOTS / "question_before_reveal_1280x720.png")
     page.mouse.click(900, 600)
     page.keyboard.press("PageDown")  # first press: the answer
     expect(question(page)).to_contain_text(re.compile("engine says", re.I), timeout=WAIT)
     opened(page, 2)
     assert page.url.startswith(lesson_url(server, 2)), "the first PageDown stays on the lesson"
     expect(page.get_by_text("What this model leaves out")).to_have_count(0)
-    page.screenshot(path=str(SHOTS / "question_after_reveal_1280x720.png"))
+    capture(page, SHOTS / "question_after_reveal_1280x720.png")
     page.keyboard.press("PageDown")  # second press: the first section, in the browser, in the URL
     page.wait_for_url(re.compile(r"[?&]sec=1$"), timeout=WAIT)
     page.reload()  # a reload resumes there
@@ -289,7 +289,7 @@ def test_play_advances_the_animation(tiling):
     fr.locator("#play").click()
     fr.wait_for_function("() => +document.querySelector('#label').dataset.step >= 5", timeout=WAIT)
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "03_tiling_mid_animation.png"))
+    capture(page, SHOTS / "03_tiling_mid_animation.png")
     fr.locator("#play").click()  # pause
     paused = step_of(fr)
     # Paused means paused: a later frame of the browser's own clock shows the same step.
@@ -396,4 +396,4 @@ def test_on_a_projector_each_bug_of_break_it_opens_its_player_at_its_symptom(ser
         heading = page.locator("[data-testid='stMarkdownContainer'] p").filter(has_text=BUGS[bug].label).first
         heading.evaluate("el => el.scrollIntoView({block: 'start'})")
         expect(fr.locator("#label")).to_be_visible()
-        page.screenshot(path=str(SHOTS / f"09_present_{bug}_1280x720.png"))
+        capture(page, SHOTS / f"09_present_{bug}_1280x720.png")

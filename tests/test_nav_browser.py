@@ -17,7 +17,7 @@ from tests.conftest import SCREENS
 from tests.nav_app import LESSONS_20
 from tests.serving import serve
 from tests.test_browser import (  # noqa: F401
-    IDLE, SHOTS, SKELETON, STRIP, WAIT, click_strip, expect, lesson_url, opened, pytestmark, screenshot)
+    IDLE, SHOTS, SKELETON, STRIP, WAIT, capture, click_strip, expect, lesson_url, opened, pytestmark)
 
 LINKS = STRIP
 CURRENT = ".st-key-nav_current [data-testid='stPageLink-NavLink'] >> visible=true"
@@ -72,7 +72,7 @@ def shown(pg, lessons, k: int, screen: str, name: str) -> None:
     else:  # heading the page, a few rows at most
         assert max(link["bottom"] for link in look["links"]) < 0.35 * look["h"], "the strip takes a third of the phone"
     SHOTS.mkdir(parents=True, exist_ok=True)
-    screenshot(pg, SHOTS / f"nav_{name}_{screen}_lesson{k + 1:02d}.png")
+    capture(pg, SHOTS / f"nav_{name}_{screen}_lesson{k + 1:02d}.png")
 
 
 @pytest.mark.parametrize("screen", SCREENS)

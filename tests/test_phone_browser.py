@@ -6,7 +6,7 @@ import pytest
 
 from explorer.lessons import LESSONS
 from tests.test_browser import (  # noqa: F401
-    IDLE, SHOTS, WAIT, charts_drawn, expect, from_strip, lesson_url, opened, pytestmark)
+    IDLE, SHOTS, WAIT, capture, charts_drawn, expect, from_strip, lesson_url, opened, pytestmark)
 
 # Every document on the page wider than its window: the app's own and each player's frame
 # ([name, content px, window px]).
@@ -53,7 +53,7 @@ def test_every_lesson_fits_a_phone_players_included(on_phone):
                             " f.contentDocument.readyState === 'complete')", timeout=WAIT)
     assert phone.evaluate(TOO_WIDE) == [], "a document wider than the phone's screen"
     SHOTS.mkdir(parents=True, exist_ok=True)
-    phone.screenshot(path=str(SHOTS / f"phone_{k + 1:02d}_{LESSONS[k].url_path}.png"), full_page=False)
+    capture(phone, SHOTS / f"phone_{k + 1:02d}_{LESSONS[k].url_path}.png", full_page=False)
 
 
 def test_on_a_phone_no_chart_or_table_toolbar_is_drawn_over_the_text(on_phone):
@@ -63,7 +63,7 @@ def test_on_a_phone_no_chart_or_table_toolbar_is_drawn_over_the_text(on_phone):
     charts_drawn(phone)
     if k == 0:
         SHOTS.mkdir(parents=True, exist_ok=True)
-        phone.screenshot(path=str(SHOTS / "01_phone_390x844.png"), full_page=True)
+        capture(phone, SHOTS / "01_phone_390x844.png", full_page=True)
         assert phone.locator("[data-testid='stPlotlyChart']").count() and phone.locator(
             "[data-testid='stDataFrame']").count(), "lesson 1 shows charts and tables"
     bars = phone.locator(".modebar").evaluate_all("ms => ms.filter(m => m.checkVisibility()).length")

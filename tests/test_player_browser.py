@@ -12,6 +12,7 @@ from flashviz.players.animation import rounded, teaching_inputs
 from flashviz.run.attention import flash_attention
 from flashviz.model.config import Config
 from tests import players
+from tests.test_browser import capture
 from tests.players import (CLIPPED, SHOTS, VIEWS, at_step, expect, go_to_step, number, open_player,
                            pagedown_turns_to, resized, screenshot)
 
@@ -151,7 +152,7 @@ def test_the_code_panel_highlights_the_running_line_legibly_mid_animation(server
     # what the back row sees: the 1280 x 720 window, scrolled to the highlighted line
     at.evaluate("el => el.scrollIntoView({block: 'center'})")
     expect(at).to_be_in_viewport()
-    page.screenshot(path=str(SHOTS / "code_panel_1280.png"))
+    capture(page, SHOTS / "code_panel_1280.png")
 
 
 # A tile's colour on the grid, at a point inside it (fx, fy: fractions of the cell), as [r, g, b, a].

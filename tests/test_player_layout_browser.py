@@ -13,6 +13,7 @@ from flashviz.players.animation import flash_frames, teaching_config
 from flashviz.model.config import Config
 from flashviz.teach.bugs import BUGS as BUG_INFO
 from tests import players
+from tests.test_browser import capture
 from tests.players import BARS_HIDDEN, FRAME, SHOTS, at_step, expect, open_player
 
 pytestmark = players.pytestmark
@@ -57,7 +58,7 @@ def shot(pg, fr, name: str) -> None:
     """The player as the back row sees it."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     pg.add_style_tag(content=BARS_HIDDEN)
-    fr.locator("#fv").screenshot(path=str(SHOTS / f"layout_{name}.png"))
+    capture(fr.locator("#fv"), SHOTS / f"layout_{name}.png")
 
 
 def phone_shots(pg, fr, name: str) -> None:
@@ -67,7 +68,7 @@ def phone_shots(pg, fr, name: str) -> None:
     for part, selector in (("top", ".bar"), ("end", ".meter")):
         fr.locator(selector).first.evaluate("el => el.scrollIntoView({block: 'start'})")
         expect(fr.locator(selector).first).to_be_in_viewport()
-        pg.screenshot(path=str(SHOTS / f"layout_{name}_{part}.png"))
+        capture(pg, SHOTS / f"layout_{name}_{part}.png")
 
 
 @pytest.mark.parametrize("width, sidebar", [(1280, True), (1400, False)], ids=["1280-sidebar", "1400-no-sidebar"])

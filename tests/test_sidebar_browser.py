@@ -6,7 +6,7 @@ tests/test_schema.py checks the same keys through AppTest; this checks that they
 import pytest
 
 from explorer.params import CUSTOM_GPU, SHARED
-from tests.test_browser import IDLE, SHOTS, WAIT, opened, pytestmark  # noqa: F401
+from tests.test_browser import IDLE, SHOTS, WAIT, capture, opened, pytestmark  # noqa: F401
 
 expect = pytest.importorskip("playwright.sync_api").expect
 SCREEN = 720
@@ -42,4 +42,4 @@ def test_every_sidebar_control_is_drawn_and_on_screen_at_1280x720(server, page, 
         expect(page.locator("[data-testid='stSidebar'] [data-testid='stPopoverButton']").first).to_be_visible()
         assert {p.key for p in CUSTOM_GPU}.isdisjoint(SHARED)
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / shot))
+    capture(page, SHOTS / shot)

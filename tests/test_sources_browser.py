@@ -1,7 +1,7 @@
 """A "model" mark in a real Chromium at 1280x720: a click scrolls to its entry in "What this model
 assumes", clear of the top navigation. Screenshots go to artifacts/screenshots/."""
 from flashviz.model.sources import ASSUMPTIONS
-from tests.test_browser import SHOTS, opened, pytestmark  # noqa: F401
+from tests.test_browser import SHOTS, capture, opened, pytestmark  # noqa: F401
 
 KEY = "sram_registers"  # the mark under lesson 1's GPU table
 # The entry holding the anchor starts below the fixed top navigation, in the screen's top half.
@@ -23,7 +23,7 @@ def test_a_model_mark_scrolls_to_its_entry(server, page):
     page.wait_for_function(_BELOW_THE_NAVIGATION, arg=f"#model-{KEY}")
     assert ASSUMPTIONS[KEY].title.lower() in entry.inner_text().lower()
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "assumptions_1280x720.png"))
+    capture(page, SHOTS / "assumptions_1280x720.png")
 
 
 def _on_screen(pg, locator) -> bool:

@@ -2,6 +2,7 @@
 clips nothing, and forwards PageDown to the app. Screenshot: artifacts/screenshots/whole_gpu_1280.png."""
 from explorer.lessons import LESSONS
 from tests import players
+from tests.test_browser import capture
 from tests.players import CLIPPED, SHOTS, at_step, expect, go_to_step
 
 pytestmark = players.pytestmark
@@ -18,8 +19,8 @@ def test_the_wave_player_steps_and_clips_nothing(server, page):
     assert fr.locator("#fv").evaluate(CLIPPED) == []
     page.add_style_tag(content="[data-testid='stHeader'] { visibility: hidden; }")
     SHOTS.mkdir(parents=True, exist_ok=True)
-    iframe.screenshot(path=str(SHOTS / "whole_gpu_player_1280.png"))
-    page.screenshot(path=str(SHOTS / "whole_gpu_1280.png"))
+    capture(iframe, SHOTS / "whole_gpu_player_1280.png")
+    capture(page, SHOTS / "whole_gpu_1280.png")
 
 
 def test_pagedown_after_a_click_in_the_player_goes_to_the_next_lesson(server, page):
@@ -44,5 +45,5 @@ def test_the_reads_chart_shows_models_and_both_measurements(server, page):
     expect(chart.locator(".scatterlayer .trace .points path")).to_have_count(6 + 3, timeout=30_000)
     page.add_style_tag(content="[data-testid='stHeader'] { visibility: hidden; }")
     SHOTS.mkdir(parents=True, exist_ok=True)
-    chart.screenshot(path=str(SHOTS / "whole_gpu_chart_1280.png"))
-    page.screenshot(path=str(SHOTS / "whole_gpu_chart_page_1280.png"))
+    capture(chart, SHOTS / "whole_gpu_chart_1280.png")
+    capture(page, SHOTS / "whole_gpu_chart_page_1280.png")
