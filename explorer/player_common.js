@@ -154,3 +154,14 @@ function fvFitFrame() {
 // height (a sidebar closed beside a taller page): so state it again once that script has spoken.
 function fvFitFrameSoon() { fvFitFrame(); requestAnimationFrame(() => setTimeout(fvFitFrame, 0)); }
 addEventListener("load", () => setTimeout(fvFitFrame, 0));
+
+// A frame's height changes as it is sized to its content (fvFitFrame, or Streamlit's own script), and
+// each change is a resize event inside it. A player's layout depends on the frame's width alone, and
+// measures every frame to fix its size (many forced layouts): it runs again only when the width changed.
+function fvRelayoutOnWidth(layout) {
+  let width = document.documentElement.clientWidth;
+  addEventListener("resize", () => {
+    const now = document.documentElement.clientWidth;
+    if (now !== width) { width = now; layout(); }
+  });
+}
