@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import pandas as pd
 
@@ -201,7 +201,7 @@ def _schedule_cases() -> list[Case]:
             out.append(Case(f"schedule_timeline__{tag}_tile{tile}", charts.schedule_timeline,
                             lambda frame=frame, tile=tile: (frame(), tile, lanes())))
 
-        def measured_bars(s: Any = s) -> tuple:
+        def measured_bars(s: sl.Setting = s) -> tuple:
             t = table()
             return (pd.DataFrame([{"kernel": k, "measured ms": sl.row(t, k, s)["measured ms"],
                                    "model ms": sl.row(t, k, s)["model ms"]} for k in ("PyTorch flash", "cuDNN")]),
