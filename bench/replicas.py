@@ -226,7 +226,11 @@ async def browser_follows(browser: Browser, killed_at: float, deadline: float) -
     except TimeoutError:
         raise TimeoutError("its page opened no new websocket") from None
     reconnected = time.monotonic() - killed_at
-    await page.locator(".st-key-lesson_nav [data-testid='stPageLink-NavLink'] >> visible=true").nth(1).click()
+    # The socket is asked for before it is open, and until Streamlit is connected again its links are
+    # disabled (<a disabled>, which Playwright's click does not wait out): a click then does nothing.
+    links = ".st-key-lesson_nav [data-testid='stPageLink-NavLink']"
+    await page.wait_for_selector(f"{links}:not([disabled])", timeout=max(1, deadline - time.monotonic()) * 1000)
+    await page.locator(f"{links} >> visible=true").nth(1).click()
     await shows(page, 1, deadline - time.monotonic())
     return {"reconnected_s": reconnected, "shown_s": time.monotonic() - killed_at,
             "exceptions": await page.locator("[data-testid='stException']").count(),

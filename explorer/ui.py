@@ -450,10 +450,13 @@ def table(df, key: str, caption: str | None = None, show=None, headers: dict | N
         st.caption(caption)
     st.dataframe(df, hide_index=True, column_order=show, column_config=_column_config(df, headers or {}, formats or {}),
                  key=f"{key}_table")
-    # The CSV is written when the button is clicked, not on every rerun of every table.
+    # The CSV is written when the button is clicked, not on every rerun of every table. The click
+    # reruns nothing (on_click="ignore"): in Streamlit 1.67 a rerun that starts while the file is being
+    # written clears the session's outgoing queue, the file's reply with it, and the button then waits
+    # 180 s (AppSession._clear_queue keeps only lifecycle messages; README, "Test it").
     st.download_button("Download CSV" if show is None else "Download CSV (all columns)",
                        lambda: df.to_csv(index=False).encode(), file_name=f"{key}.csv",
-                       mime="text/csv", key=f"{key}_csv")
+                       mime="text/csv", key=f"{key}_csv", on_click="ignore")
 
 
 def chart(fig, key: str) -> None:

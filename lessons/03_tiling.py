@@ -85,7 +85,7 @@ def _player() -> None:
                "highlighted with their rescale factor. ← → step, space plays; PageDown still moves on.")
     player(cache.player_html(acfg, "standard" if show_standard else "flash"))
     st.download_button("Download the listing", listing.script(cfg.loop_order), file_name="flash_listing.py",
-                       mime="text/x-python", key="download_listing",
+                       mime="text/x-python", key="download_listing", on_click="ignore",
                        help="The code beside the player as one script that needs only NumPy: it prints "
                             "the tiling and tile-size tables from counted runs.")
 
