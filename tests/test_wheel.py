@@ -5,6 +5,7 @@ and imported from there by a fresh interpreter whose working directory is away f
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -46,8 +47,11 @@ def installed(tmp_path_factory) -> tuple[Path, Path]:
 
 def run_installed(site: Path, code: str) -> subprocess.CompletedProcess:
     """`code` in a fresh interpreter that finds flashviz only in `site` (-P: not the working directory,
-    which is site's parent, not the checkout)."""
-    env = {"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"}
+    which is site's parent, not the checkout). The rest of the environment is the tests': the checkout's
+    `python -m flashviz`, which the installed one is compared with, runs in it, and a variable such as
+    OPENBLAS_CORETYPE (set on this project's machines) picks the BLAS kernel and so the last bits of every
+    float error the demos print."""
+    env = {**os.environ, "PYTHONPATH": str(site)}
     return subprocess.run([sys.executable, "-P", "-c", code], cwd=site.parent, env=env, capture_output=True,
                           text=True, timeout=300)
 
