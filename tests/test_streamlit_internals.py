@@ -42,6 +42,11 @@ INTERNALS = {
                    "carry query_params; a pages/ folder would run legacy discovery first (README, Layout)",
                    "app.py, explorer/ui.py, explorer/nav.py",
                    "test_the_calls_take_the_arguments_the_app_passes; tests/test_browser.py's deep-link tests"),
+    "download replies": ("a download button's file is asked for after the click and sent back on the session's "
+                         "queue, which a script run that starts clears of all but lifecycle messages "
+                         "(AppSession._clear_queue): every download button takes on_click='ignore', so that its "
+                         "click starts no run", "explorer/ui.py (table), lessons/03_tiling.py",
+                         "test_every_download_button_starts_no_run; tests/test_links_browser.py's CSV download"),
     "protocol": ("the load benchmarks and their smoke test speak Streamlit's websocket protobufs (BackMsg "
                  "rerun_script with widget_states, ForwardMsg ref_hash and script_finished)", "bench/st_client.py, "
                  "bench/load.py", "test_the_protocol_has_the_fields_the_benchmarks_use; tests/test_load_smoke.py"),
@@ -125,6 +130,24 @@ def test_the_calls_take_the_arguments_the_app_passes():
         params = inspect.signature(call).parameters
         missing = [n for n in names if n not in params]
         assert not missing, f"st.{call.__name__} no longer takes {missing}"
+
+
+def test_every_download_button_starts_no_run():
+    """A click that reran the page lost the file in 4 of 40 clicks beside a CPU hog (bench/downloads.py)."""
+    import ast
+    click = inspect.signature(st.download_button).parameters.get("on_click")
+    assert click is not None and "ignore" in str(click.annotation), "st.download_button lost on_click='ignore'"
+    calls = []
+    for f in APP_CODE:
+        if f.suffix == ".py":
+            for node in ast.walk(ast.parse(f.read_text())):
+                if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "download_button":
+                    click = next((k.value for k in node.keywords if k.arg == "on_click"), None)
+                    calls.append((f"{f.relative_to(ROOT)}:{node.lineno}",
+                                  isinstance(click, ast.Constant) and click.value == "ignore"))
+    assert len(calls) >= 2, f"the scan finds the app's download buttons (a table's, lesson 3's listing): {calls}"
+    rerun = [where for where, ignored in calls if not ignored]
+    assert not rerun, f"download buttons whose click reruns the page (pass on_click='ignore'): {rerun}"
 
 
 def test_the_protocol_has_the_fields_the_benchmarks_use():
