@@ -10,7 +10,8 @@ import re
 import pytest
 
 from explorer.lessons import LESSONS
-from tests.test_browser import IDLE, SHOTS, SKELETON, WAIT, capture, expect, lesson_url, pytestmark  # noqa: F401
+from explorer.params import SHARED
+from tests.test_browser import IDLE, SHOTS, SKELETON, WAIT, capture, expect, lesson_url, pytestmark, query  # noqa: F401
 
 SETTINGS = "n=2048&d=128&dtype=float16&present=true"
 
@@ -49,11 +50,15 @@ def path_of(k: int) -> str:
     return "/" + ("" if k == 0 else LESSONS[k].url_path)
 
 
-def on_lesson(pg, k: int) -> None:
+def on_lesson(pg, k: int, settings: dict | None = None) -> None:
+    """Lesson k is open and idle; with `settings`, its address carries the sidebar's settings, those exactly."""
     pg.wait_for_url(re.compile(re.escape(path_of(k)) + r"(\?|$)"), timeout=WAIT)
     pg.wait_for_selector(IDLE, timeout=WAIT)
     expect(pg.locator(SKELETON)).to_have_count(0, timeout=WAIT)
     expect(pg.locator("[data-testid='stException']")).to_have_count(0)
+    if settings is not None:
+        kept = {key: value for key, value in query(pg).items() if key in SHARED}
+        assert kept == settings, f"lesson {k + 1}, opened by the clicker, kept the link's settings"
 
 
 def settled(pg) -> None:
@@ -64,13 +69,13 @@ def settled(pg) -> None:
                          ".every(c => c.querySelector('.main-svg'))", timeout=WAIT)
 
 
-def walk_forward(pg, deck: list[int]) -> tuple[list[tuple], dict]:
-    """PageDown from the first lesson of the deck to the last one's last section. Returns the
-    (lesson, section, preset) of every stop, and per lesson the figures never shown whole at any
-    stop (name: height px)."""
+def walk_forward(pg, deck: list[int], settings: dict) -> tuple[list[tuple], dict]:
+    """PageDown from the first lesson of the deck to the last one's last section, each lesson opened with
+    every one of `settings` in its address. Returns the (lesson, section, preset) of every stop, and per
+    lesson the figures never shown whole at any stop (name: height px)."""
     stops, misses = [], {}
     for at, k in enumerate(deck):
-        on_lesson(pg, k)
+        on_lesson(pg, k, settings)
         seen, sizes = set(), {}
         while True:
             settled(pg)
@@ -130,7 +135,7 @@ def _inline_here(pg, now) -> bool:
         now["k"])
 
 
-def walk_back(pg, deck: list[int], until: int) -> list[tuple]:
+def walk_back(pg, deck: list[int], until: int, settings: dict) -> list[tuple]:
     """PageUp from where the forward walk ended to the top of lesson `until`, one of the deck's."""
     stops = []
     while True:
@@ -148,7 +153,7 @@ def walk_back(pg, deck: list[int], until: int) -> list[tuple]:
                                  timeout=WAIT)
         else:  # the previous lesson of the deck, opened at its last section
             before = deck[deck.index(k) - 1]
-            on_lesson(pg, before)
+            on_lesson(pg, before, settings)
             pg.wait_for_function("() => { const m = document.querySelectorAll('[data-testid=\"stMain\"] .fv-slide');"
                                  " return window.__fvSection && m.length && window.__fvSection.k === m.length; }",
                                  timeout=WAIT)
@@ -170,26 +175,28 @@ def test_the_clicker_alone_shows_every_figure_and_walks_back(server, page, deck)
     # The deck of four runs where the sidebar's tiles overflow (float32 at d = 128): lessons 3, 5 and 9 open
     # with the overflow banner above their question, and the clicker must still reach every figure.
     settings = SETTINGS if len(deck) == len(LESSONS) else SETTINGS.replace("float16", "float32")
-    query = settings + ("" if len(deck) == len(LESSONS) else "&deck=" + ",".join(str(k + 1) for k in deck))
-    pg.goto(lesson_url(server, deck[0], "?" + query))
+    link = settings + ("" if len(deck) == len(LESSONS) else "&deck=" + ",".join(str(k + 1) for k in deck))
+    pg.goto(lesson_url(server, deck[0], "?" + link))
     on_lesson(pg, deck[0])
     expect(pg.locator(".st-key-question").first).to_be_visible(timeout=WAIT)
     pg.wait_for_function("() => document.querySelector('[data-testid=\"stSidebar\"]').getBoundingClientRect().right"
                          " <= 40", timeout=WAIT)  # presentation mode closed the sidebar
     pg.locator("h1").first.click()  # the clicker's focus is on the page
-    forward, misses = walk_forward(pg, deck)
+    # the address keeps each setting, but one at its default, which the app leaves out of every link
+    kept = {key: value for key, value in (pair.split("=") for pair in settings.split("&"))
+            if SHARED[key].parse(value)[0] != SHARED[key].default}
+    forward, misses = walk_forward(pg, deck, kept)
     assert [k for k in dict.fromkeys(k for k, _, _ in forward)] == deck, "the deck's lessons, in its order"
     assert not misses, f"figures never whole on a 1280x720 screen, by lesson: {misses}"
     # Back: the deck of four all the way; every lesson's deck over its last three lessons, whose sections step
     # back through presets (lessons 12 and 13) and each open the one before at its last section (the same
     # clicker code for every lesson; the walk forward has shown every section of every lesson).
     until = deck[0] if len(deck) < len(LESSONS) else deck[-3]
-    back = walk_back(pg, deck, until)
+    back = walk_back(pg, deck, until, kept)
     # a question inside a section held the clicker there once (its reveal): the way back has no such stop
     shown = [stop for k, stop in enumerate(forward) if k == 0 or stop != forward[k - 1]]
     shown = shown[next(i for i, stop in enumerate(shown) if stop[0] == until):]
     assert back == list(reversed(shown)), "PageUp retraces every section PageDown showed"
-    assert all(key in pg.url for key in ("n=2048", "d=128", "present=true")), pg.url
     if settings != SETTINGS:
         expect(pg.locator(".st-key-overflow_banner")).to_have_count(0)  # lesson 1 checks the tiles in 16 bits
 
