@@ -32,8 +32,12 @@ else:
 # to each setting of each lesson costs seconds of CPU (the engine's work, which Streamlit's cache then keeps),
 # and CI shares its machine. Under pytest-xdist the controller starts it and hands its address to every
 # worker (pytest_configure_node), so the workers share its cache; in one process, the first browser test
-# starts it. A Chromium per test file, because Playwright's sync API holds an event loop while it runs, in
-# which no later file could run its own (asyncio.run, another sync_playwright).
+# starts it. One Chromium per process, started by the first browser test and kept, with its tabs (Tabs),
+# from one browser test file to the next: a tab's renderer, kept, makes a lesson's load cost about 0.4 of the
+# CPU of one in a new tab (bench/page_loads.py). Playwright's sync API holds an event loop while it runs, in
+# which no other file could run its own (asyncio.run, another sync_playwright): the first test of a file that
+# drives no browser through these fixtures closes it (pytest_runtest_setup), and the next browser test starts
+# another.
 SHARED = "flashviz_server"
 
 
@@ -63,15 +67,6 @@ def pytest_configure_node(node):
         node.workerinput[SHARED] = served[1]
 
 
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    from tests.test_browser import ARGS
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 # A projector's screen and a phone's (a touch screen, two device pixels to a CSS pixel).
@@ -81,10 +76,11 @@ SCREENS: dict[str, dict] = {"1280x720": {"viewport": {"width": 1280, "height": 7
 
 
 class Tabs:
-    """A test file's browser tabs, each kept for test after test. Every test still opens the app afresh (its
-    own `goto`: a new document and a new Streamlit session), with no cookie, local or session storage left by
-    the one before. What a tab keeps is Chromium's renderer process for the app: a lesson loaded in it costs
-    about 0.4 of the CPU of one loaded in a new tab (bench/page_loads.py), on a machine CI shares."""
+    """The browser tabs of a process's Chromium, each kept for test after test and file after file. Every test
+    still opens the app afresh (its own `goto`: a new document and a new Streamlit session), with no cookie,
+    local or session storage left by the one before. What a tab keeps is Chromium's renderer process for the
+    app: a lesson loaded in it costs about 0.4 of the CPU of one loaded in a new tab (bench/page_loads.py), on
+    a machine CI shares."""
 
     def __init__(self, browser):
         self.browser = browser
@@ -122,11 +118,55 @@ class Tabs:
             pg.context.close()
 
 
+_LIVE: dict = {}  # this process's Playwright, Chromium and Tabs, while a browser test file runs
+_DRIVES = ("browser", "tabs", "page")  # the fixtures through which a test drives the kept Chromium
+
+
+def _live() -> dict:
+    if not _LIVE:
+        from playwright.sync_api import sync_playwright
+
+        from tests.test_browser import ARGS
+        pw = sync_playwright().start()
+        try:
+            b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        except BaseException:
+            pw.stop()
+            raise
+        _LIVE.update(pw=pw, browser=b, tabs=Tabs(b))
+    return _LIVE
+
+
+def _release() -> None:
+    """Close the kept Chromium and end Playwright's event loop, if they run."""
+    if _LIVE:
+        live = dict(_LIVE)
+        _LIVE.clear()
+        try:
+            live["tabs"].close()
+            live["browser"].close()
+        finally:
+            live["pw"].stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    return _live()["browser"]
+
+
 @pytest.fixture(scope="module")
 def tabs(browser):
-    t = Tabs(browser)
-    yield t
-    t.close()
+    return _live()["tabs"]
+
+
+def pytest_runtest_setup(item):
+    """A file's first test, where no test of that file drives the kept Chromium: close it (see above)."""
+    module = getattr(item, "module", None)
+    if _LIVE and module is not None and module.__name__ not in _BROWSER_FILES:
+        _release()
+
+
+_BROWSER_FILES: set[str] = set()
 
 
 @pytest.fixture
@@ -170,6 +210,8 @@ def _rank(path: str) -> tuple[int, int]:
 
 
 def pytest_collection_modifyitems(config, items):
+    _BROWSER_FILES.update(item.module.__name__ for item in items
+                          if getattr(item, "module", None) is not None and set(_DRIVES) & set(item.fixturenames))
     if getattr(config.option, "dist", "no") != "no":
         items.sort(key=lambda item: _rank(item.nodeid.split("::")[0]))  # stable: in-file order is kept
 
@@ -187,6 +229,7 @@ def pytest_configure(config):
 
 
 def pytest_unconfigure(config):
+    _release()
     served = getattr(config, "_flashviz_served", None)
     if served:
         from tests.serving import stop
