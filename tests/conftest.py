@@ -67,8 +67,6 @@ def pytest_configure_node(node):
         node.workerinput[SHARED] = served[1]
 
 
-
-
 # A projector's screen and a phone's (a touch screen, two device pixels to a CSS pixel).
 SCREENS: dict[str, dict] = {"1280x720": {"viewport": {"width": 1280, "height": 720}},
                              "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True,
@@ -120,6 +118,7 @@ class Tabs:
 
 _LIVE: dict = {}  # this process's Playwright, Chromium and Tabs, while a browser test file runs
 _DRIVES = ("browser", "tabs", "page")  # the fixtures through which a test drives the kept Chromium
+_BROWSER_FILES: set[str] = set()  # the test modules with a test that uses one of them (found at collection)
 
 
 def _live() -> dict:
@@ -155,7 +154,7 @@ def browser():
 
 
 @pytest.fixture(scope="module")
-def tabs(browser):
+def tabs():
     return _live()["tabs"]
 
 
@@ -164,9 +163,6 @@ def pytest_runtest_setup(item):
     module = getattr(item, "module", None)
     if _LIVE and module is not None and module.__name__ not in _BROWSER_FILES:
         _release()
-
-
-_BROWSER_FILES: set[str] = set()
 
 
 @pytest.fixture
