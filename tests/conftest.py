@@ -165,6 +165,32 @@ def pytest_runtest_setup(item):
         _release()
 
 
+# What the page showed when a browser test failed, in the failure's report (CI keeps only its log): the address,
+# the run's state, the lesson drawn, the lesson buttons and their shortcuts, skeletons and exceptions.
+_STATE = """() => {
+  const app = document.querySelector('[data-testid="stApp"]'), deck = document.querySelector('.fv-deck');
+  const keys = typeof hotkeys === 'function' ? { bound: hotkeys.getAllKeyCodes().map(h => h.shortcut),
+                                                 pressed: hotkeys.getPressedKeyCodes() } : null;
+  const all = s => [...document.querySelectorAll(s)];
+  return { url: location.href, run: app && app.dataset.testScriptState, lesson: deck && deck.dataset.lesson,
+           buttons: all('.st-key-prev_lesson button, .st-key-next_lesson button').map(b => b.innerText),
+           hotkeys: keys, focus: document.activeElement && document.activeElement.tagName,
+           skeletons: all('[data-testid^="stSkeleton"]').length,
+           exceptions: all('[data-testid="stException"]').map(e => e.innerText.slice(0, 300)) };
+}"""
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = (yield).get_result()
+    pg = getattr(item, "funcargs", {}).get("page")
+    if report.when == "call" and report.failed and pg is not None:
+        try:
+            report.sections.append(("the page when it failed", str(pg.evaluate(_STATE))))
+        except Exception as err:  # a closed or broken page says so
+            report.sections.append(("the page when it failed", f"(not read: {err!r:.200})"))
+
+
 @pytest.fixture
 def page(tabs):
     """A tab at a projector's 1280x720, for one test."""

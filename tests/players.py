@@ -39,6 +39,7 @@ def open_player(pg, url: str, last: bool = False):
     the page's first player, or its last one."""
     pg.goto(url)
     pg.wait_for_selector(IDLE, timeout=60_000)
+    test_browser.drawn(pg)  # the lesson buttons too: the tests press PageDown after a click in the player
     iframes, frames = pg.locator(FRAME), pg.frame_locator(FRAME)
     iframe, fr = (iframes.last, frames.last) if last else (iframes.first, frames.first)
     iframe.wait_for(timeout=60_000)

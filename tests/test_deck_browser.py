@@ -11,7 +11,7 @@ import pytest
 
 from explorer.lessons import LESSONS
 from explorer.params import SHARED
-from tests.test_browser import IDLE, SHOTS, SKELETON, WAIT, capture, expect, lesson_url, pytestmark, query  # noqa: F401
+from tests.test_browser import IDLE, SHOTS, SKELETON, WAIT, capture, drawn, expect, lesson_url, pytestmark, query  # noqa: F401
 
 SETTINGS = "n=2048&d=128&dtype=float16&present=true"
 
@@ -32,11 +32,15 @@ LOOK = """() => {
   let k = 0;
   marks.forEach((m, i) => { if (m.getBoundingClientRect().top <= head + 4) k = i + 1; });
   const shown = e => e.checkVisibility() && e.getBoundingClientRect().height > 0;  // not folded away
-  const mark = k > 0 ? marks[k - 1] : null;
-  return { k, of: marks.length, step: mark && mark.dataset.steps ? Number(mark.dataset.step) : null,
+  const mark = k > 0 ? marks[k - 1] : null, end = marks[k] || null;
+  // an inline question still to reveal in the section on screen (the clicker answers it first)
+  const inSection = b => (!mark || !!(mark.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING)) &&
+                         (!end || !!(end.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_PRECEDING));
+  const inline = [...document.querySelectorAll('[class*="st-key-reveal_inline_"] button')];
+  return { k, of: marks.length, inline: inline.length, inline_here: inline.some(inSection),
+           step: mark && mark.dataset.steps ? Number(mark.dataset.step) : null,
            steps: mark && mark.dataset.steps ? Number(mark.dataset.steps) : null,
            revealed: !document.querySelector(".st-key-reveal_answer button"),
-           inline: document.querySelectorAll('[class*="st-key-reveal_inline_"] button').length,
            figures: figures.filter(shown).map(e => { const r = e.getBoundingClientRect();
              return [name(e), Math.round(r.height), r.top >= head - 1 && r.bottom <= innerHeight + 1]; }) };
 }"""
@@ -53,8 +57,7 @@ def path_of(k: int) -> str:
 def on_lesson(pg, k: int, settings: dict | None = None) -> None:
     """Lesson k is open and idle; with `settings`, its address carries the sidebar's settings, those exactly."""
     pg.wait_for_url(re.compile(re.escape(path_of(k)) + r"(\?|$)"), timeout=WAIT)
-    pg.wait_for_selector(IDLE, timeout=WAIT)
-    expect(pg.locator(SKELETON)).to_have_count(0, timeout=WAIT)
+    drawn(pg, k)
     expect(pg.locator("[data-testid='stException']")).to_have_count(0)
     if settings is not None:
         kept = {key: value for key, value in query(pg).items() if key in SHARED}
@@ -90,7 +93,7 @@ def walk_forward(pg, deck: list[int], settings: dict) -> tuple[list[tuple], dict
                 preset = "" if now["step"] is None else f"_preset{now['step'] + 1}"
                 capture(pg, SHOTS / f"deck_{k + 1:02d}_{now['k']}{preset}.png")
             stepping = now["steps"] is not None and now["step"] < now["steps"] - 1
-            last = now["revealed"] and now["k"] == now["of"] and not _inline_here(pg, now) and not stepping
+            last = now["revealed"] and now["k"] == now["of"] and not now["inline_here"] and not stepping
             if last and at == len(deck) - 1:
                 break
             pg.keyboard.press("PageDown")
@@ -99,7 +102,7 @@ def walk_forward(pg, deck: list[int], settings: dict) -> tuple[list[tuple], dict
             if not now["revealed"]:
                 expect(pg.locator(".st-key-question").first).to_contain_text(re.compile("engine says", re.I),
                                                                         timeout=WAIT)
-            elif _inline_here(pg, now):
+            elif now["inline_here"]:
                 pg.wait_for_function("n => document.querySelectorAll('[class*=\"st-key-reveal_inline_\"] button')"
                                      ".length < n", arg=now["inline"], timeout=WAIT)
             elif stepping:  # the next preset of this section's own control
@@ -122,17 +125,6 @@ def _wait_step(pg, k: int, step: int) -> None:
     pg.wait_for_function("([k, s]) => { const m = document.querySelectorAll("
                          "'[data-testid=\"stMain\"] .fv-slide')[k - 1]; return !!m && m.dataset.step === String(s); }",
                          arg=[k, step], timeout=WAIT)
-
-
-def _inline_here(pg, now) -> bool:
-    """An inline question still to reveal in the section on screen (the clicker answers it first)."""
-    return bool(now["inline"]) and pg.evaluate(
-        """k => { const b = document.querySelector('[class*="st-key-reveal_inline_"] button');
-                  const marks = [...document.querySelectorAll('[data-testid="stMain"] .fv-slide')];
-                  const start = k > 0 ? marks[k - 1] : null, end = marks[k] || null;
-                  return (!start || !!(start.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING)) &&
-                         (!end || !!(end.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_PRECEDING)); }""",
-        now["k"])
 
 
 def walk_back(pg, deck: list[int], until: int, settings: dict) -> list[tuple]:
