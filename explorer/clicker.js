@@ -9,13 +9,21 @@
 // scroll in the browser, no rerun; the section on screen goes into the URL as `sec` (replaceState),
 // so a reload or a presenter link resumes there. The players ask `__fvOwnsKeys(frame)` whether their
 // frame lies in the section on screen, so → and space step the player the teacher is looking at.
-// Fixed code, no input from the URL or the reader.
+// A press is held until the page it acts on is drawn (drain(), below), so none is lost to a run.
+// Fixed code; from the URL it reads only whether `present` is one of four fixed words.
 (function () {
   if (window.__fvClicker) return;
   window.__fvClicker = true;
   const CONTROL = 'input, select, textarea, [role="slider"], [role="switch"], [role="radio"], [role="combobox"]';
   const q = s => document.querySelector(s);
-  const presenting = () => { const d = q(".fv-deck"); return !!(d && d.dataset.present === "1"); };
+  // Presenting: as the server drew it (`.fv-deck[data-present]`), or, before the first run has drawn
+  // the deck, as the link asks (`present`, read as explorer/params.py reads a yes/no).
+  const YES = ["true", "1", "yes", "on"];
+  const presenting = () => {
+    const d = q(".fv-deck");
+    if (d) return d.dataset.present === "1";
+    return YES.includes((new URLSearchParams(location.search).get("present") || "").toLowerCase());
+  };
   const scroller = () => q('[data-testid="stMain"]');
   const marks = () => [...document.querySelectorAll('[data-testid="stMain"] .fv-slide')];
   const headBottom = () => {
@@ -56,53 +64,99 @@
     window.__fvSection = { k, of: ms.length, at: performance.now() };
   }
   // A section with steps (presets of the lesson's own controls): press its hidden step button,
-  // and hold the section in place through the rerun that follows.
+  // and hold the section in place through the rerun that follows. Returns what the press waits
+  // for (the section's mark showing step i), or null when there is no such button.
   function step(k, i) {
     const m = marks()[k - 1], b = m && button("step_" + m.dataset.slug + "_" + i);
-    if (!b) return false;
+    if (!b) return null;
     resume = { k, until: performance.now() + HOLD_MS };
     b.click();
-    return true;
+    return () => { const n = marks()[k - 1]; return !!n && n.dataset.step === String(i); };
   }
   const stepOf = k => {
     const m = k > 0 ? marks()[k - 1] : null;
     return m && m.dataset.steps ? { i: Number(m.dataset.step), n: Number(m.dataset.steps) } : null;
   };
-  function press(e) {
+  // What a click that starts a run waits for before the next press acts: a whole run drawn after it
+  // (the deck marker's run number changed; a reveal is a fragment's run and then the page's), or
+  // another lesson drawn.
+  const runOf = () => { const d = deckNow(); return d ? d.dataset.run : null; };
+  function clickRun(b) {
+    const run = runOf();
+    b.click();
+    return () => runOf() !== run;
+  }
+  function clickLesson(b) {
+    const d = deckNow(), lesson = d ? d.dataset.lesson : null;
+    b.click();
+    return () => { const e = deckNow(); return !!e && e.dataset.lesson !== lesson; };
+  }
+  // One press, on a page that is drawn (ready()). Returns what it waits for when it started a run,
+  // else null (a scroll, or nothing to do).
+  function press(key) {
     resume = null;  // the teacher moves on: a section held in place is let go
-    const down = e.key === "PageDown", k = current(), s = stepOf(k);
+    if (!presenting()) {
+      const b = button(key === "PageDown" ? "next_lesson" : "prev_lesson");
+      return b ? clickLesson(b) : null;
+    }
+    const down = key === "PageDown", k = current(), s = stepOf(k);
     if (down) {
       const open = button("reveal_answer");  // the lesson's question, not yet answered
-      if (open) { open.click(); return; }
+      if (open) return clickRun(open);
       const inline = [...document.querySelectorAll('[class*="st-key-reveal_inline_"] button')]
         .find(b => inSection(b, k));
-      if (inline) { inline.click(); return; }
-      if (s && s.i < s.n - 1 && step(k, s.i + 1)) return;
+      if (inline) return clickRun(inline);
+      if (s && s.i < s.n - 1) { const w = step(k, s.i + 1); if (w) return w; }
       if (k < marks().length) {
         go(k + 1);
         const t = stepOf(k + 1);
-        if (t && t.i !== 0) step(k + 1, 0);
-        return;
+        return t && t.i !== 0 ? step(k + 1, 0) : null;
       }
       const next = button("next_lesson");
-      if (next) next.click();
-    } else {
-      if (s && s.i > 0 && step(k, s.i - 1)) return;
-      if (k > 0) { go(k - 1); return; }
-      const prev = button("prev_lesson");
-      if (prev) prev.click();
+      return next ? clickLesson(next) : null;
+    }
+    if (s && s.i > 0) { const w = step(k, s.i - 1); if (w) return w; }
+    if (k > 0) { go(k - 1); return null; }
+    const prev = button("prev_lesson");
+    return prev ? clickLesson(prev) : null;
+  }
+  // Presses are held until the page they act on is drawn, then applied one by one, in order: a press
+  // that lands while a run goes on (a reveal's fragment and the rerun after it, a preset's rerun, a
+  // lesson opening), or before the buttons' code has come on a first visit, is not lost, and a
+  // second press never acts on the page the first is replacing. A press that starts a run waits for
+  // what it started (at most WAIT_MS); a press held waits at most HELD_MS, then is dropped.
+  const WAIT_MS = 20000, HELD_MS = 30000, MOST = 8;
+  const held_keys = [];
+  let waiting = null;  // { done: () => bool, until }
+  const skeleton = () => [...document.querySelectorAll('[data-testid^="stSkeleton"]')].some(e => e.checkVisibility());
+  function ready() {
+    const a = q('[data-testid="stApp"]');
+    if (!a || a.dataset.testScriptState !== "notRunning" || !deckNow() || skeleton()) return false;
+    if (!button("next_lesson") && !button("prev_lesson")) return false;  // the last thing a run draws
+    if (waiting && !waiting.done() && performance.now() < waiting.until) return false;
+    waiting = null;
+    return true;
+  }
+  function drain() {
+    while (held_keys.length && performance.now() - held_keys[0].at > HELD_MS) held_keys.shift();
+    while (held_keys.length && ready()) {
+      const { key, at } = held_keys.shift();
+      const late = performance.now() - at > 50;  // held: charts may still be drawing under the section
+      const done = press(key);
+      if (done) { waiting = { done, until: performance.now() + WAIT_MS }; return; }
+      if (late && presenting() && shown.k > 0) resume = { k: shown.k, until: performance.now() + HOLD_MS };
     }
   }
   window.addEventListener("keydown", function (e) {
     if (e.key !== "PageDown" && e.key !== "PageUp") return;
     const t = e.target, inControl = !!(t && t.closest && t.closest(CONTROL));
-    if (!presenting() && !inControl) return;  // Streamlit's own shortcut will take it
+    // Reading, on a drawn page with nothing held: Streamlit's own shortcut (the lesson buttons') takes it.
+    if (!presenting() && !inControl && !held_keys.length && !waiting && ready()) return;
     e.preventDefault();
     e.stopImmediatePropagation();
     if (inControl && t.blur) t.blur();
-    if (presenting()) { press(e); return; }
-    const keys = e.key === "PageDown" ? ["next_lesson"] : ["prev_lesson"];
-    for (const k of keys) { const b = button(k); if (b) { b.click(); return; } }
+    if (held_keys.length < MOST) held_keys.push({ key: e.key, at: performance.now() });
+    drain();
   }, true);
   // After each run: resume at the link's section when the page first shows a lesson (the section
   // its server run saw in the link, `data-resume`), keep `sec` in the URL (a run that rewrites the
@@ -155,9 +209,11 @@
   const watch = () => {
     const a = q('[data-testid="stApp"]');
     if (!a) { setTimeout(watch, 50); return; }
-    new MutationObserver(() => { if (a.dataset.testScriptState === "notRunning") settled(); })
+    new MutationObserver(() => { if (a.dataset.testScriptState === "notRunning") { settled(); drain(); } })
       .observe(a, { attributes: true, attributeFilter: ["data-test-script-state"] });
     if (a.dataset.testScriptState === "notRunning") settled();
+    // Held presses go on as soon as the page is drawn: the last skeleton can go after the run's end.
+    setInterval(() => { if (held_keys.length) drain(); }, 50);
     // A backstop for a run's end the observer did not see (two state changes drawn in one frame):
     // a lesson on the page that the clicker has not placed yet is placed once the app is idle.
     setInterval(() => {

@@ -180,6 +180,7 @@ def sync_url() -> None:
 DECK = "deck"     # URL: the lessons a presenter steps through, in order ("1,3,5,9"); absent: all
 SECTION = "sec"   # URL: the section on screen while presenting (written by the clicker in the browser)
 DECK_STATE = "_deck"
+RUNS = "_runs"     # whole runs of this session that drew a lesson (the deck marker's data-run)
 
 
 def slide(title: str, steps: tuple[dict, ...] = (), on_step: Callable[[], None] | None = None) -> None:
@@ -617,8 +618,11 @@ def lesson_nav(current: str) -> None:
     # rather than from the address bar, which Streamlit changes at other moments than it draws.
     raw = st.query_params.get(SECTION, "")
     resume = ("end" if raw == "end" else str(min(int(raw), 99))) if section_in_link() else ""
+    # The run's number in this session: the clicker holds a press after a click that starts a run
+    # until a whole run has drawn the page again (a fragment's run alone leaves this marker as it was).
+    runs = st.session_state[RUNS] = st.session_state.get(RUNS, 0) + 1
     st.html(f'<div class="fv-deck" data-present="{1 if presenting() else 0}" data-lesson="{k}"'
-            f' data-resume="{resume}"></div>')
+            f' data-resume="{resume}" data-run="{runs}"></div>')
     if presenting():
         st.html(_PRESENT_CSS)
     left, right = st.columns(2)

@@ -237,3 +237,83 @@ def test_a_presenter_link_where_the_tiles_overflow_opens_with_the_banner_and_its
     fix.click()
     expect(banner).to_have_count(0, timeout=WAIT)
     pg.wait_for_url(re.compile(r"Br=48"), timeout=WAIT)
+
+
+@pytest.fixture
+def hog():
+    """A CPU hog beside the test, as a busy classroom laptop or CI's shared machine: one core kept busy."""
+    import subprocess
+    import sys
+    p = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        yield p
+    finally:
+        p.kill()
+        p.wait()
+
+
+def _two_quick_presses(pg, server) -> None:
+    """Lesson 3 from a presenter link, its question alone on screen: two PageDowns with no pause between
+    them reveal the answer and then bring section 1 to the top, on lesson 3. The second lands while the
+    reveal's runs (its fragment's, then the page's) are going on: the clicker holds it until the page's
+    section marks are drawn."""
+    pg.goto(lesson_url(server, 2, "?present=true&n=4096"))
+    on_lesson(pg, 2)
+    expect(pg.locator(".st-key-reveal_answer button").first).to_be_visible(timeout=WAIT)
+    pg.locator("h1").first.click()
+    pg.keyboard.press("PageDown")
+    pg.keyboard.press("PageDown")
+    pg.wait_for_function("() => window.__fvSection && window.__fvSection.k === 1", timeout=WAIT)
+    pg.wait_for_url(re.compile(re.escape(path_of(2)) + r"\?.*sec=1(&|$)"), timeout=WAIT)
+    settled(pg)
+    now = look(pg)
+    assert now["revealed"] and now["k"] == 1, now
+    assert pg.url.split("?")[0].endswith(path_of(2)), f"still lesson 3: {pg.url}"
+
+
+def test_two_quick_pagedowns_reveal_the_answer_then_move_one_section(server, page):
+    _two_quick_presses(page, server)
+
+
+def test_two_quick_pagedowns_beside_a_cpu_hog(server, page, hog):
+    _two_quick_presses(page, server)
+
+
+def test_presses_before_the_buttons_code_has_come_are_held_not_lost(server, page):
+    """A first visit: the run is over and the question drawn, but Button's code (the reveal and lesson buttons)
+    has not come yet. Two PageDowns pressed then are held and applied once it has: the answer, then section 1.
+    A reader's PageDown in the same window turns the lesson once the buttons are there."""
+    pg = page
+    held = []
+    pg.route("**/static/js/Button.*.js", lambda route: held.append(route))  # each waits until continued
+    try:
+        pg.goto(lesson_url(server, 2, "?present=true&n=4096"))
+        pg.wait_for_selector(IDLE, timeout=WAIT)
+        expect(pg.locator(".st-key-reveal_answer [data-testid^='stSkeleton']")).to_be_attached(timeout=WAIT)
+        pg.wait_for_function("() => window.__fvClicker === true", timeout=WAIT)
+        pg.keyboard.press("PageDown")
+        pg.keyboard.press("PageDown")
+        assert held, "the page asked for Button's code"
+        assert pg.evaluate("() => !window.__fvSection || window.__fvSection.k === 0"), "nothing moved yet"
+        assert "sec=" not in pg.url
+        for route in held:
+            route.continue_()
+        pg.wait_for_function("() => window.__fvSection && window.__fvSection.k === 1", timeout=WAIT)
+        pg.wait_for_url(re.compile(re.escape(path_of(2)) + r"\?.*sec=1(&|$)"), timeout=WAIT)
+    finally:
+        pg.unroute("**/static/js/Button.*.js")
+    held.clear()
+    pg.route("**/static/js/Button.*.js", lambda route: held.append(route))
+    try:
+        pg.goto(lesson_url(server, 2, "?n=4096"))  # reading
+        pg.wait_for_selector(IDLE, timeout=WAIT)
+        expect(pg.locator(".st-key-next_lesson [data-testid^='stSkeleton']")).to_be_attached(timeout=WAIT)
+        pg.wait_for_function("() => window.__fvClicker === true", timeout=WAIT)
+        pg.keyboard.press("PageDown")
+        assert held, "the page asked for Button's code"
+        for route in held:
+            route.continue_()
+        pg.wait_for_url(re.compile(re.escape(path_of(3)) + r"\?n=4096$"), timeout=WAIT)
+        on_lesson(pg, 3)
+    finally:
+        pg.unroute("**/static/js/Button.*.js")
