@@ -58,11 +58,33 @@
     if (!s) return;
     k = Math.max(0, Math.min(ms.length, k));
     s.scrollTop = k === 0 ? 0 : s.scrollTop + ms[k - 1].getBoundingClientRect().top - headBottom();
+    placed(k, 0);
+  }
+  function placed(k, part) {
     const d = deckNow();
     shown = { lesson: d ? d.dataset.lesson : shown.lesson, k };
     writeUrl(k);
-    window.__fvSection = { k, of: ms.length, at: performance.now() };
+    window.__fvSection = { k, part, of: marks().length, at: performance.now() };
   }
+  // A section longer than the screen: PageDown first scrolls it on, one figure (chart, player, table) at a
+  // time, each brought up until its bottom is on screen (a figure taller than the screen: its top under the
+  // top bar), so every figure is seen whole at some press; PageUp from there goes back to the section's top.
+  const FIGURES = '[data-testid="stPlotlyChart"], iframe, [data-testid="stDataFrame"]';
+  const screenBottom = () => { const s = scroller(); return Math.min(innerHeight, s ? s.getBoundingClientRect().bottom : innerHeight); };
+  function onward(k) {
+    const head = headBottom(), bottom = screenBottom();
+    for (const f of document.querySelectorAll('[data-testid="stMain"] :is(' + FIGURES + ')')) {
+      if (!inSection(f, k) || !f.checkVisibility()) continue;
+      const r = f.getBoundingClientRect();
+      if (r.height === 0 || r.bottom <= bottom + 1 || r.top <= head + 1) continue;
+      return Math.min(r.bottom - bottom, r.top - head);
+    }
+    return 0;
+  }
+  const into = k => {  // how far the section on screen has been scrolled past its top
+    const ms = marks(), s = scroller();
+    return k === 0 ? (s ? s.scrollTop : 0) : headBottom() - ms[k - 1].getBoundingClientRect().top;
+  };
   // A section with steps (presets of the lesson's own controls): press its hidden step button,
   // and hold the section in place through the rerun that follows. Returns what the press waits
   // for (the section's mark showing step i), or null when there is no such button.
@@ -107,6 +129,12 @@
         .find(b => inSection(b, k));
       if (inline) return clickRun(inline);
       if (s && s.i < s.n - 1) { const w = step(k, s.i + 1); if (w) return w; }
+      const by = onward(k);
+      if (by > 1) {
+        scroller().scrollTop += by;
+        placed(k, (window.__fvSection && window.__fvSection.k === k ? window.__fvSection.part || 0 : 0) + 1);
+        return null;
+      }
       if (k < marks().length) {
         go(k + 1);
         const t = stepOf(k + 1);
@@ -115,6 +143,7 @@
       const next = button("next_lesson");
       return next ? clickLesson(next) : null;
     }
+    if (into(k) > 2) { go(k); return null; }  // scrolled into this section: back to its top
     if (s && s.i > 0) { const w = step(k, s.i - 1); if (w) return w; }
     if (k > 0) { go(k - 1); return null; }
     const prev = button("prev_lesson");

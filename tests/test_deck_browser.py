@@ -1,5 +1,6 @@
 """The projector deck in a real Chromium: a teacher with a clicker (PageDown / PageUp only) at
-1280x720 runs every lesson section by section, from a presenter link with settings.
+1280x720 runs every lesson section by section, from a presenter link with a teacher's settings
+(n = 8192, d = 128, float16, causal, B200).
 
 Each press waits for the state it should bring (the question answered, the next section at the
 top, the next lesson open), never for a fixed time. A figure (chart, player, table) counts as
@@ -13,7 +14,7 @@ from explorer.lessons import LESSONS
 from explorer.params import SHARED
 from tests.test_browser import IDLE, SHOTS, SKELETON, WAIT, capture, drawn, expect, lesson_url, pytestmark, query  # noqa: F401
 
-SETTINGS = "n=2048&d=128&dtype=float16&present=true"
+SETTINGS = "n=8192&d=128&dtype=float16&causal=true&hw=B200&present=true"
 
 # Every figure on the page, named by the key of the element that holds it, with whether it lies
 # whole on screen under the top bar; the section the clicker says is on screen; how many there are.
@@ -37,7 +38,13 @@ LOOK = """() => {
   const inSection = b => (!mark || !!(mark.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING)) &&
                          (!end || !!(end.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_PRECEDING));
   const inline = [...document.querySelectorAll('[class*="st-key-reveal_inline_"] button')];
+  const at = window.__fvSection;
+  // a figure of the section on screen whose bottom is under the screen's and whose top is under the bar:
+  // the clicker's next PageDown scrolls to it before the next section
+  const onward = figures.some(f => { const r = f.getBoundingClientRect();
+    return inSection(f) && shown(f) && r.height > 0 && r.bottom > innerHeight + 1 && r.top > head + 1; });
   return { k, of: marks.length, inline: inline.length, inline_here: inline.some(inSection),
+           part: at && at.k === k ? at.part || 0 : 0, onward,
            step: mark && mark.dataset.steps ? Number(mark.dataset.step) : null,
            steps: mark && mark.dataset.steps ? Number(mark.dataset.steps) : null,
            revealed: !document.querySelector(".st-key-reveal_answer button"),
@@ -93,7 +100,8 @@ def walk_forward(pg, deck: list[int], settings: dict) -> tuple[list[tuple], dict
                 preset = "" if now["step"] is None else f"_preset{now['step'] + 1}"
                 capture(pg, SHOTS / f"deck_{k + 1:02d}_{now['k']}{preset}.png")
             stepping = now["steps"] is not None and now["step"] < now["steps"] - 1
-            last = now["revealed"] and now["k"] == now["of"] and not now["inline_here"] and not stepping
+            last = (now["revealed"] and now["k"] == now["of"] and not now["inline_here"] and not stepping
+                    and not now["onward"])
             if last and at == len(deck) - 1:
                 break
             pg.keyboard.press("PageDown")
@@ -107,9 +115,12 @@ def walk_forward(pg, deck: list[int], settings: dict) -> tuple[list[tuple], dict
                                      ".length < n", arg=now["inline"], timeout=WAIT)
             elif stepping:  # the next preset of this section's own control
                 _wait_step(pg, now["k"], now["step"] + 1)
-            else:
-                pg.wait_for_function("k => window.__fvSection && window.__fvSection.k === k", arg=now["k"] + 1,
-                                     timeout=WAIT)
+            else:  # the next section at the top, or this one scrolled on to a figure not yet whole on screen
+                pg.wait_for_function("([k, p]) => { const s = window.__fvSection; return !!s && "
+                                     "(s.k === k + 1 || (s.k === k && s.part === p + 1)); }",
+                                     arg=[now["k"], now["part"]], timeout=WAIT)
+                if pg.evaluate("() => window.__fvSection.k") == now["k"]:
+                    continue
                 # the clicker writes `sec` as it scrolls; a run still ending rewrites the address bar and
                 # the clicker writes it again when the run ends (explorer/clicker.js settled)
                 pg.wait_for_url(re.compile(rf"[?&]sec={now['k'] + 1}(&|$)"), timeout=WAIT)
@@ -134,11 +145,15 @@ def walk_back(pg, deck: list[int], until: int, settings: dict) -> list[tuple]:
         settled(pg)
         now = look(pg)
         k = next(k for k in deck if pg.url.split("?")[0].endswith(path_of(k)))
-        stops.append((k, now["k"], now["step"]))
-        if k == until and now["k"] == 0:
+        if not stops or stops[-1] != (k, now["k"], now["step"]):  # a section scrolled on stops there once
+            stops.append((k, now["k"], now["step"]))
+        if k == until and now["k"] == 0 and now["part"] == 0:
             return stops
         pg.keyboard.press("PageUp")
-        if now["step"]:  # the previous preset of this section's own control
+        if now["part"]:  # scrolled into this section: back to its top
+            pg.wait_for_function("k => window.__fvSection && window.__fvSection.k === k && !window.__fvSection.part",
+                                 arg=now["k"], timeout=WAIT)
+        elif now["step"]:  # the previous preset of this section's own control
             _wait_step(pg, now["k"], now["step"] - 1)
         elif now["k"] > 0:
             pg.wait_for_function("k => window.__fvSection && window.__fvSection.k === k", arg=now["k"] - 1,
