@@ -157,11 +157,13 @@
   const WAIT_MS = 20000, HELD_MS = 30000, MOST = 8;
   const held_keys = [];
   let waiting = null;  // { done: () => bool, until }
-  const skeleton = () => [...document.querySelectorAll('[data-testid^="stSkeleton"]')].some(e => e.checkVisibility());
+  // Drawn: the run over, the deck marker there, and a lesson button (the last thing a run draws; it is a
+  // skeleton until Button's code has come, and with it every button the clicker presses). A chart still
+  // drawing can move the marks after a held press has scrolled: that section is held in place (drain).
   function ready() {
     const a = q('[data-testid="stApp"]');
-    if (!a || a.dataset.testScriptState !== "notRunning" || !deckNow() || skeleton()) return false;
-    if (!button("next_lesson") && !button("prev_lesson")) return false;  // the last thing a run draws
+    if (!a || a.dataset.testScriptState !== "notRunning" || !deckNow()) return false;
+    if (!button("next_lesson") && !button("prev_lesson")) return false;
     if (waiting && !waiting.done() && performance.now() < waiting.until) return false;
     waiting = null;
     return true;
@@ -173,7 +175,8 @@
       const late = performance.now() - at > 50;  // held: charts may still be drawing under the section
       const done = press(key);
       if (done) { waiting = { done, until: performance.now() + WAIT_MS }; return; }
-      if (late && presenting() && shown.k > 0) resume = { k: shown.k, until: performance.now() + HOLD_MS };
+      const now = window.__fvSection;
+      if (late && presenting() && now && now.k > 0 && !now.part) resume = { k: now.k, until: performance.now() + HOLD_MS };
     }
   }
   window.addEventListener("keydown", function (e) {

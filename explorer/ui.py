@@ -323,7 +323,7 @@ button kbd { opacity: 1 !important; }
 }
 </style>"""
 
-# The clicker (explorer/clicker.js says what it does): fixed code, no input from the URL or the reader.
+# The clicker (explorer/clicker.js says what it does): fixed code; of the URL it reads only whether `present` is set.
 _CLICKER = '<script id="fv-clicker">\n' + (Path(__file__).parent / "clicker.js").read_text() + "</script>"
 
 
