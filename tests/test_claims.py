@@ -1037,6 +1037,7 @@ def check_whole_gpu(ck: Claims, p: dict) -> None:
     hw, kernel = _wg_hardware(p), kernel_named(p["wg_kernel"], d)
     arch, occ = arch_of(hw), kernel.occupancy(d, hw)
     ck.expect(not re.search(r"keeps 0 of them|× 0\b", ck.text), "a page that says 0 blocks per unit")
+    check_fa3_order(ck, ck.text, "lesson 11")
     if occ.launch:
         m = ck.find(rf"cannot launch on the {re.escape(hw.name)} at d = {d}:\*\* (.+?)\. A kernel")
         ck.expect(m.group(1) == occ.launch, f"{m.group(0)!r}: the engine says {occ.launch!r}")
@@ -1246,6 +1247,44 @@ def why_break_it(ck: Claims, p: dict) -> None:
     ck.expect(pick in ck.shown, f"the answer {ck.shown!r}: flash {flash} B, standard {std} B")
 
 
+
+# ---- FA3's overlap inside a warp group (FA3 §3.2, Algorithm 2), wherever a page or an assumption states it ----
+
+# the wrong direction the pages once gave: a tile's softmax under the *next* tile's matmul
+FA3_BACKWARDS = (r"softmax of (?:one|this) tile overlaps the matmul of the next|issued before the softmax of this one"
+                 r"|a tile's softmax with the next tile's QK|softmax of tile j runs under the QKᵀ of tile j\+1")
+FA3_ORDER = (r"the (QKᵀ) of tile (j) is issued, then the (\w+) of tile (j(?:[−+]\d)?), and the softmax of tile j runs "
+             r"under the (\w+) of tile (j(?:[−+]\d)?)")
+
+
+def fa3_order_truth(j: int = 3) -> tuple[tuple[str, int], tuple[str, int]]:
+    """From schedule.timeline at a tile whose parts are alike: the matmul group 0 issues right after its
+    QK^T of tile j, and the one of its own that starts together with its softmax of tile j (as tile
+    offsets from j). Algorithm 2: QK^T of tile j (line 9), then PV of tile j−1 (line 11), softmax of tile j
+    (line 13) while that PV runs."""
+    from flashviz.hardware.schedule import EVEN, timeline
+    steps = [x for x in timeline("fa3", EVEN, tiles=j + 3) if x.group == 0]
+    mm = sorted((x for x in steps if x.lane == "tensor cores"), key=lambda x: x.start)
+    k = next(i for i, x in enumerate(mm) if x.label == "QKᵀ" and x.tile == j)
+    first = min(x.start for x in steps if x.tile == j and x.lane in ("FP32", "exp unit"))
+    under = next(x for x in mm if x.start <= first < x.end)
+    return (mm[k + 1].label, mm[k + 1].tile - j), (under.label, under.tile - j)
+
+
+def check_fa3_order(ck: Claims, text: str, what: str) -> None:
+    """The FA3 order sentence in `text`, against the timeline; no sentence there gives the old direction."""
+    bad = re.search(FA3_BACKWARDS, text)
+    ck.expect(not bad, f"{what} says {bad and bad.group(0)!r}, the backwards order (FA3 §3.2: a tile's softmax runs "
+                       "under the previous tile's PV)")
+    m = ck.find(FA3_ORDER, text)
+    offset = {"j": 0, "j−1": -1, "j+1": 1}
+    (then, then_at), (under, under_at) = fa3_order_truth()
+    said = ((m.group(3), offset[m.group(4)]), (m.group(5), offset[m.group(6)]))
+    ck.expect(said == ((then, then_at), (under, under_at)),
+              f"{what}: {m.group(0)!r}, the timeline issues the {then} of tile j{then_at:+d} after the QKᵀ of tile j "
+              f"and runs the softmax of tile j under the {under} of tile j{under_at:+d}")
+
+
 # ---- lesson 13, the schedule: every figure recomputed from the schedule model's own functions ----
 
 def _schedule_setting(p: dict):
@@ -1274,6 +1313,11 @@ def check_schedule(ck: Claims, p: dict) -> None:
     from flashviz.hardware.schedule import interval, timeline
     s, occupancy = _schedule_setting(p), p["sc_rates"] == "each kernel's own"
     rates, t, sp = _schedule_model(occupancy)
+    check_fa3_order(ck, ck.text, "lesson 13")
+    m = ck.find(r"on one SM nothing overlaps, so the times add|The model runs one block at a time on an SM, so "
+                r"nothing overlaps and the times add: that is the model's choice, not FlashAttention-2's design")
+    ck.expect(m.group(0).startswith("The model runs"), f"lesson 13 says {m.group(0)!r} as FA2's design; it is the "
+              "model's choice (two resident blocks interleave on an SM)")
     # the player's sentence: tile k's exponentials under each schedule, read off schedule.timeline itself
     work = sl.kernel_time_at("cudnn", s, rates, occupancy).work
     k = p["sc_tile"]
@@ -1456,3 +1500,14 @@ def test_claims_agree_with_the_engine(page, data):
     params = data.draw(lesson_params(page), label="settings")
     checked = check_page(page, params)
     assert checked > 0 or page not in CHECKS, f"{page}: no sentence checked"
+
+
+@pytest.mark.parametrize("key", ["schedule", "softmax_added"])
+def test_assumptions_give_fa3s_overlap_in_algorithm_2s_order(key):
+    """The assumptions the schedule pages link to state FA3's intra-warpgroup order as the timeline runs it."""
+    from flashviz.model.sources import ASSUMPTIONS
+    a = ASSUMPTIONS[key]
+    ck = Claims.__new__(Claims)
+    ck.page, ck.params, ck.count = f"assumption {key}", {}, 0
+    ck.where = lambda: f"flashviz/model/sources.py ASSUMPTIONS[{key!r}]"  # type: ignore[method-assign]
+    check_fa3_order(ck, f"{a.model} {a.real}", f"the {key!r} assumption")
