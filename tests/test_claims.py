@@ -675,6 +675,14 @@ def check_precision(ck: Claims) -> None:
               and abs(int(m.group(3)) - 100 * s.smallest_tile_scale) <= 0.5, m.group(0))
 
 
+def flash_n2_coefficient(cfg: Config) -> float:
+    """Flash's elements moved per n² for long rows, from costs.flash_cost itself: moved(2n) − 2 moved(n)
+    = 2a n² for moved = a n² + b n (n a multiple of both tiles, large enough that the census is quadratic)."""
+    n = 64 * math.lcm(cfg.Br, cfg.Bc)
+    at = {k: costs.flash_cost(cfg.with_(n=k, keep_full_S=False)).moved for k in (n, 2 * n)}
+    return (at[2 * n] - 2 * at[n]) / (2 * n * n)
+
+
 def check_same_flops(ck: Claims, p: dict) -> None:
     cfg = engine_config(p)
     std, flash = flash_moves_metric(ck, cfg)
@@ -694,12 +702,25 @@ def check_same_flops(ck: Claims, p: dict) -> None:
     ck.find(r"The bytes are another matter: each query block re-reads all of K and V, so flash moves about "
             r"\(2 \+ 2n/Br\)·n·d" if cfg.loop_order == "fa2" else
             r"The bytes are another matter: in the paper's order each key/value block re-reads Q and O")
-    # the crossover of the n² terms, fa2: 2n²d/Br against 4n²; fa1: (3d + 4)n²/Bc against 4n²
-    tile, edge = (cfg.Br, cfg.d / 2) if cfg.loop_order == "fa2" else (cfg.Bc, (3 * cfg.d + 4) / 4)
-    m = ck.find(rf"here B[rc] = (\d+) is (above|not above) [^=]+ = ({NUM})\.")
-    ck.expect(int(m.group(1)) == tile and agrees(m.group(3), edge) and (m.group(2) == "above") == (tile > edge),
-              f"{m.group(0)!r}: the tile is {tile}, the crossover {edge}")
-    if not over and not cfg.causal and cfg.n >= 16 * cfg.d:  # long rows: the n² terms decide the direction
+    # the crossover of the n² terms, where flash's n² coefficient (read off costs.flash_cost at two long
+    # n, mask and all) meets standard's 4: it falls as 1/tile, so the edge is tile × coefficient / 4
+    tile = cfg.Br if cfg.loop_order == "fa2" else cfg.Bc
+    edge = tile * flash_n2_coefficient(cfg) / 4
+    m = ck.find(rf"here B[rc] = (\d+) is (above|not above) [^=]+ = ({NUM})")
+    ck.expect(int(m.group(1)) == tile and abs(number(m.group(3)) / edge - 1) < 0.01
+              and (m.group(2) == "above") == (tile > number(m.group(3))),
+              f"{m.group(0)!r}: the tile is {tile}, the crossover {edge:.4g} "
+              f"({'causal' if cfg.causal else 'no mask'}, {cfg.loop_order})")
+    # the cut-by-block chart and table follow the mask, and say which
+    cap = ck.find(r"Traffic cut at n = ([\d,]+), (with the causal mask|no mask), FlashAttention-2's order")
+    ck.expect((cap.group(2) == "with the causal mask") == cfg.causal, f"{cap.group(0)!r}, causal {cfg.causal}")
+    cut = next(df.value for df in ck.at.dataframe if "block / d" in df.value.columns)
+    row = cut[(cut["d"] == 128) & (cut["block"] == 64)].iloc[0]
+    at = Config.clamped(int(number(cap.group(1))), 64, 64, d=128, dtype=cfg.dtype, causal=cfg.causal)
+    truth = costs.standard_cost(at).moved / costs.flash_cost(at).moved
+    ck.expect(abs(row["traffic cut"] / truth - 1) < 1e-9, f"{cap.group(0)!r}: the table's cut at d = 128, block 64 "
+              f"is {row['traffic cut']:.4g}, the engine's {truth:.4g} ({'causal' if cfg.causal else 'no mask'})")
+    if not over and cfg.n >= 16 * cfg.d:  # long rows: the n² terms decide the direction
         ck.expect((tile > edge) == (flash.hbm_bytes < std.hbm_bytes) or abs(tile - edge) <= edge / 4,
                   f"{m.group(0)!r} but flash moves {flash.hbm_bytes:,} B against standard's {std.hbm_bytes:,} B")
     if equal:
