@@ -1269,6 +1269,42 @@ def why_break_it(ck: Claims, p: dict) -> None:
 
 
 
+# ---- lesson 12: one sequence's token against the batch's step, and the cache against the GPU's memory ----
+
+def check_inference(ck: Claims, p: dict) -> None:
+    from flashviz.run.decode import DecodeConfig, decode_cost
+    heads, layers, batch = p["inf_heads"], p["inf_layers"], p["inf_batch"]
+    cfg = DecodeConfig(n_kv=p["inf_ctx"], n_q=1, d=p["d"], heads=heads, kv_heads=min(p["inf_kv"], heads),
+                       batch=batch, Br=min(p["Br"], p["inf_ctx"]), Bc=min(p["Bc"], p["inf_ctx"]),
+                       dtype=tensor_dtype(p["dtype"]))
+    eb = DTYPE_BYTES[cfg.dtype]
+    one_cache = 2 * layers * cfg.kv_heads * cfg.n_kv * cfg.d * eb  # K and V of one sequence, every layer
+    step = layers * decode_cost(cfg).hbm_bytes
+    # the metric: a token's reads are one sequence's; the batch's step is batch times that
+    for label, value in (("read per token, all layers", step / batch), ("read per step, whole batch", step)):
+        shown = [x.value for x in ck.at.metric if x.label == label]
+        ck.count += len(shown)
+        ck.expect(all(same_bytes(v, value) for v in shown), f"the metric {label!r} shows {shown}, the engine "
+                  f"{value:,.0f} B (batch {batch}: one step reads {step:,} B for all {batch} sequences)")
+    m = ck.find(rf"Each new token's query reads its own sequence's cache once, ({BYTES}) over (\d+) layers"
+                rf"(?:; one decoding step of the batch of (\d+) reads (\d+) such caches, ({BYTES}),)? and does")
+    per_sequence, tol = bytes_of(m.group(1))
+    ck.expect(abs(per_sequence * batch - step) <= tol * batch + 1e-9 * step and per_sequence >= one_cache * 0.995,
+              f"{m.group(0)!r}: one decoding step of batch {batch} reads {step:,} B, so {step / batch:,.0f} B per "
+              f"sequence's token (one sequence's cache is {one_cache:,} B)")
+    ck.expect((m.group(3) is not None) == (batch > 1) and (batch == 1 or (int(m.group(3)) == int(m.group(4)) == batch
+              and same_bytes(m.group(5), step))), f"{m.group(0)!r}: batch {batch}, the step reads {step:,} B")
+    if p["hw"] in HARDWARE:
+        hw = HARDWARE[p["hw"]]
+        cache = batch * one_cache
+        over = cache > hw.hbm_gb * 1e9
+        said = f"This cache does not fit on one {hw.name}" in ck.text
+        ck.expect(said == over, f"'does not fit' shown: {said}; the cache is {cache:,} B against {hw.name}'s "
+                  f"{hw.hbm_gb} GB")
+        fit = ck.find(r"GB: it (fits|\*\*does not fit\*\*)")
+        ck.expect((fit.group(1) != "fits") == over, f"{fit.group(0)!r}: {cache:,} B against {hw.hbm_gb} GB")
+
+
 # ---- FA3's overlap inside a warp group (FA3 §3.2, Algorithm 2), wherever a page or an assumption states it ----
 
 # the wrong direction the pages once gave: a tile's softmax under the *next* tile's matmul
@@ -1484,6 +1520,7 @@ CHECKS = {
     "lessons/09_break_it.py": check_break_it,
     "lessons/10_real_hardware.py": check_real_hardware,
     "lessons/11_whole_gpu.py": check_whole_gpu,
+    "lessons/12_inference.py": check_inference,
     "lessons/13_schedule.py": check_schedule,
 }
 

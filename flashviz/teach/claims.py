@@ -51,6 +51,11 @@ def crossover(cfg) -> tuple[str, int, str, float]:
     return "Bc", cfg.Bc, f"(3d + 4)/{4 * half}", (3 * cfg.d + 4) / (4 * half)
 
 
+def cache_fit(cache_bytes: float, hbm_gb: float) -> str:
+    """"fits" or "does not fit": a K/V cache against a GPU's HBM (the vendor's GB, 1e9 bytes)."""
+    return "fits" if cache_bytes <= hbm_gb * 1e9 else "does not fit"
+
+
 def tiles_overflow(cfg) -> bool:
     """True when one forward tile step's working set is over the SRAM budget."""
     from ..model.memory import fits, working_set
