@@ -1414,6 +1414,22 @@ def check_schedule(ck: Claims, p: dict) -> None:
     for g, d, rate in ((2, s.d, wgmma), (3, s.d, cublas), (5, d2, cublas), (6, d2, wgmma)):
         ck.expect(agrees(m.group(g), rate / (4 * d * e)), f"{m.group(0)!r}: {rate / (4 * d * e):.4f} at d = {d}")
     ck.expect(agrees(ck.metric(f"exp ÷ matmul time, d = {s.d}").split("–")[0], cublas / (4 * s.d * e)), "metric")
+    # cuBLAS's fp16 rate: three runs, three figures, each named with its run and lesson, this lesson's its metric
+    import pandas as pd
+    from flashviz.hardware.measured import DATA as data
+    truth = {"lesson 10": pd.read_csv(data / "ceilings.csv").query("ceiling == 'dense matmul' and dtype == 'float16'"),
+             "lesson 11": pd.read_csv(data / "whole_gpu_ceilings.csv").query(
+                 "ceiling.str.startswith('dense matmul float16')"),
+             "lesson 13": pd.read_csv(data / "schedule_rates.csv").query(
+                 "rate == 'dense matmul' and dtype == 'float16'")}
+    runs = ck.find_all(rf"({NUM}) TFLOP/s \((bench/gpu/\w+\.py), (lesson 1[0-3])\)")
+    ck.expect(sorted(r.group(3) for r in runs) == sorted(truth), f"the cuBLAS runs named: {[r.group(0) for r in runs]}")
+    for r in runs:
+        ck.expect(agrees(r.group(1), float(truth[r.group(3)]["value"].iloc[0])), f"{r.group(0)!r}: the CSV says "
+                  f"{float(truth[r.group(3)]['value'].iloc[0]):.2f}")
+    ck.expect(agrees(ck.metric("cuBLAS fp16 matmul").split()[0], rates[sl.FP16_MATMUL] / 1e12)
+              and abs(rates[sl.FP16_MATMUL] / 1e12 - float(truth["lesson 13"]["value"].iloc[0])) < 1e-6,
+              "lesson 13's cuBLAS metric is its own run's (schedule_rates.csv)")
     # measured against the model, at this call and over every call
     row = {k2: t[(t["kernel"] == k2) & (t["dtype"] == s.dtype) & (t["causal"] == s.causal) & (t["n"] == s.n)
                  & (t["d"] == s.d) & (t["B·H"] == s.bh)].iloc[0] for k2 in ("PyTorch flash", "Triton 128×64", "cuDNN")}
@@ -1558,6 +1574,15 @@ def test_claims_agree_with_the_engine(page, data):
     params = data.draw(lesson_params(page), label="settings")
     checked = check_page(page, params)
     assert checked > 0 or page not in CHECKS, f"{page}: no sentence checked"
+
+
+def test_the_roofline_assumption_gives_the_range_of_cublas_runs():
+    from flashviz.hardware.measured import cublas_fp16_runs
+    from flashviz.model.sources import ASSUMPTIONS
+    rates = [rate for *_, rate in cublas_fp16_runs()]
+    m = re.search(r"fp16 matmul reached (\d+) to (\d+) of the 989 TFLOP/s in (\w+) runs", ASSUMPTIONS["roofline"].real)
+    assert m and (int(m.group(1)), int(m.group(2))) == (round(min(rates)), round(max(rates))) \
+        and m.group(3) == "three" == ["one", "two", "three"][len(rates) - 1], (m and m.group(0), rates)
 
 
 @pytest.mark.parametrize("key", ["schedule", "softmax_added"])

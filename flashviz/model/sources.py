@@ -303,7 +303,8 @@ ASSUMPTIONS: dict[str, Assumption] = {
         "peak figures (lessons 10 and 11: at the H200's measured ceilings).",
         "The roofline bounds the rate from above. It counts no launch cost, no time to fill a pipeline, no "
         "wave that leaves SMs idle, and takes copy and compute as perfectly overlapped. Real kernels reach "
-        "part of each peak: on this project's H200 cuBLAS reached about 720 of the 989 TFLOP/s and a device "
+        "part of each peak: on this project's H200 cuBLAS's fp16 matmul reached 707 to 728 of the 989 TFLOP/s in "
+        "three runs (lessons 10, 11 and 13 each use their own run's) and a device "
         f"copy about 4.1 of the 4.8 TB/s ({cite('h200_measured', 'whole_gpu_ceilings.csv, 2026-11-30')})."),
     "same_kernels": Assumption(
         "the H200's kernels on every GPU",
