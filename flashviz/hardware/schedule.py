@@ -128,7 +128,8 @@ def timeline(schedule: str, work: TileWork, tiles: int = 6, stages: int = 2) -> 
     inputs and its unit allow. Units: the copy engine, the tensor cores, the exp unit, the FP32
     lanes; each runs one step at a time, in the order the schedule issues them. fa3 splits the
     block's rows over two consumer groups (each step half the tile's work) and issues, in each
-    group's turn, the QK^T of its next tile before the PV of this one."""
+    group's turn, the QK^T of its next tile (once its softmax of this one is done) before the PV of
+    this one, as Algorithm 2 of FlashAttention-3 does (lines 9 and 11 of iteration j + 1)."""
     if schedule not in SCHEDULES:
         raise ValueError(f"schedule must be one of {SCHEDULES}, not {schedule!r}")
     free: dict[str, float] = {}
