@@ -503,13 +503,14 @@ def diff_heatmap(diff: np.ndarray, title: str, max_rows: int = 256) -> go.Figure
     return _style(fig, "output column (of d)", "query row (0 to n−1)", title, height=420)
 
 
-def cut_vs_block(df) -> go.Figure:
+def cut_vs_block(df, causal: bool = False) -> go.Figure:
     fig = go.Figure()
     symbols = cycle(("circle", "diamond", "square", "triangle-up", "x"))
     for (d, part), colour in zip(df.groupby("d"), cycle([GREEN, FLASH, ORANGE, PURPLE, VERMILLION])):
         fig.add_trace(_line(part["block / d"], part["traffic cut"], f"d = {d}", colour, symbol=next(symbols)))
     return _style(fig, "block size ÷ head dim (ratio)", "traffic cut (std ÷ flash)",
-                  "The cut grows with block ÷ head dim", log_x=True, log_y=True)
+                  "The cut grows with block ÷ head dim" + (", causal mask" if causal else ", no mask"),
+                  log_x=True, log_y=True)
 
 
 def _headroom(fig: go.Figure, values, factor: float = 1.2) -> None:

@@ -13,6 +13,7 @@ from flashviz.model.config import CUSTOM, HARDWARE
 from flashviz.teach.format import bytes_text
 from flashviz.hardware.gpu_arch import arch_of, is_modelled
 from flashviz.hardware.gpu_model import forward_time, whole_gpu
+from flashviz.hardware.schedule import intra_group
 from flashviz.model.sources import cite
 
 H200 = "H200 SXM"
@@ -225,8 +226,8 @@ rescaling l and O, as the tile counter counts it) at {rates.fp32 / 1e12:.1f} T F
 the same way. These kernels are built like FlashAttention-2: the warps that run a tile's matmuls also run its
 softmax, so the model **adds** the softmax time to the matmul time {ui.assumes('softmax_added')}.
 FlashAttention-3 hides most of it on Hopper: two warpgroups take turns, one's softmax running while the other's
-matmuls do (ping-pong scheduling, {cite('fa3', '§3.1')}), and inside a warpgroup the softmax of one tile
-overlaps the matmul of the next ({cite('fa3', '§3.2')}); for such a kernel the model would take the larger of
+matmuls do (ping-pong scheduling, {cite('fa3', '§3.1')}), and inside a warpgroup {intra_group()}
+({cite('fa3', '§3.2, Algorithm 2')}); for such a kernel the model would take the larger of
 the two. DRAM time ({rates.dram / 1e12:.2f} TB/s copy) overlaps both, and is the larger at
 {"none" if dram_bound == 0 else f"{dram_bound}"} of the {len(table)} configs.
 At your n, d, batch × heads and kernel on this H200: matmuls {here.matmul_s * 1e3:.3g} ms + exponentials

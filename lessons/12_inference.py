@@ -6,12 +6,11 @@ import streamlit as st
 from explorer import cache, charts, predict, ui
 from explorer.lessons import control
 from flashviz.run import decode
-from flashviz.teach.claims import compare, regime
+from flashviz.teach.claims import cache_fit, compare, regime
 from flashviz.model.config import CUSTOM, HARDWARE
 from flashviz.teach.format import bytes_text, times_text
 from flashviz.hardware.gpu_arch import arch_of
-from flashviz.model.memory import fits
-from flashviz.model.sources import cite
+from flashviz.model.sources import cite, figure_source
 
 st.title("Inference: one query, the whole cache")
 
@@ -39,14 +38,27 @@ ui.own_setting(f"d = {cfg.d} and the tiles come from the sidebar; the cache is s
 step = decode.decode_cost(cfg)
 need, feed = step.bytes_per_flop, hw.balance(cfg.dtype)
 model_cache = decode.cache_bytes(cfg.n_kv, cfg.batch, cfg.kv_heads, cfg.d, layers, cfg.element_bytes)
+per_sequence, per_step = decode.step_reads(cfg, layers)
+fit = cache_fit(model_cache, hw.hbm_gb)
+hbm_source = f" ({figure_source(hw.name, 'hbm_gb')})" if ui.value("hw") != CUSTOM else " (as typed in)"
+batch_text = (f"; one decoding step of the batch of {cfg.batch} reads {cfg.batch} such caches, "
+              f"{bytes_text(per_step)}," if cfg.batch > 1 else "")
 ui.slide("The numbers")
-st.markdown(f"#### Each new token's query reads the whole cache once and does {1 / need:.3g} "
-            f"flop{'' if f'{1 / need:.3g}' == '1' else 's'} per byte "
-            f"with it: on the {hw.name}, decoding is {regime(need, feed)}-bound.")
+st.markdown(f"#### Each new token's query reads its own sequence's cache once, {bytes_text(per_sequence)} over "
+            f"{layers} layers{batch_text} and does {1 / need:.3g} flop{'' if f'{1 / need:.3g}' == '1' else 's'} "
+            f"per byte with it: on the {hw.name}, decoding is {regime(need, feed)}-bound.")
+if fit == "does not fit":
+    st.error(f"**This cache does not fit on one {hw.name}**: {bytes_text(model_cache)} for batch {cfg.batch} at "
+             f"n = {cfg.n_kv:,} against its {hw.hbm_gb} GB of HBM{hbm_source}, {bytes_text(hw.hbm_gb * 1e9)} in "
+             "this page's binary units. The figures below count bytes one such GPU could not hold; the section "
+             "on the GPU's memory says how long a context fits.", icon=ui.NO_ICON)
 cols = st.columns(4)
 cols[0].metric("K/V cache, whole model", bytes_text(model_cache),
-               help=f"K and V, {layers} layers, batch {cfg.batch}, {cfg.kv_heads} K/V heads, n = {cfg.n_kv:,}")
-cols[1].metric("read per token, all layers", bytes_text(layers * step.hbm_bytes))
+               help=f"K and V, {layers} layers, batch {cfg.batch}, {cfg.kv_heads} K/V heads, n = {cfg.n_kv:,}; "
+               f"it {fit} in the {hw.name}'s {hw.hbm_gb} GB")
+cols[1].metric("read per step, whole batch" if cfg.batch > 1 else "read per token, all layers", bytes_text(per_step),
+               help=f"one decoding step, {layers} layers, batch {cfg.batch}: {bytes_text(per_sequence)} per "
+               "sequence's new token")
 cols[2].metric("decode needs, bytes/flop", f"{need:.3g}")
 cols[3].metric("GPU feeds, bytes/flop", f"{feed:.3g}", help=f"{hw.name}: HBM bandwidth over its {cfg.dtype} "
                "matmul rate")
@@ -85,7 +97,7 @@ st.subheader("The cache against the GPU's memory")
 ns = tuple(2**k for k in range(10, 21))
 longest = decode.longest_context(hw, cfg.batch, cfg.kv_heads, cfg.d, layers, cfg.element_bytes)
 st.markdown(f"At batch {cfg.batch} with {name} the cache takes **{bytes_text(model_cache)}** of the "
-            f"{hw.name}'s {hw.hbm_gb} GB: it " + ("fits" if fits(model_cache, hw.hbm_gb * 1e9) else "**does not fit**")
+            f"{hw.name}'s {hw.hbm_gb} GB: it " + (fit if fit == "fits" else f"**{fit}**")
             + f". The longest context that fits is about **{longest:,} tokens** per sequence, before any "
             "weights. It grows with n, with the batch and with the K/V heads, each in proportion.")
 ui.chart(cache.figure(charts.cache_over_n, cache.decode_cache_over_n(ns, cfg, layers), hw.hbm_gb, hw.name),

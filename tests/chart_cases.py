@@ -99,7 +99,8 @@ def _config_cases(tag: str, cfg: Config) -> list[Case]:
         (charts.diff_heatmap, lambda: (six().arrays["flash - standard"], "|flash − standard|")),
         (charts.diff_heatmap, lambda: (six().arrays["local - standard"], "|local window 128 − standard|")),
         (charts.cut_vs_block, lambda: (sweeps.cut_by_block(max(cfg.n, 512), (32, 64, 128),
-                                                           (16, 32, 64, 128, 256, 512), cfg.dtype),)),
+                                                           (16, 32, 64, 128, 256, 512), cfg.dtype, cfg.causal),
+                                       cfg.causal)),
         (charts.loop_order_bars, lambda: (sweeps.loop_orders(cfg),)),
         (charts.loop_orders_over_n, lambda: (sweeps.loop_orders_over_n(cfg, sweeps.ns_around(cfg.n, 256, 4096, 2)),)),
     ]

@@ -675,6 +675,14 @@ def check_precision(ck: Claims) -> None:
               and abs(int(m.group(3)) - 100 * s.smallest_tile_scale) <= 0.5, m.group(0))
 
 
+def flash_n2_coefficient(cfg: Config) -> float:
+    """Flash's elements moved per n² for long rows, from costs.flash_cost itself: moved(2n) − 2 moved(n)
+    = 2a n² for moved = a n² + b n (n a multiple of both tiles, large enough that the census is quadratic)."""
+    n = 64 * math.lcm(cfg.Br, cfg.Bc)
+    at = {k: costs.flash_cost(cfg.with_(n=k, keep_full_S=False)).moved for k in (n, 2 * n)}
+    return (at[2 * n] - 2 * at[n]) / (2 * n * n)
+
+
 def check_same_flops(ck: Claims, p: dict) -> None:
     cfg = engine_config(p)
     std, flash = flash_moves_metric(ck, cfg)
@@ -694,12 +702,25 @@ def check_same_flops(ck: Claims, p: dict) -> None:
     ck.find(r"The bytes are another matter: each query block re-reads all of K and V, so flash moves about "
             r"\(2 \+ 2n/Br\)·n·d" if cfg.loop_order == "fa2" else
             r"The bytes are another matter: in the paper's order each key/value block re-reads Q and O")
-    # the crossover of the n² terms, fa2: 2n²d/Br against 4n²; fa1: (3d + 4)n²/Bc against 4n²
-    tile, edge = (cfg.Br, cfg.d / 2) if cfg.loop_order == "fa2" else (cfg.Bc, (3 * cfg.d + 4) / 4)
-    m = ck.find(rf"here B[rc] = (\d+) is (above|not above) [^=]+ = ({NUM})\.")
-    ck.expect(int(m.group(1)) == tile and agrees(m.group(3), edge) and (m.group(2) == "above") == (tile > edge),
-              f"{m.group(0)!r}: the tile is {tile}, the crossover {edge}")
-    if not over and not cfg.causal and cfg.n >= 16 * cfg.d:  # long rows: the n² terms decide the direction
+    # the crossover of the n² terms, where flash's n² coefficient (read off costs.flash_cost at two long
+    # n, mask and all) meets standard's 4: it falls as 1/tile, so the edge is tile × coefficient / 4
+    tile = cfg.Br if cfg.loop_order == "fa2" else cfg.Bc
+    edge = tile * flash_n2_coefficient(cfg) / 4
+    m = ck.find(rf"here B[rc] = (\d+) is (above|not above) [^=]+ = ({NUM})")
+    ck.expect(int(m.group(1)) == tile and abs(number(m.group(3)) / edge - 1) < 0.01
+              and (m.group(2) == "above") == (tile > number(m.group(3))),
+              f"{m.group(0)!r}: the tile is {tile}, the crossover {edge:.4g} "
+              f"({'causal' if cfg.causal else 'no mask'}, {cfg.loop_order})")
+    # the cut-by-block chart and table follow the mask, and say which
+    cap = ck.find(r"Traffic cut at n = ([\d,]+), (with the causal mask|no mask), FlashAttention-2's order")
+    ck.expect((cap.group(2) == "with the causal mask") == cfg.causal, f"{cap.group(0)!r}, causal {cfg.causal}")
+    cut = next(df.value for df in ck.at.dataframe if "block / d" in df.value.columns)
+    row = cut[(cut["d"] == 128) & (cut["block"] == 64)].iloc[0]
+    at = Config.clamped(int(number(cap.group(1))), 64, 64, d=128, dtype=cfg.dtype, causal=cfg.causal)
+    truth = costs.standard_cost(at).moved / costs.flash_cost(at).moved
+    ck.expect(abs(row["traffic cut"] / truth - 1) < 1e-9, f"{cap.group(0)!r}: the table's cut at d = 128, block 64 "
+              f"is {row['traffic cut']:.4g}, the engine's {truth:.4g} ({'causal' if cfg.causal else 'no mask'})")
+    if not over and cfg.n >= 16 * cfg.d:  # long rows: the n² terms decide the direction
         ck.expect((tile > edge) == (flash.hbm_bytes < std.hbm_bytes) or abs(tile - edge) <= edge / 4,
                   f"{m.group(0)!r} but flash moves {flash.hbm_bytes:,} B against standard's {std.hbm_bytes:,} B")
     if equal:
@@ -1037,6 +1058,7 @@ def check_whole_gpu(ck: Claims, p: dict) -> None:
     hw, kernel = _wg_hardware(p), kernel_named(p["wg_kernel"], d)
     arch, occ = arch_of(hw), kernel.occupancy(d, hw)
     ck.expect(not re.search(r"keeps 0 of them|× 0\b", ck.text), "a page that says 0 blocks per unit")
+    check_fa3_order(ck, ck.text, "lesson 11")
     if occ.launch:
         m = ck.find(rf"cannot launch on the {re.escape(hw.name)} at d = {d}:\*\* (.+?)\. A kernel")
         ck.expect(m.group(1) == occ.launch, f"{m.group(0)!r}: the engine says {occ.launch!r}")
@@ -1246,6 +1268,80 @@ def why_break_it(ck: Claims, p: dict) -> None:
     ck.expect(pick in ck.shown, f"the answer {ck.shown!r}: flash {flash} B, standard {std} B")
 
 
+
+# ---- lesson 12: one sequence's token against the batch's step, and the cache against the GPU's memory ----
+
+def check_inference(ck: Claims, p: dict) -> None:
+    from flashviz.run.decode import DecodeConfig, decode_cost
+    heads, layers, batch = p["inf_heads"], p["inf_layers"], p["inf_batch"]
+    cfg = DecodeConfig(n_kv=p["inf_ctx"], n_q=1, d=p["d"], heads=heads, kv_heads=min(p["inf_kv"], heads),
+                       batch=batch, Br=min(p["Br"], p["inf_ctx"]), Bc=min(p["Bc"], p["inf_ctx"]),
+                       dtype=tensor_dtype(p["dtype"]))
+    eb = DTYPE_BYTES[cfg.dtype]
+    one_cache = 2 * layers * cfg.kv_heads * cfg.n_kv * cfg.d * eb  # K and V of one sequence, every layer
+    step = layers * decode_cost(cfg).hbm_bytes
+    # the metric: a token's reads are one sequence's; the batch's step is batch times that
+    for label, value in (("read per token, all layers", step / batch), ("read per step, whole batch", step)):
+        shown = [x.value for x in ck.at.metric if x.label == label]
+        ck.count += len(shown)
+        ck.expect(all(same_bytes(v, value) for v in shown), f"the metric {label!r} shows {shown}, the engine "
+                  f"{value:,.0f} B (batch {batch}: one step reads {step:,} B for all {batch} sequences)")
+    m = ck.find(rf"Each new token's query reads its own sequence's cache once, ({BYTES}) over (\d+) layers"
+                rf"(?:; one decoding step of the batch of (\d+) reads (\d+) such caches, ({BYTES}),)? and does")
+    per_sequence, tol = bytes_of(m.group(1))
+    ck.expect(abs(per_sequence * batch - step) <= tol * batch + 1e-9 * step and per_sequence >= one_cache * 0.995,
+              f"{m.group(0)!r}: one decoding step of batch {batch} reads {step:,} B, so {step / batch:,.0f} B per "
+              f"sequence's token (one sequence's cache is {one_cache:,} B)")
+    ck.expect((m.group(3) is not None) == (batch > 1) and (batch == 1 or (int(m.group(3)) == int(m.group(4)) == batch
+              and same_bytes(m.group(5), step))), f"{m.group(0)!r}: batch {batch}, the step reads {step:,} B")
+    if p["hw"] in HARDWARE:
+        hw = HARDWARE[p["hw"]]
+        cache = batch * one_cache
+        over = cache > hw.hbm_gb * 1e9
+        said = f"This cache does not fit on one {hw.name}" in ck.text
+        ck.expect(said == over, f"'does not fit' shown: {said}; the cache is {cache:,} B against {hw.name}'s "
+                  f"{hw.hbm_gb} GB")
+        fit = ck.find(r"GB: it (fits|\*\*does not fit\*\*)")
+        ck.expect((fit.group(1) != "fits") == over, f"{fit.group(0)!r}: {cache:,} B against {hw.hbm_gb} GB")
+
+
+# ---- FA3's overlap inside a warp group (FA3 §3.2, Algorithm 2), wherever a page or an assumption states it ----
+
+# the wrong direction the pages once gave: a tile's softmax under the *next* tile's matmul
+FA3_BACKWARDS = (r"softmax of (?:one|this) tile overlaps the matmul of the next|issued before the softmax of this one"
+                 r"|a tile's softmax with the next tile's QK|softmax of tile j runs under the QKᵀ of tile j\+1")
+FA3_ORDER = (r"the (QKᵀ) of tile (j) is issued, then the (\w+) of tile (j(?:[−+]\d)?), and the softmax of tile j runs "
+             r"under the (\w+) of tile (j(?:[−+]\d)?)")
+
+
+def fa3_order_truth(j: int = 3) -> tuple[tuple[str, int], tuple[str, int]]:
+    """From schedule.timeline at a tile whose parts are alike: the matmul group 0 issues right after its
+    QK^T of tile j, and the one of its own that starts together with its softmax of tile j (as tile
+    offsets from j). Algorithm 2: QK^T of tile j (line 9), then PV of tile j−1 (line 11), softmax of tile j
+    (line 13) while that PV runs."""
+    from flashviz.hardware.schedule import EVEN, timeline
+    steps = [x for x in timeline("fa3", EVEN, tiles=j + 3) if x.group == 0]
+    mm = sorted((x for x in steps if x.lane == "tensor cores"), key=lambda x: x.start)
+    k = next(i for i, x in enumerate(mm) if x.label == "QKᵀ" and x.tile == j)
+    first = min(x.start for x in steps if x.tile == j and x.lane in ("FP32", "exp unit"))
+    under = next(x for x in mm if x.start <= first < x.end)
+    return (mm[k + 1].label, mm[k + 1].tile - j), (under.label, under.tile - j)
+
+
+def check_fa3_order(ck: Claims, text: str, what: str) -> None:
+    """The FA3 order sentence in `text`, against the timeline; no sentence there gives the old direction."""
+    bad = re.search(FA3_BACKWARDS, text)
+    ck.expect(not bad, f"{what} says {bad and bad.group(0)!r}, the backwards order (FA3 §3.2: a tile's softmax runs "
+                       "under the previous tile's PV)")
+    m = ck.find(FA3_ORDER, text)
+    offset = {"j": 0, "j−1": -1, "j+1": 1}
+    (then, then_at), (under, under_at) = fa3_order_truth()
+    said = ((m.group(3), offset[m.group(4)]), (m.group(5), offset[m.group(6)]))
+    ck.expect(said == ((then, then_at), (under, under_at)),
+              f"{what}: {m.group(0)!r}, the timeline issues the {then} of tile j{then_at:+d} after the QKᵀ of tile j "
+              f"and runs the softmax of tile j under the {under} of tile j{under_at:+d}")
+
+
 # ---- lesson 13, the schedule: every figure recomputed from the schedule model's own functions ----
 
 def _schedule_setting(p: dict):
@@ -1274,6 +1370,11 @@ def check_schedule(ck: Claims, p: dict) -> None:
     from flashviz.hardware.schedule import interval, timeline
     s, occupancy = _schedule_setting(p), p["sc_rates"] == "each kernel's own"
     rates, t, sp = _schedule_model(occupancy)
+    check_fa3_order(ck, ck.text, "lesson 13")
+    m = ck.find(r"on one SM nothing overlaps, so the times add|The model runs one block at a time on an SM, so "
+                r"nothing overlaps and the times add: that is the model's choice, not FlashAttention-2's design")
+    ck.expect(m.group(0).startswith("The model runs"), f"lesson 13 says {m.group(0)!r} as FA2's design; it is the "
+              "model's choice (two resident blocks interleave on an SM)")
     # the player's sentence: tile k's exponentials under each schedule, read off schedule.timeline itself
     work = sl.kernel_time_at("cudnn", s, rates, occupancy).work
     k = p["sc_tile"]
@@ -1313,6 +1414,22 @@ def check_schedule(ck: Claims, p: dict) -> None:
     for g, d, rate in ((2, s.d, wgmma), (3, s.d, cublas), (5, d2, cublas), (6, d2, wgmma)):
         ck.expect(agrees(m.group(g), rate / (4 * d * e)), f"{m.group(0)!r}: {rate / (4 * d * e):.4f} at d = {d}")
     ck.expect(agrees(ck.metric(f"exp ÷ matmul time, d = {s.d}").split("–")[0], cublas / (4 * s.d * e)), "metric")
+    # cuBLAS's fp16 rate: three runs, three figures, each named with its run and lesson, this lesson's its metric
+    import pandas as pd
+    from flashviz.hardware.measured import DATA as data
+    truth = {"lesson 10": pd.read_csv(data / "ceilings.csv").query("ceiling == 'dense matmul' and dtype == 'float16'"),
+             "lesson 11": pd.read_csv(data / "whole_gpu_ceilings.csv").query(
+                 "ceiling.str.startswith('dense matmul float16')"),
+             "lesson 13": pd.read_csv(data / "schedule_rates.csv").query(
+                 "rate == 'dense matmul' and dtype == 'float16'")}
+    runs = ck.find_all(rf"({NUM}) TFLOP/s \((bench/gpu/\w+\.py), (lesson 1[0-3])\)")
+    ck.expect(sorted(r.group(3) for r in runs) == sorted(truth), f"the cuBLAS runs named: {[r.group(0) for r in runs]}")
+    for r in runs:
+        ck.expect(agrees(r.group(1), float(truth[r.group(3)]["value"].iloc[0])), f"{r.group(0)!r}: the CSV says "
+                  f"{float(truth[r.group(3)]['value'].iloc[0]):.2f}")
+    ck.expect(agrees(ck.metric("cuBLAS fp16 matmul").split()[0], rates[sl.FP16_MATMUL] / 1e12)
+              and abs(rates[sl.FP16_MATMUL] / 1e12 - float(truth["lesson 13"]["value"].iloc[0])) < 1e-6,
+              "lesson 13's cuBLAS metric is its own run's (schedule_rates.csv)")
     # measured against the model, at this call and over every call
     row = {k2: t[(t["kernel"] == k2) & (t["dtype"] == s.dtype) & (t["causal"] == s.causal) & (t["n"] == s.n)
                  & (t["d"] == s.d) & (t["B·H"] == s.bh)].iloc[0] for k2 in ("PyTorch flash", "Triton 128×64", "cuDNN")}
@@ -1419,6 +1536,7 @@ CHECKS = {
     "lessons/09_break_it.py": check_break_it,
     "lessons/10_real_hardware.py": check_real_hardware,
     "lessons/11_whole_gpu.py": check_whole_gpu,
+    "lessons/12_inference.py": check_inference,
     "lessons/13_schedule.py": check_schedule,
 }
 
@@ -1456,3 +1574,23 @@ def test_claims_agree_with_the_engine(page, data):
     params = data.draw(lesson_params(page), label="settings")
     checked = check_page(page, params)
     assert checked > 0 or page not in CHECKS, f"{page}: no sentence checked"
+
+
+def test_the_roofline_assumption_gives_the_range_of_cublas_runs():
+    from flashviz.hardware.measured import cublas_fp16_runs
+    from flashviz.model.sources import ASSUMPTIONS
+    rates = [rate for *_, rate in cublas_fp16_runs()]
+    m = re.search(r"fp16 matmul reached (\d+) to (\d+) of the 989 TFLOP/s in (\w+) runs", ASSUMPTIONS["roofline"].real)
+    assert m and (int(m.group(1)), int(m.group(2))) == (round(min(rates)), round(max(rates))) \
+        and m.group(3) == "three" == ["one", "two", "three"][len(rates) - 1], (m and m.group(0), rates)
+
+
+@pytest.mark.parametrize("key", ["schedule", "softmax_added"])
+def test_assumptions_give_fa3s_overlap_in_algorithm_2s_order(key):
+    """The assumptions the schedule pages link to state FA3's intra-warpgroup order as the timeline runs it."""
+    from flashviz.model.sources import ASSUMPTIONS
+    a = ASSUMPTIONS[key]
+    ck = Claims.__new__(Claims)
+    ck.page, ck.params, ck.count = f"assumption {key}", {}, 0
+    ck.where = lambda: f"flashviz/model/sources.py ASSUMPTIONS[{key!r}]"  # type: ignore[method-assign]
+    check_fa3_order(ck, f"{a.model} {a.real}", f"the {key!r} assumption")

@@ -278,8 +278,9 @@ def softmax_ops(n: int, d: int, bh: int, kernel: Kernel) -> tuple[int, int]:
 class Timing:
     """The time model's parts, in seconds. FA2-style kernels (PyTorch's flash, the Triton kernel)
     run a tile's softmax between its two matmuls in the same warps, so the exp and FP32 work ADDS
-    to the matmul time (overlap=False). FlashAttention-3 overlaps the softmax of one tile with the
-    matmuls of another (ping-pong across warp groups): overlap=True takes the larger of the two.
+    to the matmul time (overlap=False). FlashAttention-3 overlaps one warp group's softmax with the
+    other's matmuls (ping-pong, FA3 §3.1), and within a group a tile's softmax with the previous tile's
+    PV (§3.2, Algorithm 2): overlap=True takes the larger of the two.
     DRAM traffic overlaps everything (the roofline's max): each block streams K/V while it computes."""
 
     matmul_s: float

@@ -62,6 +62,29 @@ def ceiling(data: dict, name: str, dtype: str = "any") -> float:
     return float(rows["value"].iloc[0])
 
 
+# The three benchmark runs that each timed cuBLAS's float16 matmul (8192³, random data) beside their own
+# kernels, and the lesson that divides by that run's figure: (file, command, lesson).
+CUBLAS_RUNS = (("ceilings.csv", "bench/gpu/measure.py", "lesson 10"),
+               ("whole_gpu_ceilings.csv", "bench/gpu/whole_gpu.py", "lesson 11"),
+               ("schedule_rates.csv", "bench/gpu/schedule.py", "lesson 13"))
+
+
+def cublas_fp16_runs(folder: Path = DATA) -> list[tuple[str, str, float]]:
+    """The H200's cuBLAS float16 rate (TFLOP/s) as each run measured it: (command, lesson, rate).
+    They differ by a few percent from run to run (the clock under the power cap); each lesson uses its
+    own run's, the one its kernels were timed in."""
+    out = []
+    for file, command, lesson in CUBLAS_RUNS:
+        t = pd.read_csv(folder / file)
+        name = t["rate"] if "rate" in t else t["ceiling"]
+        dtype = t["dtype"] if "dtype" in t else name.str.extract(r"dense matmul (\w+)")[0]
+        rows = t[name.str.startswith("dense matmul") & (dtype == "float16")]
+        if len(rows) != 1:
+            raise ValueError(f"{file}: expected one float16 dense matmul row, found {len(rows)}")
+        out.append((command, lesson, float(rows["value"].iloc[0])))
+    return out
+
+
 def model_config(impl: str, n: int, d: int, dtype: str) -> Config:
     Br, Bc = TILES.get((impl, d), (64, 64)) if impl != "plain" else (64, 64)
     return Config.clamped(n, Br, Bc, d=d, dtype=dtype, sram_bytes=SMEM_BYTES)

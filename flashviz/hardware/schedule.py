@@ -10,12 +10,14 @@ the same time. Per tile (Br query rows by Bc keys) one streaming multiprocessor 
 
 and copies the K and V tiles in. Two schedules (FlashAttention-3's paper, arXiv 2407.08608):
 
-  fa2   the same warps run a tile's QK^T, its softmax, then its PV: nothing on one SM overlaps,
-        so the times add (FlashAttention-2's design; PyTorch's flash kernel)
+  fa2   the same warps run a tile's QK^T, its softmax, then its PV (FlashAttention-2's design; PyTorch's
+        flash kernel), and the model runs one block at a time on an SM, so the times add (the model's
+        choice: the kernel's two resident blocks an SM interleave on the real GPU)
   fa3   producer warps issue the copies; two consumer warp groups of Br/2 rows each take turns on
         the tensor cores, so one group's softmax runs while the other's matmuls do (ping-pong,
-        §3.1), and within a group the QK^T of tile j+1 is issued before the softmax of tile j,
-        which then runs under it (intra-warpgroup pipelining, §3.2)
+        §3.1); within a group, iteration j issues the QK^T of tile j, then the PV of tile j-1, and
+        the softmax of tile j runs under that PV (intra-warpgroup pipelining, §3.2, Algorithm 2: "the
+        second WGMMA operation of iteration j is overlapped with softmax operations from iteration j+1")
 
 `timeline` lays the steps of either schedule on lanes, each step at the earliest time its inputs
 and its unit allow (each unit runs one step at a time, in the schedule's order), and the steady
@@ -37,16 +39,21 @@ from ..model.sources import cite
 SCHEDULES = ("fa2", "fa3")
 
 
-def describe(schedule: str) -> str:
-    """One sentence on what a schedule overlaps, with its source (for the page and the claims)."""
+def describe(schedule: str, work: TileWork | None = None) -> str:
+    """One sentence on what a schedule overlaps, with its source (for the page and the claims); FA3's
+    order inside a warp group is read off `timeline` at `work` (intra_group)."""
     if schedule == "fa2":
         return ("The same warps run a tile's QK^T, its softmax, then its PV "
-                f"({cite('fa2', '§3.1, Algorithm 1')}): on one SM nothing overlaps, so the times add.")
+                f"({cite('fa2', '§3.1, Algorithm 1')}). The model runs one block at a time on an SM, so nothing "
+                "overlaps and the times add: that is the model's choice, not FlashAttention-2's design, whose "
+                "kernel keeps two blocks of 4 warps on each SM of the H200 "
+                f"({cite('h200_measured', 'Nsight Compute, flash_probe')}), and the SM's warp schedulers "
+                "interleave them, one block's softmax beside the other's matmuls.")
     if schedule == "fa3":
         return ("Producer warps issue the copies; two consumer warp groups take turns on the tensor cores, so one "
                 f"group's softmax runs under the other's matmuls (warp specialisation and ping-pong scheduling, "
-                f"{cite('fa3', '§3.1')}); within a group, the QK^T of the next tile is issued before the softmax "
-                f"of this one, which runs under it (intra-warpgroup overlapping, {cite('fa3', '§3.2')}).")
+                f"{cite('fa3', '§3.1')}); within a group, {intra_group(work)} (intra-warpgroup overlapping, "
+                f"{cite('fa3', '§3.2, Algorithm 2')}).")
     raise ValueError(f"schedule must be one of {SCHEDULES}, not {schedule!r}")
 
 
@@ -121,7 +128,8 @@ def timeline(schedule: str, work: TileWork, tiles: int = 6, stages: int = 2) -> 
     inputs and its unit allow. Units: the copy engine, the tensor cores, the exp unit, the FP32
     lanes; each runs one step at a time, in the order the schedule issues them. fa3 splits the
     block's rows over two consumer groups (each step half the tile's work) and issues, in each
-    group's turn, the QK^T of its next tile before the PV of this one."""
+    group's turn, the QK^T of its next tile (once its softmax of this one is done) before the PV of
+    this one, as Algorithm 2 of FlashAttention-3 does (lines 9 and 11 of iteration j + 1)."""
     if schedule not in SCHEDULES:
         raise ValueError(f"schedule must be one of {SCHEDULES}, not {schedule!r}")
     free: dict[str, float] = {}
@@ -158,14 +166,40 @@ def timeline(schedule: str, work: TileWork, tiles: int = 6, stages: int = 2) -> 
         softmax(0, g, 0.5)
     for j in range(tiles):
         for g in (0, 1):  # ping-pong: group g's turn on the tensor cores follows the other group's
-            if j + 1 < tiles:  # intra-warpgroup: the next QK^T is issued with this PV
-                put("tensor cores", "QKᵀ", j + 1, g, work.qk / 2, [("K, V", j + 1, -1)])
+            if j + 1 < tiles:  # intra-warpgroup: the next QK^T, issued once this tile's softmax is done
+                put("tensor cores", "QKᵀ", j + 1, g, work.qk / 2, [("K, V", j + 1, -1), ("sum", j, g)])
             put("tensor cores", "PV", j, g, work.pv / 2, [("sum", j, g)])
             if j + 1 < tiles:  # the next tile's softmax runs under this PV and the other group's turn
                 softmax(j + 1, g, 0.5)
         if j + stages < tiles:
             copy(j + stages)
     return steps
+
+
+def _tile_name(t: int, j: int) -> str:
+    return "j" if t == j else f"j{'+' if t > j else '−'}{abs(t - j)}"
+
+
+EVEN = TileWork(qk=1.0, pv=1.0, exp=1.0, pre=0.2, post=0.3, copy=0.5)  # a tile whose parts are alike
+
+
+def intra_group(work: TileWork | None = None, j: int = 3) -> str:
+    """FA3's order inside one warp group, read off `timeline` (by default at EVEN, a tile whose units
+    are never short, so the order shows as the paper draws it, its Figure 2): the two matmuls group 0
+    issues in turn from its QK^T of tile j, and the tensor-core steps of its own that run while its
+    softmax of tile j does ("the QK^T of tile j is issued, then the PV of tile j−1, and the softmax of tile j runs
+    under the PV of tile j−1"; FA3 §3.2, Algorithm 2, lines 9-13)."""
+    steps = timeline("fa3", EVEN if work is None else work, tiles=j + 3)
+    mine = [s for s in steps if s.group == 0]
+    soft = [s for s in mine if s.tile == j and s.lane in ("FP32", "exp unit")]
+    start, end = min(s.start for s in soft), max(s.end for s in soft)
+    mm = [s for s in mine if s.lane == "tensor cores"]  # in the order the group issues them
+    k = next(i for i, s in enumerate(mm) if s.label == "QKᵀ" and s.tile == j)
+    under = [s for s in mm if s.start < end and s.end > start]
+    first, then = (f"the {s.label} of tile {_tile_name(s.tile, j)}" for s in mm[k:k + 2])
+    runs = (" and ".join(f"the {s.label} of tile {_tile_name(s.tile, j)}" for s in under) if under
+            else "none of its own matmuls")
+    return f"{first} is issued, then {then}, and the softmax of tile j runs under {runs}"
 
 
 def interval(schedule: str, work: TileWork, tiles: int = 32) -> float:

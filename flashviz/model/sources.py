@@ -209,9 +209,12 @@ ASSUMPTIONS: dict[str, Assumption] = {
         "The schedule model (flashviz/hardware/schedule.py) lays one tile's work on one SM's units: the copies, the "
         "tensor cores (QK^T and PV, at the rate of the instruction the kernel uses), the exp unit and the FP32 "
         "lanes, each running one step at a time in the order the schedule issues them, at the SM's share of "
-        "the unit's measured rate. FlashAttention-2's schedule adds a tile's matmuls and softmax; "
+        "the unit's measured rate. FlashAttention-2's schedule adds a tile's matmuls and softmax, one block at a "
+        "time on an SM (the model's choice: that kernel keeps two blocks an SM, whose warps interleave); "
         f"FlashAttention-3's overlaps one warp group's softmax with the other's matmuls ({cite('fa3', '§3.1')}) "
-        f"and a tile's softmax with the next tile's QK^T ({cite('fa3', '§3.2')}), perfectly. Units go to the "
+        "and, within a group, a tile's softmax with the previous tile's PV: the QKᵀ of tile j is issued, then the "
+        "PV of tile j−1, and the softmax of tile j runs under the PV of tile j−1 "
+        f"({cite('fa3', '§3.2, Algorithm 2')}), perfectly. Units go to the "
         "SM that frees first, each with its pipeline's fill and drain; DRAM overlaps everything. cuDNN's "
         "kernel is taken as FlashAttention-3's 128 x 128 tiles, each unit at its rate per clock (measured "
         "with the unit's pipe at its peak) times the SM clock its own counters read while cuDNN runs back "
@@ -246,8 +249,9 @@ ASSUMPTIONS: dict[str, Assumption] = {
         "time, as in FlashAttention-2-style kernels, where the warps that run a tile's matmuls also run its "
         "softmax.",
         f"FlashAttention-3 hides most of it on Hopper: two warpgroups take turns, one's softmax running while "
-        f"the other's matmuls do (ping-pong scheduling, {cite('fa3', '§3.1')}), and within a warpgroup the "
-        f"softmax of one tile overlaps the matmul of the next ({cite('fa3', '§3.2')}); the time is then "
+        f"the other's matmuls do (ping-pong scheduling, {cite('fa3', '§3.1')}), and within a warpgroup the QKᵀ "
+        "of tile j is issued, then the PV of tile j−1, and the softmax of tile j runs under the PV of tile j−1 "
+        f"({cite('fa3', '§3.2, Algorithm 2')}); the time is then "
         "closer to the larger of the two than to their sum."),
     "bandwidth_share": Assumption(
         "bandwidth shared by the SMs in use",
@@ -299,7 +303,8 @@ ASSUMPTIONS: dict[str, Assumption] = {
         "peak figures (lessons 10 and 11: at the H200's measured ceilings).",
         "The roofline bounds the rate from above. It counts no launch cost, no time to fill a pipeline, no "
         "wave that leaves SMs idle, and takes copy and compute as perfectly overlapped. Real kernels reach "
-        "part of each peak: on this project's H200 cuBLAS reached about 720 of the 989 TFLOP/s and a device "
+        "part of each peak: on this project's H200 cuBLAS's fp16 matmul reached 707 to 728 of the 989 TFLOP/s in "
+        "three runs (lessons 10, 11 and 13 each use their own run's) and a device "
         f"copy about 4.1 of the 4.8 TB/s ({cite('h200_measured', 'whole_gpu_ceilings.csv, 2026-11-30')})."),
     "same_kernels": Assumption(
         "the H200's kernels on every GPU",

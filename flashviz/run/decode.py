@@ -263,6 +263,12 @@ def decode_attention(Q, K, V, cfg: DecodeConfig, tally: Tally | None = None):
 
 # --- What the numbers mean on a GPU ---------------------------------------------------
 
+def step_reads(cfg: DecodeConfig, layers: int) -> tuple[int, int]:
+    """HBM bytes of one decoding step over all layers: (one sequence's new token, the whole batch's
+    step). Each sequence's token reads its own cache, so the batch's step is batch times one's."""
+    return decode_cost(replace(cfg, batch=1)).hbm_bytes * layers, decode_cost(cfg).hbm_bytes * layers
+
+
 def cache_bytes(n_kv: int, batch: int, kv_heads: int, d: int, layers: int, element_bytes: int) -> int:
     """The K/V cache of a whole model: K and V, every layer, every sequence."""
     return 2 * layers * batch * kv_heads * n_kv * d * element_bytes

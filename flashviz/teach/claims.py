@@ -41,11 +41,19 @@ def regime(bytes_per_flop: float, balance: float) -> str:
 def crossover(cfg) -> tuple[str, int, str, float]:
     """Where flash's n² re-reads cross standard attention's 4n² (long rows, nothing spilled):
     FA2's order re-reads K and V, 2n²d/Br, so flash moves less only while Br > d/2; the paper's
-    order re-reads Q, O, m and l, (3d + 4)n²/Bc, so while Bc > (3d + 4)/4. Returns the tile's
-    name and size, and the edge's formula and value."""
+    order re-reads Q, O, m and l, (3d + 4)n²/Bc, so while Bc > (3d + 4)/4. A causal mask computes
+    about half the tiles (n²/(2 Br Bc) of them, costs.census), so it halves those re-reads while
+    standard attention, which masks S as it writes it, still moves 4n²: the edge halves, to d/4 and
+    (3d + 4)/8. Returns the tile's name and size, and the edge's formula and value."""
+    half = 2 if cfg.causal else 1
     if cfg.loop_order == "fa2":
-        return "Br", cfg.Br, "d/2", cfg.d / 2
-    return "Bc", cfg.Bc, "(3d + 4)/4", (3 * cfg.d + 4) / 4
+        return "Br", cfg.Br, f"d/{2 * half}", cfg.d / (2 * half)
+    return "Bc", cfg.Bc, f"(3d + 4)/{4 * half}", (3 * cfg.d + 4) / (4 * half)
+
+
+def cache_fit(cache_bytes: float, hbm_gb: float) -> str:
+    """"fits" or "does not fit": a K/V cache against a GPU's HBM (the vendor's GB, 1e9 bytes)."""
+    return "fits" if cache_bytes <= hbm_gb * 1e9 else "does not fit"
 
 
 def tiles_overflow(cfg) -> bool:
