@@ -109,6 +109,13 @@ def measured_view(d: int, dtype: str, pass_: str):
 
 
 @cache
+def hopper_steps(d: int):
+    """PyTorch flash -> Triton 128 x 64 -> cuDNN on the H200 at head dim d (flashviz.hardware.measured.hopper_steps)."""
+    from flashviz.hardware import measured
+    return measured.hopper_steps(d)
+
+
+@cache
 def measured_blocks(n: int | None = None):
     """The Triton tile sweep at n (flashviz.hardware.measured.block_view), or with n=None the sizes it ran at."""
     from flashviz.hardware import measured

@@ -951,6 +951,26 @@ def check_real_hardware(ck: Claims, p: dict) -> None:
     m = ck.find(r"By the model's bytes flash is ([\w/]+)-bound; by the measured bytes it is ([\w ]+)-bound")
     ck.expect(m.group(1) == "/".join(sorted(model_bounds)), f"{m.group(0)!r}: model bounds {model_bounds}")
     ck.expect(m.group(2) == dram, f"{m.group(0)!r}: by DRAM bytes {dram} (ridge {ridge:.0f})")
+    # The rate it reaches is the best over n, and the first reason it stops there is the instruction
+    # (FA2 §4.1: FA2's Ampere code on Hopper, no TMA or wgmma), set beside the schedule by lesson 13's run.
+    fpts = points[(points["impl"] == "flash") & (points["d"] == d)]
+    best = fpts.loc[fpts["achieved TFLOP/s"].idxmax()]
+    m = ck.find(rf"reaches ({NUM}) TFLOP/s at its best n \(([\d,]+); d = (\d+)\)")
+    ck.expect(agrees(m.group(1), best["achieved TFLOP/s"]) and number(m.group(2)) == best["n"]
+              and int(m.group(3)) == d, f"{m.group(0)!r}: the best is {best['achieved TFLOP/s']:.1f} at {best['n']}")
+    ck.find(r"PyTorch's flash kernel is FlashAttention-2's code for Ampere, whose matmuls issue mma\.sync, with no "
+            r"TMA copies and no wgmma.+?\[FlashAttention-2, §4\.1\]")
+    ck.expect(instruction_steps(d) is not None, f"no schedule run at d = {d}")
+    calls, instruction, schedule = instruction_steps(d)
+    m = ck.find(rf"d = (\d+), the median over the (\d+) calls of lesson 13's run\), Triton's 128 × 64 kernel, "
+                rf"FlashAttention-2's schedule on wgmma, runs ({NUM})× (faster|slower) than PyTorch flash: the "
+                rf"instruction alone gives (more than|less than|as much as) the ({NUM})× that cuDNN")
+    ck.expect((int(m.group(1)), int(m.group(2))) == (d, calls), f"{m.group(0)!r}: {calls} calls at d = {d}")
+    ck.expect((m.group(4) == "faster") == (instruction >= 1)
+              and agrees(m.group(3), max(instruction, 1 / instruction)) and agrees(m.group(6), schedule),
+              f"{m.group(0)!r}: PyTorch flash ÷ Triton {instruction:.4f}, Triton ÷ cuDNN {schedule:.4f}")
+    ck.expect(m.group(5) == ("more than" if instruction > schedule else "less than"),
+              f"{m.group(0)!r}: the instruction's {instruction:.4f} against the schedule's {schedule:.4f}")
     view = speed[(speed["d"] == d) & (speed["dtype"] == dtype) & (speed["pass"] == pass_)]
     sp, mem = view[view["impl"] == "flash"], view[view["impl"] == "mem_efficient"]
     wins = int((sp["measured speed-up"] > 1).sum())
@@ -989,6 +1009,22 @@ def check_real_hardware(ck: Claims, p: dict) -> None:
     ck.expect(agrees(m.group(2), spread) and spread < 1.2, f"'about the same' with a spread of {spread:.3f}")
     m = ck.find(rf"from\s+({NUM}) ms at (\d+ x \d+) to ({NUM}) ms at\s+(\d+ x \d+)")
     ck.expect(number(m.group(1)) >= number(m.group(3)), f"{m.group(0)!r}")
+
+
+@functools.cache
+def instruction_steps(d: int):
+    """(calls, median PyTorch flash ÷ Triton 128×64, median Triton 128×64 ÷ cuDNN) from schedule.csv, float16,
+    not causal, at head dim d, read here apart from flashviz.hardware.measured."""
+    import pandas as pd
+    s = pd.read_csv(measured.DATA / "schedule.csv")
+    s = s[(s["status"] == "ok") & (s["dtype"] == "float16") & (s["causal"] == 0) & (s["d"] == d)]
+    by = {impl: s[s["impl"] == impl].set_index(["n", "batch_heads"])["time_ms"]
+          for impl in ("flash", "triton_128x64", "cudnn")}
+    both = pd.concat(by, axis=1).dropna()
+    if both.empty:
+        return None
+    return (len(both), float((both["flash"] / both["triton_128x64"]).median()),
+            float((both["triton_128x64"] / both["cudnn"]).median()))
 
 
 def _wg_hardware(p: dict):
