@@ -452,7 +452,7 @@ def check_tiling(ck: Claims, p: dict) -> None:
 def check_tile_size(ck: Claims, p: dict) -> None:
     cfg = engine_config(p)
     eb = cfg.element_bytes
-    blocks = [b for b in (8, 16, 32, 64, 128, 256, 512, 1024) if b <= cfg.n]
+    blocks = [b for b in TILE_SIZES if 8 <= b <= cfg.n]  # every size offered, 96 and 192 too
     fitting = {b: costs.flash_cost(cfg.with_(Br=b, Bc=b)).moved for b in blocks
                if fits(working_set(b, b, cfg.d) * eb, cfg.sram_bytes)}
     best = ck.metric("best tile that fits")
@@ -500,6 +500,24 @@ def check_io_theorem(ck: Claims, cfg: Config) -> None:
         ck.expect(Br == wide_Br == cfg.d, f"the rule's Br is {Br} at M and {wide_Br} at 2M, d = {cfg.d}")
     else:
         ck.find(rf"Br grows with M \({Br} → {wide_Br}\)")
+    check_rule_br(ck, cfg, ck.text)
+
+
+RULE_BR = (r"Br = min\(⌈M/4d⌉, d\) = min\((\d+), (\d+)\) = (\d+) at (\d+) KB and min\((\d+), (\d+)\) = (\d+) at "
+           r"(\d+) KB: the cap binds at (both budgets|(\d+) KB only|neither budget)")
+
+
+def check_rule_br(ck: Claims, cfg: Config, text: str) -> None:
+    """FlashAttention's rule at M and 2M, its figures and where its cap binds, against Algorithm 1."""
+    m = ck.find(RULE_BR, text)
+    M = (cfg.sram_elements, 2 * cfg.sram_elements)
+    q = [math.ceil(e / (4 * cfg.d)) for e in M]
+    ck.expect([int(m.group(k)) for k in range(1, 9)]
+              == [q[0], cfg.d, min(q[0], cfg.d), cfg.sram_bytes // KB, q[1], cfg.d, min(q[1], cfg.d),
+                  2 * cfg.sram_bytes // KB], f"{m.group(0)!r}: ⌈M/4d⌉ = {q} at d = {cfg.d}")
+    binds = [x > cfg.d for x in q]
+    ck.expect(m.group(9) == ("both budgets" if all(binds) else f"{2 * cfg.sram_bytes // KB} KB only" if binds[1]
+                             else "neither budget"), f"{m.group(0)!r}: ⌈M/4d⌉ = {q} against d = {cfg.d}")
 
 
 def _halved(cfg: Config, tile: str) -> Config:
@@ -1194,6 +1212,23 @@ def why_tile_size(ck: Claims, p: dict) -> None:
               and same_bytes(m.group(5), ca.hbm_bytes) and same_bytes(m.group(6), cb.hbm_bytes)
               and agrees(m.group(7), cb.hbm_bytes / ca.hbm_bytes), f"{m.group(0)!r}: {a.Br} × {a.Bc} "
               f"{ca.hbm_bytes / MB:.3f} MB, {b.Br} × {b.Bc} {cb.hbm_bytes / MB:.3f} MB")
+    # The question names the rule and the loop order, and the answer sets the other order beside this one,
+    # so a cap that holds FlashAttention-2's order still is not read as "more SRAM does not help".
+    names = {"fa2": "FlashAttention-2's order, query blocks outside", "fa1": "FlashAttention's order, key/value "
+             "blocks outside"}
+    prompt = str(next(e.value for e in ck.at.markdown if "Double the SRAM budget" in str(e.value)))
+    ck.expect("FlashAttention's rule (its Algorithm 1: Bc = ⌈M/4d⌉, Br = min(⌈M/4d⌉, d))" in prompt
+              and f"in {names[cfg.loop_order]}" in prompt, f"the question names no rule or order: {prompt!r}")
+    other = "fa1" if cfg.loop_order == "fa2" else "fa2"
+    there = []
+    for M in (cfg.sram_bytes, 2 * cfg.sram_bytes):
+        at = cfg.with_(sram_bytes=M, loop_order=other).with_tiles(*paper_block_sizes(M // cfg.element_bytes, cfg.d))
+        there.append(costs.flash_cost(at).hbm_bytes)
+    m = ck.find(rf"In {re.escape(names[other])}, the same two budgets give × ({NUM})\.", ck.why)
+    ck.expect(agrees(m.group(1), there[1] / there[0]), f"{m.group(0)!r}: {other} gives {there[1] / there[0]:.4f}")
+    ck.find(r"FlashAttention-2's kernels tune tiles of 64 or 128 each way .+?\[FlashAttention-2, §3\.3\]", ck.why)
+    if cfg.loop_order == "fa2":
+        check_rule_br(ck, cfg, ck.why)
     said = {int(k): (share, mb) for k, share, mb in re.findall(
         rf"At (\d+) KB, ({SHARE}) of the ({BYTES}) is overflow: its \d+ × \d+ tiles need", ck.why)}
     over = {at.sram_bytes // KB: cost for at, cost in runs if overflows(at)}
@@ -1467,6 +1502,17 @@ def check_page(page: str, params: dict) -> int:
     WHY.get(page, lambda ck, params: None)(ck, params)
     check_generic(ck)
     return ck.count
+
+
+# A teacher's settings (issue 37's expert read): long rows, wide heads, 16-bit, causal, on the GPUs it named.
+TEACHER = {"n": 8192, "d": 128, "dtype": "float16", "causal": True}
+
+
+@pytest.mark.parametrize("hw", ("H200 SXM", "B200", "MI300X"))
+@pytest.mark.parametrize("page", PAGES)
+def test_claims_hold_at_a_teachers_settings(page, hw):
+    params = {**explicit(page)[0], **TEACHER, "hw": hw}
+    assert check_page(page, params) > 0
 
 
 def test_every_lesson_of_the_classroom_hour_has_its_own_claim_checks():
