@@ -346,7 +346,8 @@ def check_where_time_goes(ck: Claims, p: dict) -> None:
 
     m = ck.find(rf"standard attention runs 3 kernels, one after another: (?P<steps>.+?); \*\*(?P<t>{NUM}) µs\*\* "
                 rf"in all\. Flash runs one kernel and moves {COMPARE} bytes(?P<why> \(.+?\))?: "
-                rf"\*\*(?P<fb>\w+)-bound\*\* at (?P<fr>{NUM}) TFLOP/s, \*\*(?P<ft>{NUM}) µs\*\*")
+                rf"\*\*(?P<fb>\w+)-bound\*\* at (?P<fr>{NUM}) TFLOP/s, \*\*(?P<ft>{NUM}) µs\*\* by the two-level "
+                r"count, HBM and SRAM with no L2 between")
     steps = re.findall(rf"(.+?) \*\*(\w+)-bound\*\*, ({NUM}) µs(?:; |$)", m.group("steps"))
     ck.expect([(a, b) for a, b, _ in steps] == [(k[0], k[1]) for k in kernels],
               f"kernels {m.group('steps')!r}, the engine {kernels}")
@@ -366,6 +367,35 @@ def check_where_time_goes(ck: Claims, p: dict) -> None:
     flash_rate = min(peak, hw.hbm_bytes_per_s / flash_need)
     ck.expect(agrees(m.group("fr"), flash_rate / 1e12), f"flash rate {m.group('fr')}")
     ck.expect(agrees(m.group("ft"), flash.flops / flash_rate * 1e6), f"flash time {m.group('ft')}")
+
+    # Where the measured kernel sits, on the H200's chart, and how far below the count its DRAM bytes are.
+    data = measured.load()
+    table = measured.compare(data)
+    pts = measured.roofline_points(table)
+    pts = pts[(pts["impl"] == "flash") & (pts["d"] == cfg.d)]
+    note = ck.find(rf"Measured on this H200 \(float16 forward, d = (\d+); the hollow diamonds\), PyTorch's kernel does "
+                   rf"({NUM}) flops per DRAM byte or more against a ridge at ({NUM}): by the bytes it really moves "
+                   rf"it is \*\*(\w+)-bound\*\*", required=False)
+    ck.expect(bool(note) == (hw.name == "H200 SXM" and len(pts) > 0), f"the measured kernel named: {bool(note)}, "
+              f"on the {hw.name} at d = {cfg.d}")
+    if note:
+        least = pts["flops per DRAM byte"].min()
+        ck.expect(int(note.group(1)) == cfg.d and agrees(note.group(2), least) and agrees(note.group(3), 1 / feed),
+                  f"{note.group(0)!r}: {least:.1f} flops per DRAM byte, ridge {1 / feed:.1f}")
+        ck.regime(note.group(4), 1 / least, feed, "the measured kernel")
+        fig = next(c for c in ck.at.get("plotly_chart") if "Roofline" in str(c.proto.spec))
+        ck.expect("flash measured (H200)" in str(fig.proto.spec), "no measured points on the H200's roofline")
+    ratio = table[(table["impl"] == "flash") & (table["dtype"] == "float16") & (table["pass"] == "fwd")][
+        "DRAM / model"].dropna()
+    m = ck.find(rf"flash's roof here is the two-level count's, not the GPU's\. A real flash kernel\s+moves fewer: on "
+                rf"the H200, lesson 10 measures its DRAM bytes at ({NUM})–({NUM}) of this count")
+    ck.expect(agrees(m.group(1), ratio.min()) and agrees(m.group(2), ratio.max()) and ratio.max() < 1,
+              f"{m.group(0)!r}: DRAM ÷ count from {ratio.min():.4f} to {ratio.max():.4f}")
+
+    # FA2 §2.1 names its SRAM shared memory; registers are the kernels' own (not "the papers' SRAM covers both")
+    ck.find(r"FlashAttention-2 calls its\s+on-chip memory \"SRAM \(aka shared memory\)\" "
+            r"\(\[FlashAttention-2, §2\.1\]")
+    ck.expect(not re.search(r"covers\s+both", ck.text), "the papers' SRAM said to cover registers too")
 
     n2 = 4 * cfg.n ** 2 / (4 * cfg.n * cfg.d + 4 * cfg.n ** 2)
     m = ck.find(rf"At n = (\d+) the n² terms are\s+\*\*({NUM})%\*\*")
