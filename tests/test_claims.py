@@ -1075,6 +1075,12 @@ def instruction_steps(d: int):
             float((both["triton_128x64"] / both["cudnn"]).median()))
 
 
+def check_inference_roofline(ck: Claims, p: dict) -> None:
+    """Lesson 12's roofline verdicts are the two-level count's, and say so (issue 37, item 5)."""
+    ck.find(r"decode is \*\*(memory|compute)-bound\*\* at .+?, prefill \*\*(memory|compute)-bound\*\* at .+?, by the "
+            r"two-level count, HBM and SRAM with no L2 between")
+
+
 def _wg_hardware(p: dict):
     """The GPU lesson 11 models at these settings: a preset, or the custom figures (the link's,
     else the defaults, which are the A100 40GB's)."""
@@ -1520,6 +1526,7 @@ CHECKS = {
     "lessons/09_break_it.py": check_break_it,
     "lessons/10_real_hardware.py": check_real_hardware,
     "lessons/11_whole_gpu.py": check_whole_gpu,
+    "lessons/12_inference.py": check_inference_roofline,
     "lessons/13_schedule.py": check_schedule,
 }
 
