@@ -109,6 +109,23 @@ def measured_view(d: int, dtype: str, pass_: str):
 
 
 @cache
+def h200_flash(d: int):
+    """The H200's measured flash points at head dim d (float16 forward, Nsight Compute's DRAM bytes) and the
+    range of its DRAM bytes over the two-level count, both head dims (flashviz.hardware.measured.view)."""
+    from flashviz.hardware import measured
+    v = measured.view(measured.load(), d, "float16", "fwd")
+    ratio = v.dram_over_model("flash")
+    return v.flash_points, float(ratio.min()), float(ratio.max()), v.ridge
+
+
+@cache
+def hopper_steps(d: int):
+    """PyTorch flash -> Triton 128 x 64 -> cuDNN on the H200 at head dim d (flashviz.hardware.measured.hopper_steps)."""
+    from flashviz.hardware import measured
+    return measured.hopper_steps(d)
+
+
+@cache
 def measured_blocks(n: int | None = None):
     """The Triton tile sweep at n (flashviz.hardware.measured.block_view), or with n=None the sizes it ran at."""
     from flashviz.hardware import measured

@@ -253,8 +253,10 @@ def _roofline_marks(points) -> pd.DataFrame:
     rows = []
     for _, group in marks.groupby(["method", marks["x"].round(9), marks["y"].round(9)], sort=False):
         first, names = group.iloc[0], list(group["kernel"].astype(str))
+        # flash's verdict is the two-level count's (HBM and SRAM, no L2): its measured bytes are far fewer
+        count = " (HBM/SRAM count)" if first["method"] == "flash" else ""
         rows.append({**first.to_dict(), "symbol": _KERNEL_SYMBOL.get(names[0], ""),
-                     "label": f"{', '.join(names)}<br>{first['bound']}-bound"})
+                     "label": f"{', '.join(names)}{count}<br>{first['bound']}-bound"})
     return pd.DataFrame(rows).sort_values("x", kind="stable")
 
 
@@ -323,7 +325,7 @@ def _cuda_core_ceiling(fig: go.Figure, hw, ai) -> None:
                              line={"color": INK, "width": 2, "dash": "dot"}, hoverinfo="skip"))
 
 
-def roofline(points, hardware: dict, dtype: str, selected: str) -> go.Figure:
+def roofline(points, hardware: dict, dtype: str, selected: str, measured=None) -> go.Figure:
     """Attainable rate against flops per byte, one roof per machine (any number of them),
     and attention's points at `dtype`: 16-bit types on tensor cores, as attention really
     runs; 32- and 64-bit ones on CUDA cores. With a 'kernel' column, standard attention is
@@ -331,8 +333,12 @@ def roofline(points, hardware: dict, dtype: str, selected: str) -> go.Figure:
     and the selected machine's non-matmul ceiling is drawn: the softmax's own roof.
     Each mark is named by an arrow from its own coordinates, its label below the roof where
     it covers no other mark or label (_label_spots), so labels can neither swap nor overlap
-    when the points cross or sit together."""
+    when the points cross or sit together. `measured` (measured.roofline_points' flash rows, the H200's):
+    where the real kernel sits, its flops over the DRAM bytes Nsight Compute read, at its achieved rate."""
     xs, rates = points["flops per byte"].astype(float), points["attainable TFLOP/s"].astype(float)
+    if measured is not None and len(measured):
+        xs = pd.concat([xs, measured["flops per DRAM byte"].astype(float)])
+        rates = pd.concat([rates, measured["achieved TFLOP/s"].astype(float)])
     kernels = "kernel" in points.columns
     lo, hi = math.log10(xs.min()), math.log10(xs.max()) + 1.5  # room on the right for a label
     if kernels:  # three labels to place: no more decades than the points and the ridges need
@@ -375,6 +381,13 @@ def roofline(points, hardware: dict, dtype: str, selected: str) -> go.Figure:
             showarrow=True, arrowhead=2, arrowwidth=2, arrowcolor=colour, standoff=10,
             ax=ax, ay=ay, xanchor=anchor,  # the whole label on one side of its point
             font=_font(color=colour), bgcolor="white", bordercolor=colour, borderpad=3)
+    if measured is not None and len(measured):
+        fig.add_trace(go.Scatter(
+            x=list(measured["flops per DRAM byte"]), y=list(measured["achieved TFLOP/s"]), mode="markers",
+            name="flash measured (H200)", legendrank=1,
+            marker={"size": 14, "color": FLASH, "symbol": "diamond-open", "line": {"width": 3}},
+            hovertemplate="measured, n = %{text}: %{x:.3g} flops per DRAM byte, %{y:.3g} TFLOP/s<extra></extra>",
+            text=[f"{int(n):,}" for n in measured["n"]]))
     fig.update_yaxes(range=y_range)
     units = "FP32 units" if dtype in ("float32", "float64") else "matrix units"  # NVIDIA's and AMD's names differ
     return _style(fig, "arithmetic intensity (flops per byte)", "attainable rate (TFLOP/s)",

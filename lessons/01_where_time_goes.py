@@ -5,6 +5,7 @@ from explorer import cache, charts, ui
 from flashviz.model import costs, sweeps
 from flashviz.teach.claims import compare, overflow_cause, regime
 from flashviz.model.config import HARDWARE, MB, tensor_dtype
+from flashviz.hardware.measured import TILES
 from flashviz.hardware.gpu_arch import arch_of
 from flashviz.teach.format import bytes_text, count_text
 from flashviz.model.sources import cite, preset_sources
@@ -17,6 +18,8 @@ gpus = HARDWARE if hw.name in HARDWARE else {**HARDWARE, hw.name: hw}  # the rea
 # A float32/float64 sidebar keeps the seed's tables; its comparison becomes the side note.
 roof = cfg.with_(dtype=tensor_dtype(cfg.dtype))
 points = cache.roofline_points(roof, hw)  # standard attention as one point: the seed's comparison
+H200 = "H200 SXM"  # the GPU this project measured on
+MEASURED_D = sorted({d for _, d in TILES})  # the head dims it measured flash at
 kernels = cache.roofline_points(roof, hw, kernels=True)  # as the kernels it runs, and flash's one
 std_k, flash_pt = kernels[kernels["method"] == "standard"], kernels.iloc[-1]
 times = cache.standard_time(roof, hw)
@@ -90,8 +93,17 @@ dropout as kernels of their own, more passes over n² elements of the same kind.
 sweep = ui.sweep_config(ns).with_(dtype=roof.dtype)
 ui.slide("Bytes against flops")
 ui.chart(cache.figure(charts.bytes_vs_flops, cache.over_n(sweep, ns), roof.dtype), "bytes_vs_flops")
+# Where the real kernel sits, on the chart of the GPU it was measured on (float16 forward, d = 64 and 128).
+measured_pts = cache.h200_flash(cfg.d)[0] if hw.name == H200 and cfg.d in MEASURED_D else None
 ui.slide("The kernels on the roofline")  # full width: three labelled marks and a roof per GPU
-ui.chart(cache.figure(charts.roofline, kernels, gpus, roof.dtype, hw.name), "roofline")
+ui.chart(cache.figure(charts.roofline, kernels, gpus, roof.dtype, hw.name, measured_pts), "roofline")
+measured_note = ""
+if measured_pts is not None:
+    least = float(measured_pts["flops per DRAM byte"].min())
+    measured_note = (f" Measured on this H200 (float16 forward, d = {cfg.d}; the hollow diamonds), PyTorch's "
+                     f"kernel does {least:,.0f} flops per DRAM byte or more against a ridge at "
+                     f"{1 / hw.balance(roof.dtype):,.0f}: by the bytes it really moves it is "
+                     f"**{regime(1 / least, hw.balance(roof.dtype))}-bound**.")
 
 cause = overflow_cause(roof)
 flash_cost = costs.flash_cost(roof)
@@ -106,10 +118,11 @@ st.markdown(f"**On the roofline** ({hw.name}, {roof.dtype}): standard attention 
             f"one after another: {steps}; **{times['kernels us']:.3g} µs** in all. Flash runs one kernel and "
             f"moves {compare(std_cost['std HBM MB'], std_cost['flash HBM MB'])}{overflow}: "
             f"**{flash_pt['bound']}-bound** at {flash_pt['attainable TFLOP/s']:.1f} TFLOP/s, "
-            f"**{flash_pt['time us (roofline)']:.3g} µs** by this count ({ui.assumes('roofline')})."
-            + (f" The count {rereads} and leaves the L2 out "
-               f"({ui.assumes('two_level')}); measured on the H200, FlashAttention's forward is compute-bound, "
-               "its re-reads served by the L2 (lesson 10)." if flash_pt["bound"] == "memory" else ""))
+            f"**{flash_pt['time us (roofline)']:.3g} µs** by the two-level count, HBM and SRAM with no L2 between "
+            f"({ui.assumes('two_level')}; {ui.assumes('roofline')})."
+            + (f" The count {rereads} and leaves the L2 out; measured on the H200, FlashAttention's forward is "
+               "compute-bound, its re-reads served by the L2 (lesson 10)." if flash_pt["bound"] == "memory" else "")
+            + measured_note)
 
 wide = cfg.with_(dtype="float32")
 wide_need = cache.roofline_points(wide, hw).iloc[0]["bytes per flop"]
@@ -145,12 +158,13 @@ ui.explain(f"""
 A GPU has two memories that matter here. **HBM** (high-bandwidth memory) is the big one off the chip:
 tens of gigabytes, where Q, K, V and O live, read at a few terabytes a second. **SRAM** is the memory on
 the chip, inside each streaming multiprocessor: its shared memory, a couple of hundred kilobytes per SM
-and about ten times faster, and its registers, beside the arithmetic units. The papers' "SRAM" covers
-both: in FlashAttention-2 and -3 kernels the scores S, the probabilities P and the output accumulator O
-live in registers, while shared memory holds the tiles of Q, K and V ({cite('fa3', '§3.1')}). This model
-counts the two as one budget ({ui.assumes('sram_registers')}). A kernel copies a tile from HBM into SRAM,
-works on it, and writes results back. One thread block may use at most the "per block" column of shared
-memory; that is the budget M of lesson 4 (the sidebar's is {cfg.sram_bytes // 1024} KB).
+and about ten times faster, and its registers, beside the arithmetic units. FlashAttention-2 calls its
+on-chip memory "SRAM (aka shared memory)" ({cite('fa2', '§2.1')}), yet in FlashAttention-2 and -3 kernels the
+scores S, the probabilities P and the output accumulator O live in registers, while shared memory holds the
+tiles of Q, K and V ({cite('fa3', '§3.1')}). This model counts the two as one budget
+({ui.assumes('sram_registers')}). A kernel copies a tile from HBM into SRAM, works on it, and writes results
+back. One thread block may use at most the "per block" column of shared memory; that is the budget M of
+lesson 4 (the sidebar's is {cfg.sram_bytes // 1024} KB).
 """)
 gpu_table = cache.hardware_table(gpus)  # its "source" column names each row's sheet in the CSV; the caption links them
 ui.table(gpu_table, "hardware", "Vendor figures; SRAM is shared memory, in KB per SM and per "
@@ -166,10 +180,13 @@ l2 = (f" The {hw.name}'s {arch.cache_bytes(hw) // MB} MB {arch.cache} could hold
       f"for up to {count_text(tokens)} tokens, so at n = {cfg.n} flash's re-reads of them "
       f"{'could' if cfg.n <= tokens else 'could not all'} come from it instead of HBM; lesson 11 models that."
       if tokens else "")
+_, dram_lo, dram_hi, _ = cache.h200_flash(MEASURED_D[-1])
 ui.explain(f"""
 **What this model leaves out.** It counts bytes between HBM and on-chip SRAM and nothing else: no L2
-cache, no kernel launch cost, no overlap of copy and compute.{l2} The roofline is an upper bound on the
-rate, not a prediction of the time.
+cache, no kernel launch cost, no overlap of copy and compute.{l2} A roofline bounds the rate of a kernel that
+moves the bytes it is given; flash's roof here is the two-level count's, not the GPU's. A real flash kernel
+moves fewer: on the H200, lesson 10 measures its DRAM bytes at {dram_lo:.2f}–{dram_hi:.2f} of this count (float16
+forward, d = {" and ".join(map(str, MEASURED_D))} together), so it runs above the roof this count gives it.
 """)
 if not row.empty:
     st.caption(f"n² share of the traffic at n = {cfg.n}: {row['n^2 share %'].iloc[0]:.1f}%")

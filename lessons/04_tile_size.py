@@ -3,7 +3,8 @@ import streamlit as st
 
 from explorer import cache, charts, ui
 from flashviz.model import costs, sweeps
-from flashviz.teach.claims import compare
+from flashviz.model.config import TILE_SIZES
+from flashviz.teach.claims import compare, rule_br_text
 from flashviz.model.memory import paper_block_sizes
 from flashviz.model.sources import cite
 from flashviz.teach.format import bytes_text
@@ -11,7 +12,7 @@ from flashviz.teach.format import bytes_text
 st.title("Tile size and SRAM")
 st.markdown("#### Bigger tiles mean fewer passes over HBM — until the tile no longer fits.")
 cfg = ui.config()
-blocks = tuple(b for b in (8, 16, 32, 64, 128, 256, 512, 1024) if b <= cfg.n)
+blocks = tuple(b for b in TILE_SIZES if 8 <= b <= cfg.n)  # every square tile the sidebar offers from 8 up
 table = cache.over_blocks(cfg, blocks)
 best = sweeps.best_fitting_block(table)
 std_bytes = costs.standard_cost(cfg).hbm_bytes
@@ -20,7 +21,8 @@ rule = sweeps.paper_rule(cfg)
 ui.slide("The numbers")
 c = st.columns(4)
 c[0].metric("SRAM budget, KB", f"{cfg.sram_bytes // 1024}", help=f"{cfg.sram_elements:,} elements of {cfg.dtype}")
-c[1].metric("best tile that fits", "none" if best is None else f"{best} × {best}")
+c[1].metric("best tile that fits", "none" if best is None else f"{best} × {best}",
+            help=f"of the square tiles the sidebar offers, {blocks[0]} to {blocks[-1]}")
 c[2].metric("standard moves", bytes_text(std_bytes))
 c[3].metric("paper's Br × Bc", f"{rule['Br']} × {rule['Bc']}", help=f"{rule['HBM MB']:.2f} MB, "
             f"working set {rule['working set KB']:.1f} KB")
@@ -59,11 +61,13 @@ top = int(io["n"].iloc[-1])
 wider = cache.io_curves(cfg.with_(sram_bytes=2 * cfg.sram_bytes), (top,)).iloc[0]
 here_io = io.iloc[-1]
 rule_tiles, wide_rule = (paper_block_sizes(m, cfg.d) for m in (cfg.sram_elements, 2 * cfg.sram_elements))
+kbs = (cfg.sram_bytes // 1024, 2 * cfg.sram_bytes // 1024)
+rule_text = rule_br_text(cfg.d, (cfg.sram_elements, 2 * cfg.sram_elements), kbs)
 if wide_rule[0] == rule_tiles[0]:
-    capped = (f"The rule caps Br at d = {cfg.d}, so here Br stays {rule_tiles[0]} when M doubles: the cap, not the "
-              "order, is why FlashAttention-2's count does not halve.")
+    capped = (f"Here {rule_text}, so Br stays {rule_tiles[0]} when M doubles: the cap, not the order, is why "
+              "FlashAttention-2's count does not halve.")
 else:
-    capped = (f"Here M/4d is below d, so Br grows with M ({rule_tiles[0]} → {wide_rule[0]}) and FlashAttention-2's "
+    capped = (f"Here {rule_text}, so Br grows with M ({rule_tiles[0]} → {wide_rule[0]}) and FlashAttention-2's "
               "count falls too.")
 moved_by = ""
 if wide_rule[0] == rule_tiles[0] and here_io["flash fa2"] != wider["flash fa2"]:

@@ -5,13 +5,16 @@ import streamlit as st
 from explorer import cache, charts, ui
 from explorer.lessons import control
 from flashviz.hardware.measured import TILES
+from flashviz.model.config import HARDWARE
 from flashviz.model.sources import cite
+from flashviz.teach import claims
 
 st.title("On real hardware")
 st.markdown("#### An H200 ran plain attention and PyTorch's fused kernels. Does the byte model hold?")
 
 
 prov = cache.measured_provenance()
+H200_L2_MB = HARDWARE["H200 SXM"].l2_mb  # what PyTorch reads on the H200 measured here
 c1, c2, c3 = st.columns(3)
 d = ui.bound(control("hw_d"), c1)
 dtype = ui.bound(control("hw_dtype"), c2)
@@ -31,8 +34,10 @@ else:
 plain_ratio = hw.dram_over_model("plain")
 m[2].metric("plain: DRAM ÷ model", f"{plain_ratio.mean():.2f}", help="Nsight Compute bytes over 4n² + 4nd per head")
 flash_ratio = hw.dram_over_model("flash")
-m[3].metric("flash: DRAM ÷ model", f"{flash_ratio.min():.2f}–{flash_ratio.max():.2f}",
-            help="Nsight Compute bytes over the tile model's bytes, n = 1024 to 16384")
+dims = " and ".join(str(x) for x in sorted(hw.dram["d"].unique()))
+m[3].metric(f"flash: DRAM ÷ model, d = {dims}", f"{flash_ratio.min():.2f}–{flash_ratio.max():.2f}",
+            help="Nsight Compute bytes over the tile model's bytes, n = 1024 to 16384, both head dims together "
+                 "(the table below gives each call's)")
 
 ui.explain(f"""
 Each call runs B·H heads with B·H·n² fixed at 2³⁰, so every point does the same arithmetic
@@ -71,6 +76,8 @@ else:
 # Each headline is a whole sentence: on a projector the headlines show alone.
 mem_line = (f"**The memory-efficient kernel is faster than plain at {mem_wins} of {len(mem)} sizes here.**", mem_why)
 model_bound, measured_bound = hw.flash_bound()
+best_rate, best_n = hw.best_flash_rate()
+steps = cache.hopper_steps(d)
 plain_bytes = plain_ratio.mean()
 naive_time = hw.naive["time: naive ÷ plain"]
 naive_cost = (f"it moves {hw.naive_dram.min():.2f}–{hw.naive_dram.max():.2f}× plain attention's DRAM bytes "
@@ -90,18 +97,22 @@ findings = [
     (("**Flash moves far fewer bytes than the model says:**" if flash_ratio.max() < 1 else
       "**Flash moves more bytes than the model says at some sizes, fewer at others:**")
      + f" down to {flash_ratio.min():.1%} of it at n = {hw.least_flash_ratio_n()} (float16 forward, the "
-     "calls Nsight Compute profiled, whatever the view above).",
-     "The model re-reads K and V from HBM once per query block; on an H200 the 60 MB L2 cache holds them, so DRAM "
+     f"calls Nsight Compute profiled at d = {dims}, whatever the view above).",
+     f"The model re-reads K and V from HBM once per query block; on an H200 the {H200_L2_MB} MB L2 cache holds "
+     "them, so DRAM "
      "sees Q, K and V about once. The tile model counts HBM ↔ SRAM traffic as if there were no cache in between."),
     ("**Writes can hide in L2, too.**", "When the output fits in L2, part of it is still there when the kernel "
      "ends, and Nsight Compute's DRAM write count comes out below the size of O."),
     (f"**By the model's bytes flash is {model_bound}-bound; by the measured bytes it is {measured_bound}-bound** "
      "(float16 forward, as profiled).",
      f"With DRAM bytes from Nsight Compute it sits at {flash_pts['flops per DRAM byte'].min():,.0f} flops per "
-     f"byte or more against a ridge at {hw.ridge:,.0f}, at {flash_pts['achieved TFLOP/s'].max():.0f} TFLOP/s: "
-     f"about {flash_pts['achieved TFLOP/s'].max() / hw.float16_tflops:.0%} of "
-     "the dense-matmul ceiling. What holds it there is the softmax's non-matmul work (the exp units) and the "
-     "kernel's own scheduling: the FlashAttention-2 and -3 papers' subject."),
+     f"byte or more against a ridge at {hw.ridge:,.0f}, and reaches {best_rate:.0f} TFLOP/s at its best n "
+     f"({best_n:,}; d = {d}): about {best_rate / hw.float16_tflops:.0%} of the dense-matmul ceiling. The first "
+     "reason is the instruction: PyTorch's flash kernel is FlashAttention-2's code for Ampere, whose matmuls "
+     "issue mma.sync, with no TMA copies and no wgmma; run unchanged on an H100 it reached 335 TFLOP/s, and its "
+     f"author expected another 1.5–2× from Hopper's instructions ({cite('fa2', '§4.1')}). "
+     f"{claims.hopper_steps_text(steps)}. The rest is the softmax's exp units and how the kernel schedules "
+     "them against the matmuls: lesson 13, and the FlashAttention-3 paper's subject."),
     ("**fp16 and bf16 move 2 bytes an element, fp32 4.**", "PyTorch's flash kernel takes no fp32 at all."),
 ]
 ui.slide("Where the model and the hardware part")
@@ -150,7 +161,7 @@ def _tile_sweep() -> None:
     tiles re-read K and V less: {bt["model MB"].max():,.0f} MB at {sweep.most_model["Br x Bc"]}
     down to {bt["model MB"].min():,.0f} MB. DRAM disagrees: every shape reads about the same
     {bt["measured DRAM MB"].median():,.0f} MB (a spread of {spread:.3f}×) — Q, K and V once — because the
-    50-60 MB L2 serves the re-reads. What the tile changes on this chip is time: from
+    {H200_L2_MB} MB L2 serves the re-reads. What the tile changes on this chip is time: from
     {slowest["measured ms"]:.2f} ms at {slowest["Br x Bc"]} to {best["measured ms"]:.2f} ms at
     {best["Br x Bc"]} ({best["TFLOP/s"]:.0f} TFLOP/s), through how well the tensor cores are fed and how many
     warps fit, not through HBM traffic.

@@ -79,14 +79,16 @@ halves both its flops and its reads of K and V ({ui.assumes("prefill_full")}).
 table = cache.decode_bounds(cfg, gpus)
 left, right = st.columns([4, 3])  # the table wide enough for its four columns at 1280 px
 with left:
-    ui.chart(cache.figure(charts.roofline, points, gpus, cfg.dtype, hw.name), "inference_roofline")
+    # on the H200's chart, where PyTorch's flash forward (prefill's kernel) was measured to sit
+    ran = cache.h200_flash(cfg.d)[0] if hw.name == "H200 SXM" and cfg.d in (64, 128) else None
+    ui.chart(cache.figure(charts.roofline, points, gpus, cfg.dtype, hw.name, ran), "inference_roofline")
 with right:
     ui.table(table, "decode_prefill_by_gpu", f"{cfg.dtype}, n = {cfg.n_kv:,}, {name}: where each GPU's roof "
              "puts the two; balance in bytes per flop",
              headers={"balance, bytes/flop": "balance", "decode bound": "decode", "prefill bound": "prefill"})
 st.markdown(f"On the {hw.name}: decode is **{dec['bound']}-bound** at {dec['attainable TFLOP/s']:.3g} TFLOP/s, "
-            f"prefill **{pre['bound']}-bound** at {pre['attainable TFLOP/s']:.3g} TFLOP/s, by this model's count "
-            f"({ui.assumes('roofline')})."
+            f"prefill **{pre['bound']}-bound** at {pre['attainable TFLOP/s']:.3g} TFLOP/s, by the two-level count, "
+            f"HBM and SRAM with no L2 between ({ui.assumes('two_level')}; {ui.assumes('roofline')})."
             + (f" That count reads K and V from HBM once per block of {cfg.Br} query rows and leaves the L2 out; "
                "a real kernel finds most of those re-reads in L2, and measured on the H200 FlashAttention's forward "
                "is compute-bound (lesson 10)." if pre["bound"] == "memory" else ""))

@@ -346,7 +346,8 @@ def check_where_time_goes(ck: Claims, p: dict) -> None:
 
     m = ck.find(rf"standard attention runs 3 kernels, one after another: (?P<steps>.+?); \*\*(?P<t>{NUM}) µs\*\* "
                 rf"in all\. Flash runs one kernel and moves {COMPARE} bytes(?P<why> \(.+?\))?: "
-                rf"\*\*(?P<fb>\w+)-bound\*\* at (?P<fr>{NUM}) TFLOP/s, \*\*(?P<ft>{NUM}) µs\*\*")
+                rf"\*\*(?P<fb>\w+)-bound\*\* at (?P<fr>{NUM}) TFLOP/s, \*\*(?P<ft>{NUM}) µs\*\* by the two-level "
+                r"count, HBM and SRAM with no L2 between")
     steps = re.findall(rf"(.+?) \*\*(\w+)-bound\*\*, ({NUM}) µs(?:; |$)", m.group("steps"))
     ck.expect([(a, b) for a, b, _ in steps] == [(k[0], k[1]) for k in kernels],
               f"kernels {m.group('steps')!r}, the engine {kernels}")
@@ -366,6 +367,35 @@ def check_where_time_goes(ck: Claims, p: dict) -> None:
     flash_rate = min(peak, hw.hbm_bytes_per_s / flash_need)
     ck.expect(agrees(m.group("fr"), flash_rate / 1e12), f"flash rate {m.group('fr')}")
     ck.expect(agrees(m.group("ft"), flash.flops / flash_rate * 1e6), f"flash time {m.group('ft')}")
+
+    # Where the measured kernel sits, on the H200's chart, and how far below the count its DRAM bytes are.
+    data = measured.load()
+    table = measured.compare(data)
+    pts = measured.roofline_points(table)
+    pts = pts[(pts["impl"] == "flash") & (pts["d"] == cfg.d)]
+    note = ck.find(rf"Measured on this H200 \(float16 forward, d = (\d+); the hollow diamonds\), PyTorch's kernel does "
+                   rf"({NUM}) flops per DRAM byte or more against a ridge at ({NUM}): by the bytes it really moves "
+                   rf"it is \*\*(\w+)-bound\*\*", required=False)
+    ck.expect(bool(note) == (hw.name == "H200 SXM" and len(pts) > 0), f"the measured kernel named: {bool(note)}, "
+              f"on the {hw.name} at d = {cfg.d}")
+    if note:
+        least = pts["flops per DRAM byte"].min()
+        ck.expect(int(note.group(1)) == cfg.d and agrees(note.group(2), least) and agrees(note.group(3), 1 / feed),
+                  f"{note.group(0)!r}: {least:.1f} flops per DRAM byte, ridge {1 / feed:.1f}")
+        ck.regime(note.group(4), 1 / least, feed, "the measured kernel")
+        fig = next(c for c in ck.at.get("plotly_chart") if "Roofline" in str(c.proto.spec))
+        ck.expect("flash measured (H200)" in str(fig.proto.spec), "no measured points on the H200's roofline")
+    ratio = table[(table["impl"] == "flash") & (table["dtype"] == "float16") & (table["pass"] == "fwd")][
+        "DRAM / model"].dropna()
+    m = ck.find(rf"flash's roof here is the two-level count's, not the GPU's\. A real flash kernel\s+moves fewer: on "
+                rf"the H200, lesson 10 measures its DRAM bytes at ({NUM})–({NUM}) of this count")
+    ck.expect(agrees(m.group(1), ratio.min()) and agrees(m.group(2), ratio.max()) and ratio.max() < 1,
+              f"{m.group(0)!r}: DRAM ÷ count from {ratio.min():.4f} to {ratio.max():.4f}")
+
+    # FA2 §2.1 names its SRAM shared memory; registers are the kernels' own (not "the papers' SRAM covers both")
+    ck.find(r"FlashAttention-2 calls its\s+on-chip memory \"SRAM \(aka shared memory\)\" "
+            r"\(\[FlashAttention-2, §2\.1\]")
+    ck.expect(not re.search(r"covers\s+both", ck.text), "the papers' SRAM said to cover registers too")
 
     n2 = 4 * cfg.n ** 2 / (4 * cfg.n * cfg.d + 4 * cfg.n ** 2)
     m = ck.find(rf"At n = (\d+) the n² terms are\s+\*\*({NUM})%\*\*")
@@ -452,7 +482,7 @@ def check_tiling(ck: Claims, p: dict) -> None:
 def check_tile_size(ck: Claims, p: dict) -> None:
     cfg = engine_config(p)
     eb = cfg.element_bytes
-    blocks = [b for b in (8, 16, 32, 64, 128, 256, 512, 1024) if b <= cfg.n]
+    blocks = [b for b in TILE_SIZES if 8 <= b <= cfg.n]  # every size offered, 96 and 192 too
     fitting = {b: costs.flash_cost(cfg.with_(Br=b, Bc=b)).moved for b in blocks
                if fits(working_set(b, b, cfg.d) * eb, cfg.sram_bytes)}
     best = ck.metric("best tile that fits")
@@ -500,6 +530,24 @@ def check_io_theorem(ck: Claims, cfg: Config) -> None:
         ck.expect(Br == wide_Br == cfg.d, f"the rule's Br is {Br} at M and {wide_Br} at 2M, d = {cfg.d}")
     else:
         ck.find(rf"Br grows with M \({Br} → {wide_Br}\)")
+    check_rule_br(ck, cfg, ck.text)
+
+
+RULE_BR = (r"Br = min\(⌈M/4d⌉, d\) = min\((\d+), (\d+)\) = (\d+) at (\d+) KB and min\((\d+), (\d+)\) = (\d+) at "
+           r"(\d+) KB: the cap binds at (both budgets|(\d+) KB only|neither budget)")
+
+
+def check_rule_br(ck: Claims, cfg: Config, text: str) -> None:
+    """FlashAttention's rule at M and 2M, its figures and where its cap binds, against Algorithm 1."""
+    m = ck.find(RULE_BR, text)
+    M = (cfg.sram_elements, 2 * cfg.sram_elements)
+    q = [math.ceil(e / (4 * cfg.d)) for e in M]
+    ck.expect([int(m.group(k)) for k in range(1, 9)]
+              == [q[0], cfg.d, min(q[0], cfg.d), cfg.sram_bytes // KB, q[1], cfg.d, min(q[1], cfg.d),
+                  2 * cfg.sram_bytes // KB], f"{m.group(0)!r}: ⌈M/4d⌉ = {q} at d = {cfg.d}")
+    binds = [x > cfg.d for x in q]
+    ck.expect(m.group(9) == ("both budgets" if all(binds) else f"{2 * cfg.sram_bytes // KB} KB only" if binds[1]
+                             else "neither budget"), f"{m.group(0)!r}: ⌈M/4d⌉ = {q} against d = {cfg.d}")
 
 
 def _halved(cfg: Config, tile: str) -> Config:
@@ -972,6 +1020,26 @@ def check_real_hardware(ck: Claims, p: dict) -> None:
     m = ck.find(r"By the model's bytes flash is ([\w/]+)-bound; by the measured bytes it is ([\w ]+)-bound")
     ck.expect(m.group(1) == "/".join(sorted(model_bounds)), f"{m.group(0)!r}: model bounds {model_bounds}")
     ck.expect(m.group(2) == dram, f"{m.group(0)!r}: by DRAM bytes {dram} (ridge {ridge:.0f})")
+    # The rate it reaches is the best over n, and the first reason it stops there is the instruction
+    # (FA2 §4.1: FA2's Ampere code on Hopper, no TMA or wgmma), set beside the schedule by lesson 13's run.
+    fpts = points[(points["impl"] == "flash") & (points["d"] == d)]
+    best = fpts.loc[fpts["achieved TFLOP/s"].idxmax()]
+    m = ck.find(rf"reaches ({NUM}) TFLOP/s at its best n \(([\d,]+); d = (\d+)\)")
+    ck.expect(agrees(m.group(1), best["achieved TFLOP/s"]) and number(m.group(2)) == best["n"]
+              and int(m.group(3)) == d, f"{m.group(0)!r}: the best is {best['achieved TFLOP/s']:.1f} at {best['n']}")
+    ck.find(r"PyTorch's flash kernel is FlashAttention-2's code for Ampere, whose matmuls issue mma\.sync, with no "
+            r"TMA copies and no wgmma.+?\[FlashAttention-2, §4\.1\]")
+    ck.expect(instruction_steps(d) is not None, f"no schedule run at d = {d}")
+    calls, instruction, schedule = instruction_steps(d)
+    m = ck.find(rf"d = (\d+), the median over the (\d+) calls of lesson 13's run\), Triton's 128 × 64 kernel, "
+                rf"FlashAttention-2's schedule on wgmma, runs ({NUM})× (faster|slower) than PyTorch flash: the "
+                rf"instruction alone gives (more than|less than|as much as) the ({NUM})× that cuDNN")
+    ck.expect((int(m.group(1)), int(m.group(2))) == (d, calls), f"{m.group(0)!r}: {calls} calls at d = {d}")
+    ck.expect((m.group(4) == "faster") == (instruction >= 1)
+              and agrees(m.group(3), max(instruction, 1 / instruction)) and agrees(m.group(6), schedule),
+              f"{m.group(0)!r}: PyTorch flash ÷ Triton {instruction:.4f}, Triton ÷ cuDNN {schedule:.4f}")
+    ck.expect(m.group(5) == ("more than" if instruction > schedule else "less than"),
+              f"{m.group(0)!r}: the instruction's {instruction:.4f} against the schedule's {schedule:.4f}")
     view = speed[(speed["d"] == d) & (speed["dtype"] == dtype) & (speed["pass"] == pass_)]
     sp, mem = view[view["impl"] == "flash"], view[view["impl"] == "mem_efficient"]
     wins = int((sp["measured speed-up"] > 1).sum())
@@ -1010,6 +1078,28 @@ def check_real_hardware(ck: Claims, p: dict) -> None:
     ck.expect(agrees(m.group(2), spread) and spread < 1.2, f"'about the same' with a spread of {spread:.3f}")
     m = ck.find(rf"from\s+({NUM}) ms at (\d+ x \d+) to ({NUM}) ms at\s+(\d+ x \d+)")
     ck.expect(number(m.group(1)) >= number(m.group(3)), f"{m.group(0)!r}")
+
+
+@functools.cache
+def instruction_steps(d: int):
+    """(calls, median PyTorch flash ÷ Triton 128×64, median Triton 128×64 ÷ cuDNN) from schedule.csv, float16,
+    not causal, at head dim d, read here apart from flashviz.hardware.measured."""
+    import pandas as pd
+    s = pd.read_csv(measured.DATA / "schedule.csv")
+    s = s[(s["status"] == "ok") & (s["dtype"] == "float16") & (s["causal"] == 0) & (s["d"] == d)]
+    by = {impl: s[s["impl"] == impl].set_index(["n", "batch_heads"])["time_ms"]
+          for impl in ("flash", "triton_128x64", "cudnn")}
+    both = pd.concat(by, axis=1).dropna()
+    if both.empty:
+        return None
+    return (len(both), float((both["flash"] / both["triton_128x64"]).median()),
+            float((both["triton_128x64"] / both["cudnn"]).median()))
+
+
+def check_inference_roofline(ck: Claims, p: dict) -> None:
+    """Lesson 12's roofline verdicts are the two-level count's, and say so (issue 37, item 5)."""
+    ck.find(r"decode is \*\*(memory|compute)-bound\*\* at .+?, prefill \*\*(memory|compute)-bound\*\* at .+?, by the "
+            r"two-level count, HBM and SRAM with no L2 between")
 
 
 def _wg_hardware(p: dict):
@@ -1180,6 +1270,23 @@ def why_tile_size(ck: Claims, p: dict) -> None:
               and same_bytes(m.group(5), ca.hbm_bytes) and same_bytes(m.group(6), cb.hbm_bytes)
               and agrees(m.group(7), cb.hbm_bytes / ca.hbm_bytes), f"{m.group(0)!r}: {a.Br} × {a.Bc} "
               f"{ca.hbm_bytes / MB:.3f} MB, {b.Br} × {b.Bc} {cb.hbm_bytes / MB:.3f} MB")
+    # The question names the rule and the loop order, and the answer sets the other order beside this one,
+    # so a cap that holds FlashAttention-2's order still is not read as "more SRAM does not help".
+    names = {"fa2": "FlashAttention-2's order, query blocks outside", "fa1": "FlashAttention's order, key/value "
+             "blocks outside"}
+    prompt = str(next(e.value for e in ck.at.markdown if "Double the SRAM budget" in str(e.value)))
+    ck.expect("FlashAttention's rule (its Algorithm 1: Bc = ⌈M/4d⌉, Br = min(⌈M/4d⌉, d))" in prompt
+              and f"in {names[cfg.loop_order]}" in prompt, f"the question names no rule or order: {prompt!r}")
+    other = "fa1" if cfg.loop_order == "fa2" else "fa2"
+    there = []
+    for M in (cfg.sram_bytes, 2 * cfg.sram_bytes):
+        at = cfg.with_(sram_bytes=M, loop_order=other).with_tiles(*paper_block_sizes(M // cfg.element_bytes, cfg.d))
+        there.append(costs.flash_cost(at).hbm_bytes)
+    m = ck.find(rf"In {re.escape(names[other])}, the same two budgets give × ({NUM})\.", ck.why)
+    ck.expect(agrees(m.group(1), there[1] / there[0]), f"{m.group(0)!r}: {other} gives {there[1] / there[0]:.4f}")
+    ck.find(r"FlashAttention-2's kernels tune tiles of 64 or 128 each way .+?\[FlashAttention-2, §3\.3\]", ck.why)
+    if cfg.loop_order == "fa2":
+        check_rule_br(ck, cfg, ck.why)
     said = {int(k): (share, mb) for k, share, mb in re.findall(
         rf"At (\d+) KB, ({SHARE}) of the ({BYTES}) is overflow: its \d+ × \d+ tiles need", ck.why)}
     over = {at.sram_bytes // KB: cost for at, cost in runs if overflows(at)}
@@ -1272,6 +1379,7 @@ def why_break_it(ck: Claims, p: dict) -> None:
 # ---- lesson 12: one sequence's token against the batch's step, and the cache against the GPU's memory ----
 
 def check_inference(ck: Claims, p: dict) -> None:
+    check_inference_roofline(ck, p)
     from flashviz.run.decode import DecodeConfig, decode_cost
     heads, layers, batch = p["inf_heads"], p["inf_layers"], p["inf_batch"]
     cfg = DecodeConfig(n_kv=p["inf_ctx"], n_q=1, d=p["d"], heads=heads, kv_heads=min(p["inf_kv"], heads),
@@ -1549,6 +1657,17 @@ def check_page(page: str, params: dict) -> int:
     WHY.get(page, lambda ck, params: None)(ck, params)
     check_generic(ck)
     return ck.count
+
+
+# A teacher's settings (issue 37's expert read): long rows, wide heads, 16-bit, causal, on the GPUs it named.
+TEACHER = {"n": 8192, "d": 128, "dtype": "float16", "causal": True}
+
+
+@pytest.mark.parametrize("hw", ("H200 SXM", "B200", "MI300X"))
+@pytest.mark.parametrize("page", PAGES)
+def test_claims_hold_at_a_teachers_settings(page, hw):
+    params = {**explicit(page)[0], **TEACHER, "hw": hw}
+    assert check_page(page, params) > 0
 
 
 def test_every_lesson_of_the_classroom_hour_has_its_own_claim_checks():

@@ -241,6 +241,12 @@ class View:
                    "memory" if (intensity <= self.ridge).all() else "partly memory")
         return by_model, by_dram
 
+    def best_flash_rate(self) -> tuple[float, int]:
+        """(TFLOP/s, n) of flash's fastest profiled call at this d: the maximum over n."""
+        pts = self.flash_points
+        best = pts.loc[pts["achieved TFLOP/s"].idxmax()]
+        return float(best["achieved TFLOP/s"]), int(best["n"])
+
     @property
     def flash_points(self) -> pd.DataFrame:
         return self.points[self.points["impl"] == "flash"]
@@ -279,6 +285,38 @@ def block_view(data: dict, n: int) -> BlockView:
     return BlockView(table=bt, best=bt.loc[bt["measured ms"].idxmin()], slowest=bt.loc[bt["measured ms"].idxmax()],
                      most_model=bt.loc[bt["model MB"].idxmax()],
                      spread=float(bt["measured DRAM MB"].max() / bt["measured DRAM MB"].min()))
+
+
+@dataclass(frozen=True)
+class HopperSteps:
+    """PyTorch flash -> Triton 128 x 64 -> cuDNN on the H200 (schedule.csv: bench/gpu/schedule.py), float16,
+    not causal, at one head dim: each step changes one thing. PyTorch flash is FlashAttention-2's code on
+    Ampere's mma.sync; the Triton kernel runs FA2's schedule on Hopper's wgmma (the instruction changes);
+    cuDNN runs FA3's schedule and tiles on the same wgmma (the schedule changes)."""
+
+    d: int
+    calls: int                  # configs where all three kernels were timed
+    instruction: pd.Series      # per call: PyTorch flash time over Triton 128 x 64's
+    schedule: pd.Series         # per call: Triton 128 x 64's time over cuDNN's
+
+    @property
+    def instruction_median(self) -> float:
+        return float(self.instruction.median())
+
+    @property
+    def schedule_median(self) -> float:
+        return float(self.schedule.median())
+
+
+def hopper_steps(d: int, folder: Path = DATA) -> HopperSteps:
+    """The two steps' time ratios at head dim d, float16, not causal, call by call."""
+    s = pd.read_csv(folder / "schedule.csv")
+    s = s[(s["status"] == "ok") & s["time_ms"].notna() & (s["dtype"] == "float16") & (s["causal"] == 0)
+          & (s["d"] == d)]
+    t = s.pivot_table(index=["n", "batch_heads"], columns="impl", values="time_ms")
+    t = t[["flash", "triton_128x64", "cudnn"]].dropna()
+    return HopperSteps(d=d, calls=len(t), instruction=t["flash"] / t["triton_128x64"],
+                       schedule=t["triton_128x64"] / t["cudnn"])
 
 
 def block_sizes(data: dict) -> tuple[int, ...]:

@@ -134,3 +134,32 @@ def overflow_note(cfg) -> str:
             f"it does not launch ({cite('fa2', '§3.3')}); "
             f"without the overflow flash moves {compare(std.hbm_bytes, flash.moved * eb)} than standard "
             "attention.")
+
+
+def hopper_steps_text(steps) -> str:
+    """Lesson 10's two steps from PyTorch flash to cuDNN on the H200 (measured.HopperSteps), each a median
+    time ratio, and which of them is the larger: the instruction (mma.sync -> wgmma, FA2's schedule kept)
+    or the schedule (FA2's -> FA3's, wgmma kept)."""
+    a, b = steps.instruction_median, steps.schedule_median
+    pace = "faster" if a >= 1 else "slower"
+    than = ("as much as" if abs(a - b) <= SAME * max(a, b) else "more than" if a > b else "less than")
+    return (f"On this H200 (float16, not causal, d = {steps.d}, the median over the {steps.calls} calls of "
+            f"lesson 13's run), Triton's 128 × 64 kernel, FlashAttention-2's schedule on wgmma, runs "
+            f"{max(a, 1 / a):.2f}× {pace} than PyTorch flash: the instruction alone gives {than} the {b:.2f}× "
+            "that cuDNN, FlashAttention-3's schedule and tiles on the same wgmma, gains over Triton")
+
+
+ORDER_NAMES = {"fa2": "FlashAttention-2's order, query blocks outside",
+               "fa1": "FlashAttention's order, key/value blocks outside"}
+
+
+def rule_br_text(d: int, elements: tuple[int, int], kbs: tuple[int, int]) -> str:
+    """FlashAttention's rule Br = min(⌈M/4d⌉, d) at two budgets, with its figures and where the cap at d
+    binds: "Br = min(⌈M/4d⌉, d) = min(96, 128) = 96 at 96 KB and min(192, 128) = 128 at 192 KB: the cap
+    binds at 192 KB only"."""
+    from math import ceil
+    qa, qb = (ceil(m / (4 * d)) for m in elements)
+    cap = ("the cap binds at both budgets" if qa > d else f"the cap binds at {kbs[1]} KB only" if qb > d
+           else "the cap binds at neither budget")
+    return (f"Br = min(⌈M/4d⌉, d) = min({qa}, {d}) = {min(qa, d)} at {kbs[0]} KB and min({qb}, {d}) = "
+            f"{min(qb, d)} at {kbs[1]} KB: {cap}")

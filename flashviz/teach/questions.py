@@ -13,11 +13,13 @@ import pandas as pd
 
 from ..model import costs, sweeps
 from ..run.attention import online_softmax, random_row
-from .claims import compare, crossover, overflow_cause, overflow_note, overflow_share, regime, tiles_overflow
+from .claims import (ORDER_NAMES, compare, crossover, overflow_cause, overflow_note, overflow_share, regime,
+                     rule_br_text, tiles_overflow)
 from ..model.config import KB, MB, Config, Hardware, tensor_dtype
 from ..run.decode import DecodeConfig, decode_cost
 from .format import bytes_text, times_text
 from ..model.memory import paper_block_sizes
+from ..model.sources import cite
 from ..hardware.schedule_targets import SPEEDUP_OK
 
 # Guesses of a ratio that spans decades: a 1-2-5 ladder, the same for every setting
@@ -114,10 +116,14 @@ BUDGET_CHOICES = ("about half, or less", "somewhat less", "about the same", "mor
 
 
 def budget_doubled(cfg: Config) -> Question:
+    """Double M, keep FlashAttention's tile rule (its Algorithm 1) in the reader's loop order: the answer
+    names the rule and the order, and gives the other order's change at the same two budgets, so a cap
+    that holds one order still is not read as "more SRAM does not help"."""
     now, doubled = cfg, cfg.with_(sram_bytes=2 * cfg.sram_bytes)
     a, b = sweeps.paper_rule(now), sweeps.paper_rule(doubled)
-    ra, rb = (paper_block_sizes(c.sram_elements, cfg.d)[0] for c in (now, doubled))  # the rule's Br, before n cuts it
     ratio = b["HBM MB"] / a["HBM MB"]
+    other = "fa1" if cfg.loop_order == "fa2" else "fa2"
+    oa, ob = (sweeps.paper_rule(c.with_(loop_order=other)) for c in (now, doubled))
     pick = (BUDGET_CHOICES[0] if ratio <= 0.6 else BUDGET_CHOICES[1] if ratio < 0.95 else
             BUDGET_CHOICES[2] if ratio <= 1.05 else BUDGET_CHOICES[3])
     # The paper's tiles need not fit this model's working set: then the overflow is part of the figure.
@@ -126,16 +132,23 @@ def budget_doubled(cfg: Config) -> Question:
         f"At {c.sram_bytes // KB} KB, {overflow_share(c.with_tiles(r['Br'], r['Bc']))} of the "
         f"{bytes_text(r['HBM MB'] * MB)} is overflow: {overflow_cause(c.with_tiles(r['Br'], r['Bc']))} (a real kernel "
         "whose tiles overflow its shared memory does not launch)." for c, r in over)
+    kbs = (cfg.sram_bytes // KB, 2 * cfg.sram_bytes // KB)
+    if cfg.loop_order == "fa2":
+        why = (f"{rule_br_text(cfg.d, (now.sram_elements, doubled.sram_elements), kbs)}; in this order only Br "
+               "sets how often K and V are re-read.")
+    else:
+        bca, bcb = (paper_block_sizes(c.sram_elements, cfg.d)[1] for c in (now, doubled))
+        why = (f"Bc = ⌈M/4d⌉ goes from {bca} to {bcb} (before n cuts it), and in this order Bc sets how "
+               "often Q, O, m and l are re-read.")
     return Question(
-        f"Double the SRAM budget from {cfg.sram_bytes // KB} KB to {2 * cfg.sram_bytes // KB} KB and use the "
-        f"paper's tiles for each. At n = {cfg.n}, d = {cfg.d}, flash's HBM traffic becomes…", "choice", pick,
-        f"The paper's rule goes from {a['Br']} × {a['Bc']} to {b['Br']} × {b['Bc']} tiles; the traffic goes "
-        f"from {bytes_text(a['HBM MB'] * MB)} to {bytes_text(b['HBM MB'] * MB)} (× {ratio:.2f}). "
-        + ((f"Br = min(⌈M/4d⌉, d) is capped at d = {cfg.d} at both budgets, and in the FA2 order only Br sets "
-            "how often K and V are re-read." if ra == rb else
-            f"Br = min(⌈M/4d⌉, d) grows from {ra} to {rb} (M/4d is below d), and in the FA2 order Br "
-            "sets how often K and V are re-read.") if cfg.loop_order == "fa2" else
-           "Bc = ⌈M/4d⌉ grows with M, and in the paper's order Bc sets how often Q, O, m and l are re-read.")
+        f"Double the SRAM budget from {kbs[0]} KB to {kbs[1]} KB and pick the tiles for each by FlashAttention's "
+        f"rule (its Algorithm 1: Bc = ⌈M/4d⌉, Br = min(⌈M/4d⌉, d)), in {ORDER_NAMES[cfg.loop_order]}. At "
+        f"n = {cfg.n}, d = {cfg.d}, flash's HBM traffic becomes…", "choice", pick,
+        f"The rule goes from {a['Br']} × {a['Bc']} to {b['Br']} × {b['Bc']} tiles; the traffic goes "
+        f"from {bytes_text(a['HBM MB'] * MB)} to {bytes_text(b['HBM MB'] * MB)} (× {ratio:.2f}). {why} "
+        f"In {ORDER_NAMES[other]}, the same two budgets give × {ob['HBM MB'] / oa['HBM MB']:.2f}. The cap on Br "
+        f"is FlashAttention's rule, not a limit of SRAM: FlashAttention-2's kernels tune tiles of 64 or 128 each "
+        f"way to the head dimension and the GPU's shared memory ({cite('fa2', '§3.3')})."
         + (f" {overflow}" if overflow else ""),
         BUDGET_CHOICES, f"{pick} (× {ratio:.2f})")
 
