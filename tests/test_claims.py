@@ -392,6 +392,14 @@ def check_where_time_goes(ck: Claims, p: dict) -> None:
     ck.expect(agrees(m.group(1), ratio.min()) and agrees(m.group(2), ratio.max()) and ratio.max() < 1,
               f"{m.group(0)!r}: DRAM ÷ count from {ratio.min():.4f} to {ratio.max():.4f}")
 
+    # The seed read its 0.06 against 0.08 as memory-bound; by its figures a kernel that needs fewer bytes per flop
+    # than the GPU feeds waits on the arithmetic (issue 37, nit: the page said "compute-bound" and no more)
+    m = ck.find(rf"on an A100, ({NUM}) bytes needed per flop against ({NUM}) fed, and read it as\s+memory-bound "
+                rf"\(\"the multiplying waits on the moving\"\)\. Its own figures say the opposite: a kernel that "
+                rf"needs\s+fewer bytes per flop than the GPU feeds is \*\*(\w+)-bound\*\*")
+    ck.expect(number(m.group(1)) < number(m.group(2)) and m.group(3) == "compute", f"the seed's verdict: {m.group(0)!r}")
+
+
     # FA2 §2.1 names its SRAM shared memory; registers are the kernels' own (not "the papers' SRAM covers both")
     ck.find(r"FlashAttention-2 calls its\s+on-chip memory \"SRAM \(aka shared memory\)\" "
             r"\(\[FlashAttention-2, §2\.1\]")
