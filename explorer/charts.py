@@ -412,7 +412,9 @@ def running_stats(steps) -> go.Figure:
         _line(blocks, [m for m, _ in steps], "running max m", ORANGE),
         _line(blocks, [l for _, l in steps], "running sum l", FLASH, symbol="diamond"),
     ])
-    return _style(fig, "blocks seen (count)", "value (score units)", "m and l after each block", height=360)
+    # m is a score; l is a sum of weights e^(s − m), a pure number: one axis, each named with its unit
+    return _style(fig, "blocks seen (count)", "m (score units) · l (sum, no unit)", "m and l after each block",
+                  height=360)
 
 
 def memory_over_n(df: pd.DataFrame) -> go.Figure:

@@ -242,3 +242,12 @@ def test_a_sweep_has_exactly_the_columns_its_constants_name(table, columns):
     constant fails here, a constant renamed on one side fails mypy."""
     named = {v for k, v in vars(columns).items() if k.isupper()}
     assert set(table().columns) == named
+
+
+def test_the_running_stats_axis_gives_l_no_score_unit():
+    """m is a score; l is a sum of weights e^(s − m), a pure number (issue 37, nit: the axis said "score units" for
+    both)."""
+    fig = charts.running_stats([(1.5, 1.0), (2.0, 1.6)])
+    title = fig.layout.yaxis.title.text
+    assert "m (score units)" in title and "l (sum, no unit)" in title, title
+    assert [t.name for t in fig.data] == ["running max m", "running sum l"]
