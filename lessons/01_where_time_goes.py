@@ -137,9 +137,9 @@ ui.explain(f"""
 bytes per flop and standard attention at n = {cfg.n}, d = {cfg.d} needs {wide_need:.3g}:
 **{regime(wide_need, wide_feed)}-bound** by this count. The seed (the blog post this explorer grew from,
 "FlashAttention from scratch", whose nine NumPy demos count bytes by hand; "demo N" is its N-th table) made
-this comparison at n = 1024, d = 64 on an A100, {SEED_NEED} bytes needed per flop against {SEED_FEED} fed, and read it as
-memory-bound ("the multiplying waits on the moving"). Its own figures say the opposite: a kernel that needs
-fewer bytes per flop than the GPU feeds is **{regime(SEED_NEED, SEED_FEED)}-bound**. It matters
+this comparison at n = 1024, d = 64 on an A100, {SEED_NEED} bytes needed per flop against {SEED_FEED} fed,
+and read it as memory-bound ("the multiplying waits on the moving"). Its own figures say the opposite: a kernel
+that needs fewer bytes per flop than the GPU feeds is **{regime(SEED_NEED, SEED_FEED)}-bound**. It matters
 which units do the matmuls: the matrix units (NVIDIA's tensor cores, AMD's matrix cores) in 16-bit are about
 {hw.fp16_tensor_flops / hw.fp32_flops:.0f}× faster than the FP32 units, while the bytes only halve.
 
