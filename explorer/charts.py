@@ -677,7 +677,7 @@ def split_times(df, best: int) -> go.Figure:
     fig = go.Figure(go.Bar(x=[str(s) for s in df["splits"]], y=df["time us (model)"], marker_color=colours,
                            hovertemplate="%{x} chunks: %{y:.3g} µs<extra></extra>"))  # values: the table beside
     _headroom(fig, df["time us (model)"])
-    return _style(fig, "chunks of the cache (splits)", "modelled time (µs)", "Split the cache to fill the SMs")
+    return _style(fig, "chunks of the cache (splits)", "modelled time (µs)", "Split the cache to fill the GPU")
 
 
 # ---- lesson 6, real precisions -----------------------------------------------------------------

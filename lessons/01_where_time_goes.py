@@ -36,7 +36,7 @@ else:
     st.markdown(f"#### Standard attention's flops and its bytes both grow as n². At n = {roof.n}, d = {roof.d} "
                 f"on the {hw.name} in {roof.dtype}, the arithmetic is what it waits on.")
 if roof.dtype != cfg.dtype:
-    st.caption(f"This lesson's roofline uses {roof.dtype}, the precision attention runs in on tensor cores; "
+    st.caption(f"This lesson's roofline uses {roof.dtype}, the precision attention runs in on {arch_of(hw).matrix}; "
                f"the sidebar's {cfg.dtype} sets the seed's table below"
                + ("." if ui.presenting() else " and the side note."))  # the side note is hidden on a projector
 
@@ -77,7 +77,7 @@ Standard attention writes the n×n score matrix S to HBM, reads it back for the 
 probabilities P and reads them again for P·V: **4nd + 4n²** elements. At n = {cfg.n} the n² terms are
 **{(4 * cfg.n**2) / (4 * cfg.n * cfg.d + 4 * cfg.n**2):.1%}** of the traffic. The flops are the two
 matmuls, 4n²d. Per flop, standard attention needs **{need:.3g} bytes** in {roof.dtype}; the {hw.name}
-delivers **{feed:.3g}** at its {roof.dtype} tensor-core rate.
+delivers **{feed:.3g}** at its {roof.dtype} {arch_of(hw).matrix_rate}.
 
 That average is over three kernels, one per line of the paper's Algorithm 0, each reading its inputs from
 HBM and writing its output back: **S = QKᵀ** reads Q and K and writes S; the **softmax** reads S and writes

@@ -137,23 +137,23 @@ st.subheader("Split-KV: when one query is too little work")
 sweep = cache.decode_split_sweep(cfg, hw)
 best = decode.best_splits(sweep)
 one, chosen = sweep.iloc[0], sweep[sweep["splits"] == best].iloc[0]
-blocks = cfg.thread_blocks
+blocks, unit = cfg.thread_blocks, arch_of(hw).unit  # "SM", "CU"
 ui.explain(f"""
 This model gives each (sequence, K/V head) pair one thread block, its query heads stacked as the rows of one
 tile, as FlashAttention-2's decoding path does when it packs a group's heads ({ui.assumes("decode_blocks")}): here
-{cfg.batch} × {cfg.kv_heads} = **{blocks}** block{'s' if blocks > 1 else ''} for the {hw.name}'s **{hw.sms}** SMs.
+{cfg.batch} × {cfg.kv_heads} = **{blocks}** block{'s' if blocks > 1 else ''} for the {hw.name}'s **{hw.sms}** {unit}s.
 Flash-Decoding ({cite("flashdecoding")}) cuts the cache into chunks, one block per chunk; each writes a partial
-result, and a separate reduction kernel merges them. This model gives a kernel that fills k of S SMs k/S of
-the HBM bandwidth ({ui.assumes("bandwidth_share")}); on a real GPU a fraction of the SMs can already keep HBM
+result, and a separate reduction kernel merges them. This model gives a kernel that fills k of S {unit}s k/S of
+the HBM bandwidth ({ui.assumes("bandwidth_share")}); on a real GPU a fraction of the {unit}s can already keep HBM
 busy, so the model overstates what splitting gains.
 """)
 if best > 1:
-    st.markdown(f"Unsplit, the work fills {one['SMs busy %']:.0f}% of the SMs. Split into **{best}** chunks it "
+    st.markdown(f"Unsplit, the work fills {one['SMs busy %']:.0f}% of the {unit}s. Split into **{best}** chunks it "
                 f"fills {chosen['SMs busy %']:.0f}% and the modelled step is "
                 f"{times_text(one['time us (model)'] / chosen['time us (model)'])} shorter, "
                 f"for {chosen['extra %']:.2f}% more bytes (the partials and the query read again).")
 else:
-    st.markdown(f"{blocks} blocks already fill the {hw.sms} SMs: splitting would only add bytes "
+    st.markdown(f"{blocks} blocks already fill the {hw.sms} {unit}s: splitting would only add bytes "
                 "(the partials and the query read again), so the best is not to split.")
 left, right = st.columns(2)
 with left:
@@ -161,7 +161,8 @@ with left:
 with right:
     ui.table(sweep, "split_kv", "Split-KV for this batch and model, one layer; time in µs, by the model. "
              "Chunk sizes, blocks and extra KB are in the CSV.",
-             show=["splits", "SMs busy %", "extra %", "time us (model)"], headers={"time us (model)": "time µs"})
+             show=["splits", "SMs busy %", "extra %", "time us (model)"],
+             headers={"time us (model)": "time µs", "SMs busy %": f"{unit}s busy %"})
 
 # --- the merge, step by step --------------------------------------------------------------
 

@@ -405,6 +405,12 @@ def check_where_time_goes(ck: Claims, p: dict) -> None:
     ck.find(r"FlashAttention-2 calls its\s+on-chip memory \"SRAM \(aka shared memory\)\" "
             r"\(\[FlashAttention-2, §2\.1\]")
     ck.expect(not re.search(r"covers\s+both", ck.text), "the papers' SRAM said to cover registers too")
+    # the vendor's words for its matrix units (issue 37, nit: "tensor-core rate" on the MI300X)
+    rate = arch_of(hw).matrix_rate
+    ck.find(rf"delivers \*\*{NUM}\*\* at its {roof.dtype} {re.escape(rate)}\.")
+    ck.expect(rate == ("matrix-core rate" if hw.name == "MI300X" else "tensor-core rate"), f"{hw.name}: {rate}")
+    if ck.at.asked:
+        ck.expect(f"over its {roof.dtype} {rate}." in ck.why, f"the question's answer names the {rate}: {ck.why!r}")
 
     n2 = 4 * cfg.n ** 2 / (4 * cfg.n * cfg.d + 4 * cfg.n ** 2)
     m = ck.find(rf"At n = (\d+) the n² terms are\s+\*\*({NUM})%\*\*")
@@ -1397,6 +1403,12 @@ def why_break_it(ck: Claims, p: dict) -> None:
 
 def check_inference(ck: Claims, p: dict) -> None:
     check_inference_roofline(ck, p)
+    if p["hw"] in HARDWARE:  # the vendor's name for its units (issue 37, nit: "SMs" on the MI300X)
+        hw, unit = HARDWARE[p["hw"]], arch_of(HARDWARE[p["hw"]]).unit
+        ck.find(rf"for the {re.escape(hw.name)}'s \*\*{hw.sms}\*\* {unit}s\.")
+        ck.expect(unit == ("CU" if hw.name == "MI300X" else "SM"), f"{hw.name}'s units: {unit}")
+        ck.find(rf"fills k of S {unit}s k/S of")
+        ck.find(rf"the work fills {NUM}% of the {unit}s\.|already fill the {hw.sms} {unit}s:")
     from flashviz.run.decode import DecodeConfig, decode_cost
     heads, layers, batch = p["inf_heads"], p["inf_layers"], p["inf_batch"]
     cfg = DecodeConfig(n_kv=p["inf_ctx"], n_q=1, d=p["d"], heads=heads, kv_heads=min(p["inf_kv"], heads),

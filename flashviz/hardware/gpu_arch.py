@@ -42,6 +42,12 @@ class Arch:
     chiplets: int = 1         # dies, each with a private L2 between its units and that cache
     chiplet_l2_mb: int = 0
     sources: tuple[str, ...] = ()
+    matrix: str = "tensor cores"  # what the vendor calls the matrix units: "tensor cores", "matrix cores"
+
+    @property
+    def matrix_rate(self) -> str:
+        """The units' rate in the vendor's words: "tensor-core rate", "matrix-core rate"."""
+        return self.matrix.removesuffix("s").replace(" ", "-") + " rate"
 
     @property
     def regs_per_lane(self) -> int:
@@ -121,7 +127,7 @@ CDNA3 = Arch(family="AMD CDNA 3", unit="CU", block="workgroup", smem="LDS", warp
              register_files=4, regs_per_unit=512 * KB // 4, reg_granule=8, max_regs_per_thread=512,
              max_warps=32, max_blocks=None, smem_reserved=0, cache="Infinity Cache", cache_parts=1,
              cache_mb=256, chiplets=8, chiplet_l2_mb=4,
-             sources=("rocm", "llvm_amdgpu", "rocm_partitions"))
+             sources=("rocm", "llvm_amdgpu", "rocm_partitions"), matrix="matrix cores")
 
 ARCH = {"A100 40GB": NVIDIA, "A100 80GB": NVIDIA, "H100 SXM": NVIDIA, "H200 SXM": NVIDIA, "B200": NVIDIA,
         "MI300X": CDNA3}

@@ -20,6 +20,7 @@ from ..run.decode import DecodeConfig, decode_cost
 from .format import bytes_text, times_text
 from ..model.memory import paper_block_sizes
 from ..model.sources import cite
+from ..hardware.gpu_arch import arch_of
 from ..hardware.schedule_targets import SPEEDUP_OK
 
 # Guesses of a ratio that spans decades: a 1-2-5 ladder, the same for every setting
@@ -65,7 +66,7 @@ def where_time_goes(cfg: Config, hw: Hardware) -> Question:
         f"per flop that the {hw.name} can feed? (Above 1×, the arithmetic waits on memory.)", "ratio",
         need / feed,
         f"It needs {need:.3g} bytes per flop (4nd + 4n² elements of 2 bytes for 4n²d flops, so about "
-        f"2/n + 2/d); the {hw.name} feeds {feed:.3g}, HBM bandwidth over its {roof.dtype} tensor-core rate. "
+        f"2/n + 2/d); the {hw.name} feeds {feed:.3g}, HBM bandwidth over its {roof.dtype} {arch_of(hw).matrix_rate}. "
         f"So it is {bound}-bound.", LADDER, f"{need / feed:.3g}×")
 
 
