@@ -1,6 +1,7 @@
 """README's pictures, taken from the app as it is now: `python docs/make_screenshots.py`.
 
-Starts `streamlit run app.py` on port 8631 (tests/serving.py's start, health and stop), opens it in
+Starts `streamlit run app.py` on port 8631 (as tests/serving.py starts it, on a fixed port; its health wait and
+stop), opens it in
 Debian's Chromium through Playwright and writes the three files SHOTS names, which README links
 (tests/test_docs.py checks both ends):
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -22,12 +24,15 @@ sys.path.insert(0, str(ROOT))
 from explorer.lessons import LESSONS  # noqa: E402
 from tests.serving import healthy, stop  # noqa: E402
 
+if TYPE_CHECKING:
+    from playwright.sync_api import ViewportSize
+
 PORT = 8631  # this project's port for a server a person starts by hand
 CHROMIUM = "/usr/bin/chromium"
 TILING = next(k for k, lesson in enumerate(LESSONS) if lesson.file.endswith("_tiling.py"))
 # file -> (lesson, query, viewport, the section shown: a heading when reading, a slide's title when presenting);
 # the README links these names
-SHOTS = {
+SHOTS: dict[str, tuple[int, str, ViewportSize, str | None]] = {
     "docs/screenshot.png": (TILING, "", {"width": 1280, "height": 720}, "Watch it stream"),
     "docs/screenshot-deck.png": (TILING, "?present=true", {"width": 1280, "height": 720}, "The tile player"),
     "docs/screenshot-phone.png": (0, "", {"width": 390, "height": 844}, None),
