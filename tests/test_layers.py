@@ -1,5 +1,5 @@
 """The engine's folders are its layers: every module sits in one, a layer imports only the layers
-before it, and no import cycle exists anywhere, counting the imports inside functions (README's
+before it, and no import cycle exists anywhere, counting the imports inside functions (docs/contributing.md's
 "Layout"). The walker reads the source with ast, so an import a function makes only when it runs
 counts the same as one at the top of the file."""
 from __future__ import annotations
@@ -134,7 +134,7 @@ def test_every_engine_module_sits_in_a_layer():
     flat = [n for n, path in MODULES.items() if path.parent.name == "flashviz" and n not in ROOT_MODULES]
     folders = ",".join(LAYERS)
     assert not flat + loose, (f"{sorted(set(flat + loose))}: put each module in one of flashviz/{{{folders}}}/ "
-                              "(README's Layout says which)")
+                              "(docs/contributing.md's Layout says which)")
 
 
 def test_every_engine_import_names_a_module_that_exists():
@@ -199,8 +199,8 @@ def test_each_layer_folder_says_what_it_may_import(layer):
     assert "Imports" in doc, f"flashviz/{layer}/__init__.py: say which layers it may import"
 
 
-def test_readme_lists_the_layers_in_their_order():
-    text = (ROOT / "README.md").read_text()
+def test_contributing_lists_the_layers_in_their_order():
+    text = (ROOT / "docs" / "contributing.md").read_text()
     section = text[text.index("## Layout"):]
     section = section[:section.index("\n## ", 4)]
     listed = [m for m in re.findall(r"`flashviz/(\w+)/`", section) if m in LAYERS]

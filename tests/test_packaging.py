@@ -87,8 +87,8 @@ def test_the_lock_says_the_one_command_that_refreshes_it():
     head = (ROOT / "requirements.lock").read_text().splitlines()[:2]
     assert head[1].strip("# ").startswith("uv pip compile requirements.txt --universal --python-version 3.11 "
                                           "--exclude-newer "), head
-    readme = (ROOT / "README.md").read_text()
-    assert "uv pip compile requirements.txt --universal --python-version 3.11 --exclude-newer" in readme
+    ci = (ROOT / "docs" / "ci.md").read_text()
+    assert "uv pip compile requirements.txt --universal --python-version 3.11 --exclude-newer" in ci
 
 
 def test_every_served_setup_installs_the_lock():

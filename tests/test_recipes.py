@@ -1,13 +1,13 @@
-"""README's recipes ("Add a lesson", "Add a knob", "Add a chart", "Change a player's data") name every
-step that a test enforces: each step below is a test's demand, and README must say it. A new demand in a
-test (a new check in tests/registry.py, say) goes here and into README together."""
+"""The recipes in docs/contributing.md ("Add a lesson", "Add a knob", "Add a chart", "Change a player's data")
+name every step that a test enforces: each step below is a test's demand, and the recipe must say it. A new
+demand in a test (a new check in tests/registry.py, say) goes here and into the recipe together."""
 import re
 
 import pytest
 
 from tests.conftest import ROOT
 
-README = (ROOT / "README.md").read_text()
+RECIPES = (ROOT / "docs" / "contributing.md").read_text()
 
 # recipe -> the words of each step a test checks, and the test that checks it
 STEPS = {
@@ -47,8 +47,8 @@ STEPS = {
 
 def recipe(name: str) -> str:
     """A recipe's text: from its bold name to the next bold paragraph that starts a recipe or section."""
-    m = re.search(rf"\*\*{re.escape(name)}\*\*(.*?)(?=\n\*\*[A-Z][^*]*\*\*|\n## )", README, re.S)
-    assert m, f"README has no **{name}** recipe"
+    m = re.search(rf"\*\*{re.escape(name)}\*\*(.*?)(?=\n\*\*[A-Z][^*]*\*\*|\n## )", RECIPES, re.S)
+    assert m, f"docs/contributing.md has no **{name}** recipe"
     return m.group(1)
 
 
@@ -56,5 +56,5 @@ def recipe(name: str) -> str:
 def test_each_recipe_names_every_step_a_test_enforces(name):
     text = recipe(name)
     missing = [f"{words!r} ({why})" for words, why in STEPS[name].items() if words not in text]
-    assert not missing, f"README's {name!r} leaves out: {missing}"
+    assert not missing, f"docs/contributing.md's {name!r} leaves out: {missing}"
 

@@ -1,6 +1,6 @@
 """What the app leans on in Streamlit beyond its documented API, each checked against the Streamlit
 installed here, so that an upgrade that changes one fails here by name (CI runs this at the oldest
-versions requirements.txt allows, at the newest, and at the lock; README's "Streamlit internals"
+versions requirements.txt allows, at the newest, and at the lock; docs/ci.md's "The Streamlit internals guarded"
 lists the same). Behaviour that only a browser shows is checked by the browser tests named in
 INTERNALS; this file checks that the pieces are still there.
 """
@@ -39,7 +39,8 @@ INTERNALS = {
                                  "Dockerfile, deploy/nginx.conf, deploy/serve_replicas.py, bench/",
                                  "test_the_served_routes_answer"),
     "navigation": ("a page's url_path is its address, also with the navigation hidden; switch_page and page_link "
-                   "carry query_params; a pages/ folder would run legacy discovery first (README, Layout)",
+                   "carry query_params; a pages/ folder would run legacy discovery first "
+                   "(docs/contributing.md, Layout)",
                    "app.py, explorer/ui.py, explorer/nav.py",
                    "test_the_calls_take_the_arguments_the_app_passes; tests/test_browser.py's deep-link tests"),
     "download replies": ("a download button's file is asked for after the click and sent back on the session's "
