@@ -127,3 +127,13 @@ def test_model_doc_names_every_assumption_the_app_lists():
     text = (ROOT / "docs" / "model.md").read_text()
     missing = [a.title for a in ASSUMPTIONS.values() if f"### {a.title[0].upper() + a.title[1:]}" not in text]
     assert not missing, f"docs/model.md leaves out: {missing}"
+
+
+def test_model_doc_lists_the_assumptions_word_for_word():
+    """docs/model.md's list is the app's own, as `python docs/make_model_doc.py` writes it: a reworded
+    assumption (issue 37 corrected several) cannot leave the page behind."""
+    from flashviz.model.sources import assumptions_markdown
+    text = (ROOT / "docs" / "model.md").read_text()
+    head = "## The list, as the app shows it\n"
+    assert head in text
+    assert text.split(head, 1)[1] == assumptions_markdown(), "docs/model.md is stale: python docs/make_model_doc.py"

@@ -327,3 +327,10 @@ ASSUMPTIONS: dict[str, Assumption] = {
         f"above the diagonal ({cite('fa2', '§3.1.1')}), about half the flops and half the reads of K and V. "
         "The flops per byte, which decide the bound, stay about the same."),
 }
+
+
+def assumptions_markdown() -> str:
+    """The assumptions as the app lists them, one heading each, for docs/model.md (docs/make_model_doc.py
+    writes it there; tests/test_docs.py checks the page equals it)."""
+    return "".join(f"\n### {a.title[0].upper() + a.title[1:]}\n\n{a.model}\n\n*On real GPUs:* {a.real}\n"
+                   for a in ASSUMPTIONS.values())
