@@ -163,3 +163,14 @@ def rule_br_text(d: int, elements: tuple[int, int], kbs: tuple[int, int]) -> str
            else "the cap binds at neither budget")
     return (f"Br = min(⌈M/4d⌉, d) = min({qa}, {d}) = {min(qa, d)} at {kbs[0]} KB and min({qb}, {d}) = "
             f"{min(qb, d)} at {kbs[1]} KB: {cap}")
+
+
+def other_cublas_runs(lesson: str, runs: list[tuple[str, str, float]]) -> str:
+    """The H200's cuBLAS fp16 rate as the other runs measured it, for a lesson that shows its own run's
+    (measured.cublas_fp16_runs): "lesson 11's run read 707 and lesson 13's 728 TFLOP/s, 3% apart from run
+    to run"."""
+    others = [(name, rate) for _, name, rate in runs if name != lesson]
+    rates = [rate for *_, rate in runs]
+    said = " and ".join(f"{name}'s {rate:.0f}" if i else f"{name}'s run read {rate:.0f}"
+                        for i, (name, rate) in enumerate(others))
+    return f"{said} TFLOP/s, {max(rates) / min(rates) - 1:.0%} apart from run to run"
