@@ -109,11 +109,12 @@ findings = [
      "(float16 forward, as profiled).",
      f"With DRAM bytes from Nsight Compute it sits at {flash_pts['flops per DRAM byte'].min():,.0f} flops per "
      f"byte or more against a ridge at {hw.ridge:,.0f}, and reaches {best_rate:.0f} TFLOP/s at its best n "
-     f"({best_n:,}; d = {d}): about {best_rate / hw.float16_tflops:.0%} of the dense-matmul ceiling. The first "
-     "reason is the instruction: PyTorch's flash kernel is FlashAttention-2's code for Ampere, whose matmuls "
-     "issue mma.sync, with no TMA copies and no wgmma; run unchanged on an H100 it reached 335 TFLOP/s, and its "
-     f"author expected another 1.5–2× from Hopper's instructions ({cite('fa2', '§4.1')}). "
-     f"{claims.hopper_steps_text(steps)}. The rest is the softmax's exp units and how the kernel schedules "
+     f"({best_n:,}; d = {d}): about {best_rate / hw.float16_tflops:.0%} of the dense-matmul ceiling. Two steps "
+     "lie between it and a Hopper kernel. One is the instruction: PyTorch's flash kernel is FlashAttention-2's "
+     "code for Ampere, whose matmuls issue mma.sync, with no TMA copies and no wgmma; run unchanged on an H100 "
+     f"it reached 335 TFLOP/s, and its author expected another 1.5–2× from Hopper's instructions "
+     f"({cite('fa2', '§4.1')}). The other is the schedule. {claims.hopper_steps_text(steps, TILES[('flash', d)])}. "
+     "The rest is the softmax's exp units and how the kernel schedules "
      "them against the matmuls: lesson 13, and the FlashAttention-3 paper's subject."),
     ("**fp16 and bf16 move 2 bytes an element, fp32 4.**", "PyTorch's flash kernel takes no fp32 at all."),
 ]

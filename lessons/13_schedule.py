@@ -7,7 +7,8 @@ from explorer import cache, charts, ui
 from explorer.lessons import control
 from explorer.schedule_view import measured, occupancy, setting, tile_text, timeline
 from flashviz.players import schedule_lesson as sl
-from flashviz.hardware.measured import cublas_fp16_runs
+from flashviz.hardware.measured import TILES, cublas_fp16_runs
+from flashviz.teach.claims import instruction_pair
 from flashviz.hardware.schedule import describe
 from flashviz.hardware.schedule_targets import KERNELS, SPEEDUP_OK, TIME_OK
 from flashviz.model.sources import cite
@@ -112,8 +113,8 @@ ui.explain(f"""
 Nothing is fitted: each kernel's tiles, schedule and instruction (mma.sync for PyTorch flash, which is
 FlashAttention-2's code; wgmma for Triton and cuDNN), the unit rates measured on the H200{clocked}, and the DRAM
 bytes of lesson 11's read model. Triton 128×64 runs FA2's
-schedule on wgmma, so between it and PyTorch flash only the instruction changes, and between it and cuDNN only the
-schedule and the tile. The model takes every overlap as perfect {ui.assumes("schedule")}: cuDNN's kernel spends
+schedule on wgmma, so {instruction_pair(s.d, TILES[("flash", s.d)])}; between it and cuDNN, the schedule and the
+tile. The model takes every overlap as perfect {ui.assumes("schedule")}: cuDNN's kernel spends
 about a quarter more cycles a tile than FlashAttention-3's schedule with perfect overlap, waiting on the barriers
 that pass the tensor cores between its two consumer warp groups (measured by Nsight Compute, BENCHMARKS.md){too_fast}.
 The smallest calls also pay each block's start-up beyond the

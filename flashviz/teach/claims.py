@@ -136,7 +136,16 @@ def overflow_note(cfg) -> str:
             "attention.")
 
 
-def hopper_steps_text(steps) -> str:
+def instruction_pair(d: int, flash_tile: tuple[int, int]) -> str:
+    """What changes between PyTorch flash and Triton's 128 × 64 kernel (FA2's schedule on wgmma): mainly the
+    instruction; the tile too where PyTorch flash's is not 128 × 64; and what Triton's compiler does itself."""
+    tile = "" if tuple(flash_tile) == (128, 64) else (
+        f" (at d = {d} the tile too: PyTorch flash runs {flash_tile[0]} × {flash_tile[1]})")
+    return (f"between it and PyTorch flash mainly the instruction changes{tile}, with what Triton's compiler does "
+            "itself (its load pipeline, its registers)")
+
+
+def hopper_steps_text(steps, flash_tile: tuple[int, int]) -> str:
     """Lesson 10's two steps from PyTorch flash to cuDNN on the H200 (measured.HopperSteps), each a median
     time ratio, and which of them is the larger: the instruction (mma.sync -> wgmma, FA2's schedule kept)
     or the schedule (FA2's -> FA3's, wgmma kept)."""
@@ -145,8 +154,9 @@ def hopper_steps_text(steps) -> str:
     than = ("as much as" if abs(a - b) <= SAME * max(a, b) else "more than" if a > b else "less than")
     return (f"On this H200 (float16, not causal, d = {steps.d}, the median over the {steps.calls} calls of "
             f"lesson 13's run), Triton's 128 × 64 kernel, FlashAttention-2's schedule on wgmma, runs "
-            f"{max(a, 1 / a):.2f}× {pace} than PyTorch flash: the instruction alone gives {than} the {b:.2f}× "
-            "that cuDNN, FlashAttention-3's schedule and tiles on the same wgmma, gains over Triton")
+            f"{max(a, 1 / a):.2f}× {pace} than PyTorch flash ({instruction_pair(steps.d, flash_tile)}): the "
+            f"instruction's step gives {than} the {b:.2f}× that cuDNN, FlashAttention-3's schedule and tiles on the "
+            "same wgmma, gains over Triton")
 
 
 ORDER_NAMES = {"fa2": "FlashAttention-2's order, query blocks outside",
