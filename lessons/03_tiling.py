@@ -80,8 +80,9 @@ def _player() -> None:
                            "tiles, budget, data type, mask and loop order come from the sidebar.")
     kept = ("its scores never reach HBM" if not tiles_overflow(acfg) else
             f"its scores would stay on chip, but here {overflow_cause(acfg)} ({ui.assumes('spill')})")
-    ui.explain(f"Each step is one tile: {kept}. In FlashAttention-2's kernels the scores sit in registers, part "
-               "of what the papers call SRAM. Rows whose running max moved are "
+    ui.explain(f"Each step is one tile: {kept}. In FlashAttention-2's kernels the scores sit in registers, not "
+               f"in the shared memory the papers call SRAM ({cite('fa2', '§2.1')}); this model counts them in the same "
+               "SRAM budget. Rows whose running max moved are "
                "highlighted with their rescale factor. ← → step, space plays; PageDown still moves on.")
     player(cache.player_html(acfg, "standard" if show_standard else "flash"))
     st.download_button("Download the listing", listing.script(cfg.loop_order), file_name="flash_listing.py",

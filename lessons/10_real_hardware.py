@@ -162,9 +162,12 @@ def _tile_sweep() -> None:
     Lesson 4's table, on the chip: a Triton flash forward written for this app (`bench/gpu/triton_blocks.py`,
     checked against PyTorch's attention) run with each tile shape, d = 64, float16. The model says bigger
     tiles re-read K and V less: {bt["model MB"].max():,.0f} MB at {sweep.most_model["Br x Bc"]}
-    down to {bt["model MB"].min():,.0f} MB. DRAM disagrees: every shape reads about the same
-    {bt["measured DRAM MB"].median():,.0f} MB (a spread of {spread:.3f}×) — Q, K and V once — because the
-    {H200_L2_MB} MB L2 serves the re-reads. What the tile changes on this chip is time: from
+    down to {bt["model MB"].min():,.0f} MB. DRAM disagrees: every shape moves about the same
+    {bt["measured DRAM MB"].median():,.0f} MB (a spread of {spread:.3f}×). It reads
+    {bt["DRAM read MB"].median():,.0f} MB, Q, K and V once ({bt["QKV MB"].iloc[0]:,.0f} MB), since the
+    {H200_L2_MB} MB L2 serves the re-reads, and writes {bt["DRAM write MB"].median():,.0f} MB of O's
+    {bt["O MB"].iloc[0]:,.0f} MB (writes still in the L2 when the kernel ends are never counted). What the tile
+    changes on this chip is time: from
     {slowest["measured ms"]:.2f} ms at {slowest["Br x Bc"]} to {best["measured ms"]:.2f} ms at
     {best["Br x Bc"]} ({best["TFLOP/s"]:.0f} TFLOP/s), through how well the tensor cores are fed and how many
     warps fit, not through HBM traffic.
@@ -173,7 +176,8 @@ def _tile_sweep() -> None:
                     (cache.figure(charts.block_bytes, bt), "hw_block_bytes"))
     ui.slide("The tile sweep's table")
     ui.table(bt.drop(columns=["Br", "Bc"]), "hw_blocks", f"Triton flash forward, n = {block_n}, d = 64, float16; "
-             "bytes in MB", show=[c for c in bt.columns if c not in ("n", "Br", "Bc")],
+             "bytes in MB", show=[c for c in bt.columns if c not in ("n", "Br", "Bc", "DRAM read MB", "DRAM write MB",
+                                                                   "QKV MB", "O MB")],
              headers={"measured ms": "ms", "measured DRAM MB": "DRAM", "model MB": "model",
                       "model working set KB": "working set KB"})
 

@@ -89,7 +89,9 @@ of a wave; between two waves of a head its L2 must keep {bytes_text(w.chiplet_in
 reads in all against {bytes_text(w.reads)} from DRAM.
 """)
     st.caption(f"The tiles of Q, K and V sit in {arch.smem}; the scores S, the probabilities P and the O "
-               "accumulator sit in registers. The papers' \"SRAM\" is both. Figures: " + figures_cited(hw) + ".")
+               "accumulator sit in registers. The papers' \"SRAM\" is shared memory "
+               f"({cite('fa2', '§2.1')}); this model counts the registers' tiles in the same budget. Figures: "
+               + figures_cited(hw) + ".")
     ui.slide("The waves")
     gpu_player(gpu_player_html(n, d, bh, kname, hw))
 

@@ -184,6 +184,10 @@ def blocks(data: dict) -> pd.DataFrame:
         rows.append({"n": r.n, "Br x Bc": f"{r.block_m} x {r.block_n}", "Br": r.block_m, "Bc": r.block_n,
                      "measured ms": r.time_ms, "TFLOP/s": r.tflops,
                      "measured DRAM MB": (r.dram_read_bytes + r.dram_write_bytes) / 2**20,
+                     "DRAM read MB": r.dram_read_bytes / 2**20, "DRAM write MB": r.dram_write_bytes / 2**20,
+                     # Q, K and V read once, and O written once: what the L2 leaves for DRAM at best
+                     "QKV MB": 3 * r.batch_heads * r.n * r.d * cost.element_bytes / 2**20,
+                     "O MB": r.batch_heads * r.n * r.d * cost.element_bytes / 2**20,
                      "model MB": cost.moved * r.batch_heads * cost.element_bytes / 2**20,
                      "model working set KB": cost.working_set_bytes / 1024,
                      "max abs diff": r.max_abs_diff})
