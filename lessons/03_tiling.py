@@ -31,11 +31,16 @@ c[3].metric("flash moves, bytes", compare(here["std HBM MB"], here["flash HBM MB
 if overflow := ui.overflow_text(cfg):  # flash's bytes above are partly the seed's overflow charge
     st.markdown(overflow)
 if cfg.loop_order == "fa2":
-    loops = (f"For each block of Br = {cfg.Br} query rows, the loop walks every block of Bc = {cfg.Bc} keys, "
-             "carrying a running max m, a running sum l and an unnormalised output O per row.")
+    loops = (f"For each block of Br = {cfg.Br} query rows, the loop walks "
+             + (f"the blocks of Bc = {cfg.Bc} keys up to the diagonal (the causal mask hides the rest), "
+                if cfg.causal else f"every block of Bc = {cfg.Bc} keys, ")
+             + "carrying a running max m, a running sum l and an unnormalised output O per row.")
 else:
-    loops = (f"In the paper's order (fa1), each block of Bc = {cfg.Bc} keys and values stays while every block "
-             f"of Br = {cfg.Br} query rows passes it, reading that block's Q, O, m and l from HBM and writing O, "
+    loops = (f"In the paper's order (fa1), each block of Bc = {cfg.Bc} keys and values stays while "
+             + ("the blocks " if cfg.causal else "every block ")
+             + f"of Br = {cfg.Br} query rows "
+             + ("at or below the diagonal pass it" if cfg.causal else "passes it")
+             + ", reading that block's Q, O, m and l from HBM and writing O, "
              "m and l back.")
 ui.explain(f"""
 {loops} When a row's max moves, its l and

@@ -26,15 +26,22 @@ c[1].metric("best tile that fits", "none" if best is None else f"{best} × {best
 c[2].metric("standard moves", bytes_text(std_bytes))
 c[3].metric("paper's Br × Bc", f"{rule['Br']} × {rule['Bc']}", help=f"{rule['HBM MB']:.2f} MB, "
             f"working set {rule['working set KB']:.1f} KB")
+# With the mask, the share of the unmasked loop's streamed elements that a query block (fa2: K and V, c a tile) or
+# a key block (fa1: Q, O, m and l, r a tile) still moves: the tiles at or below the diagonal, from the engine's census
+streamed = (lambda r, c: c) if cfg.loop_order == "fa2" else (lambda r, c: r)
+share = (costs.census(cfg.n, cfg.Br, cfg.Bc, True).total(streamed)
+         / costs.census(cfg.n, cfg.Br, cfg.Bc, False).total(streamed))
+masked = (f"With the causal mask it stops at the diagonal: {share:.2f} of that here, towards half as n grows. "
+          if cfg.causal else "")
 if cfg.loop_order == "fa2":
     streams = ("Each of the Tr = n / Br query blocks streams all of K and V, so the K/V traffic is "
-               "2nd·n/Br: halve Br, double the traffic. "
-               + ("(With the causal mask, Bc also sets how much of the diagonal each query block reads.)"
-                  if cfg.causal else "(Bc does not enter it.)"))
+               f"2nd·n/Br: halve Br, double the traffic. {masked}"
+               + ("(Bc sets how much of the diagonal each query block reads.)" if cfg.causal
+                  else "(Bc does not enter it.)"))
 else:
     streams = ("In the paper's loop order (fa1) each of the Tc = n / Bc key/value blocks streams all of Q, O, "
                "m and l past it, reading Qᵢ, Oᵢ, mᵢ, lᵢ and writing Oᵢ, mᵢ, lᵢ back: about (3nd + 4n)·n/Bc "
-               "elements. Halve Bc, double the traffic.")
+               f"elements. Halve Bc, double the traffic. {masked}".rstrip())
 ui.explain(f"""
 {streams} But the tile's working set grows as Br·Bc, and past the budget the tile does not fit: a real
 kernel whose tiles overflow its shared memory does not launch ({cite('fa2', '§3.3')}), so it uses tiles that fit

@@ -478,8 +478,30 @@ def flash_moves_metric(ck: Claims, cfg: Config):
     return std, flash
 
 
+def _walk_follows_the_mask(ck: Claims, cfg) -> None:
+    """Lessons 3 and 4 say how far a block's loop goes, and the streamed traffic, as the mask has it (issue 37's
+    expert read: "walks every block" and "2nd·n/Br" with the causal mask on, where the loop stops at the diagonal)."""
+    said = re.search(r"the loop walks (every block|the blocks) of Bc = \d+ keys( up to the diagonal)?|stays while "
+                     r"(every block|the blocks) of Br = \d+ query rows( at or below the diagonal)?", ck.text)
+    if said:  # lesson 3
+        ck.count += 1
+        ck.expect(bool(said.group(2) or said.group(4)) == cfg.causal, f"{said.group(0)!r}, causal = {cfg.causal}")
+    if "halve B" in ck.text:  # lesson 4
+        m = ck.find(rf"With the causal mask it stops at the diagonal: ({NUM}) of that here, towards half as n grows",
+                    required=cfg.causal)
+        ck.expect(bool(m) == cfg.causal, f"the mask's share said: {bool(m)}, causal = {cfg.causal}")
+        if m:
+            from flashviz.model.costs import census
+            w = (lambda r, c: c) if cfg.loop_order == "fa2" else (lambda r, c: r)
+            share = census(cfg.n, cfg.Br, cfg.Bc, True).total(w) / census(cfg.n, cfg.Br, cfg.Bc, False).total(w)
+            big = census(1 << 20, cfg.Br, cfg.Bc, True).total(w) / census(1 << 20, cfg.Br, cfg.Bc, False).total(w)
+            ck.expect(agrees(m.group(1), share) and share >= big > 0.5 - 1e-9 and big < 0.51,
+                      f"{m.group(0)!r}: {share:.4f} here, {big:.4f} at n = 2^20")
+
+
 def check_tiling(ck: Claims, p: dict) -> None:
     cfg = engine_config(p)
+    _walk_follows_the_mask(ck, cfg)
     std, flash = flash_moves_metric(ck, cfg)
     ck.expect(same_bytes(ck.metric("standard peak"), std.peak_bytes), f"standard peak {std.peak_bytes} B")
     ck.expect(same_bytes(ck.metric("flash peak"), flash.peak_bytes), f"flash peak {flash.peak_bytes} B")
@@ -496,6 +518,7 @@ def check_tiling(ck: Claims, p: dict) -> None:
 
 def check_tile_size(ck: Claims, p: dict) -> None:
     cfg = engine_config(p)
+    _walk_follows_the_mask(ck, cfg)
     eb = cfg.element_bytes
     blocks = [b for b in TILE_SIZES if 8 <= b <= cfg.n]  # every size offered, 96 and 192 too
     fitting = {b: costs.flash_cost(cfg.with_(Br=b, Bc=b)).moved for b in blocks
