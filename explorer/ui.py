@@ -135,7 +135,7 @@ def shared_controls() -> None:
     sram = bound(SHARED["sram"], side, "M: the shared memory one thread block may use: "
                                        f"{gpu.smem_per_block_kb} KB on the {gpu.name}.")
     if sram > gpu.smem_per_block_kb:
-        side.caption(f"More than one block may use on the {gpu.name} ({gpu.smem_per_block_kb} KB).")
+        side.caption(f"{sram} KB is more than one block may use on the {gpu.name} ({gpu.smem_per_block_kb} KB).")
     if sram != gpu.smem_per_block_kb:
         side.button(f"Set M to the {gpu.name}'s {gpu.smem_per_block_kb} KB", key="gpu_budget",
                     icon=":material/memory:", on_click=_use_gpu_budget, args=(gpu.smem_per_block_kb,),

@@ -137,8 +137,12 @@ PRESET_SOURCES: dict[str, dict[str, tuple[str, str]]] = {
 
 
 def figure_source(preset: str, field: str) -> str:
-    """The citation of one preset's figure: figure_source("H200 SXM", "hbm_bytes_per_s")."""
-    return cite(*PRESET_SOURCES[preset][field])
+    """The citation of one preset's figure: figure_source("H200 SXM", "hbm_bytes_per_s"). A note on the
+    16-bit rate rides only with that rate, not with the sheet's other figures."""
+    key, where = PRESET_SOURCES[preset][field]
+    if field != "fp16_tensor_flops":
+        where = where.replace(f"; {_DENSE}", "")
+    return cite(key, where)
 
 
 def preset_sources(presets: Iterable[str]) -> str:
