@@ -100,10 +100,14 @@ ui.chart(cache.figure(charts.roofline, kernels, gpus, roof.dtype, hw.name, measu
 measured_note = ""
 if measured_pts is not None:
     least = float(measured_pts["flops per DRAM byte"].min())
+    vendor, ceilings = 1 / hw.balance(roof.dtype), cache.h200_flash(cfg.d)[3]  # flops per byte at each ridge
+    by_vendor, by_ceilings = regime(1 / least, 1 / vendor), regime(1 / least, 1 / ceilings)
+    verdict = (f"it is **{by_vendor}-bound** by either" if by_vendor == by_ceilings else
+               f"it is **{by_vendor}-bound** by the sheet's ridge, **{by_ceilings}-bound** by the measured one")
     measured_note = (f" Measured on this H200 (float16 forward, d = {cfg.d}; the hollow diamonds), PyTorch's "
-                     f"kernel does {least:,.0f} flops per DRAM byte or more against a ridge at "
-                     f"{1 / hw.balance(roof.dtype):,.0f}: by the bytes it really moves it is "
-                     f"**{regime(1 / least, hw.balance(roof.dtype))}-bound**.")
+                     f"kernel does {least:,.0f} flops per DRAM byte or more, against a ridge at {vendor:,.0f} by the "
+                     f"sheet's rates and at {ceilings:,.0f} by this machine's measured ceilings (lesson 10): by the "
+                     f"bytes it really moves {verdict}.")
 
 cause = overflow_cause(roof)
 flash_cost = costs.flash_cost(roof)

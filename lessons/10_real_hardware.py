@@ -108,7 +108,10 @@ findings = [
     (f"**By the model's bytes flash is {model_bound}-bound; by the measured bytes it is {measured_bound}-bound** "
      "(float16 forward, as profiled).",
      f"With DRAM bytes from Nsight Compute it sits at {flash_pts['flops per DRAM byte'].min():,.0f} flops per "
-     f"byte or more against a ridge at {hw.ridge:,.0f}, and reaches {best_rate:.0f} TFLOP/s at its best n "
+     f"byte or more against a ridge at {hw.ridge:,.0f}, the measured ceilings' ({hw.float16_tflops:.0f} TFLOP/s "
+     f"over {hw.copy_tbs:.2f} TB/s in float16; the vendor's rates put it at "
+     f"{1 / HARDWARE['H200 SXM'].balance('float16'):,.0f}), "
+     f"and reaches {best_rate:.0f} TFLOP/s at its best n "
      f"({best_n:,}; d = {d}): about {best_rate / hw.float16_tflops:.0%} of the dense-matmul ceiling. Two steps "
      "lie between it and a Hopper kernel. One is the instruction: PyTorch's flash kernel is FlashAttention-2's "
      "code for Ampere, whose matmuls issue mma.sync, with no TMA copies and no wgmma; run unchanged on an H100 "

@@ -70,9 +70,10 @@ points = cache.decode_roofline_points(cfg, hw)
 dec, pre = points.iloc[0], points.iloc[1]
 ui.explain(f"""
 Prefill runs all n = {cfg.n_kv:,} prompt tokens at once: each K/V block that reaches SRAM meets a block of
-{cfg.Br} query rows, as in training. Decoding has one new row per query head: the {cfg.group} query
-{'row' if cfg.group == 1 else 'rows'} of the heads that share a K/V head are all the reuse a cached byte
-gets. Same cache, same kernel: prefill does **{pre['flops per byte']:.3g}** flops per byte, decode
+{cfg.Br} query rows, as in training. Decoding has one new row per query head: {
+    f"the {cfg.group} query rows of the heads that share a K/V head are all the reuse a cached byte gets"
+    if cfg.group > 1 else "with a K/V head for each query head, no other row reuses a cached byte"}. Same cache,
+same kernel: prefill does **{pre['flops per byte']:.3g}** flops per byte, decode
 **{dec['flops per byte']:.3g}**. Prefill is counted here without its causal mask, which in a real prompt
 halves both its flops and its reads of K and V ({ui.assumes("prefill_full")}).
 """)

@@ -143,7 +143,7 @@ def test_on_a_projector_a_mark_is_its_words_without_a_link_to_the_list_it_hides(
 def test_a_figures_citation_carries_only_its_own_note():
     """The H200's HBM capacity is not cited with the 16-bit rate's "sparse figure halved" (issue 37's expert read)."""
     from flashviz.model.sources import _DENSE, PRESET_SOURCES, figure_source
-    for preset, fields in PRESET_SOURCES.items():
-        for field in fields:
+    for preset, cited in PRESET_SOURCES.items():
+        for field in cited:
             assert (_DENSE in figure_source(preset, field)) == (field == "fp16_tensor_flops"
-                                                                and _DENSE in fields[field][1]), (preset, field)
+                                                                and _DENSE in cited[field][1]), (preset, field)

@@ -327,12 +327,13 @@ def decode_step(cfg: DecodeConfig, hw: Hardware) -> Question:
         f"Decode one token: {cfg.heads} query heads and {cfg.kv_heads} key/value heads, {cfg.n_kv:,} cached "
         f"tokens, d = {cfg.d}, {cfg.dtype}. The step needs how many times the bytes per flop that the "
         f"{hw.name} can feed? (Above 1×, the arithmetic waits on memory.)", "ratio", need / feed,
-        f"One query row meets each cached key and value once: {cfg.element_bytes} bytes per element for the "
-        f"{cfg.group} query head{'s' if cfg.group > 1 else ''} that use it ({sharing}), so {need:.3g} bytes per "
-        f"flop, about {cfg.element_bytes}/(2 × {cfg.group}). The {hw.name} feeds {feed:.3g}: "
-        f"{regime(need, feed)}-bound, and no tiling changes it, because only the "
-        f"{cfg.group} query row{'s' if cfg.group > 1 else ''} of a group reuse{'' if cfg.group > 1 else 's'} each "
-        "byte.", LADDER, f"{need / feed:.3g}×")
+        f"One query row meets each cached key and value once: {cfg.element_bytes} bytes per element for "
+        + (f"the {cfg.group} query heads that use it ({sharing})" if cfg.group > 1 else
+           f"the one query head that uses it ({sharing})")
+        + f", so {need:.3g} bytes per flop, about {cfg.element_bytes}/(2 × {cfg.group}). The {hw.name} feeds "
+        f"{feed:.3g}: {regime(need, feed)}-bound, and no tiling changes it, because "
+        + (f"only the {cfg.group} query rows of a group reuse each byte." if cfg.group > 1 else
+           "no other query row reuses a cached byte."), LADDER, f"{need / feed:.3g}×")
 
 
 def whole_gpu_reads(n: int, d: int, bh: int, kernel, hw: Hardware) -> Question:
