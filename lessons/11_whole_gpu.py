@@ -127,19 +127,20 @@ if not occ.launch:
     st.subheader("Why FlashAttention-2 splits the sequence over blocks")
     # The page's own batch × heads where FA1's one block per head leaves units idle; where it already fills
     # them, a small batch (8), named as the other setting it is
-    few = bh if bh < hw.sms else 8
+    few = bh if bh < hw.sms or hw.sms == 1 else min(8, hw.sms // 2)
+    busy = min(few, hw.sms)
     small, slots = whole_gpu(n, d, few, kernel, hw), hw.sms * occ.blocks
     other = "" if few == bh else (
         f"At this page's batch × heads = {bh:,}, FlashAttention-1's one block per head already gives {bh:,} "
         f"blocks for {hw.sms} {unit}s; the split pays at a small batch, so take batch × heads = {few} instead. ")
     if ui.presenting():  # the paragraph below is hidden: its figures, in one line
-        st.markdown(f"{other}At batch × heads = {few}, FlashAttention-1's one block per head keeps **{few} of "
+        st.markdown(f"{other}At batch × heads = {few}, FlashAttention-1's one block per head keeps **{busy} of "
                     f"{hw.sms} {unit}s** busy. FlashAttention-2's query blocks of {kernel.Br} rows make "
                     f"**{small.blocks:,} blocks**, filling {min(small.blocks, small.resident):,} of the {slots:,} "
                     "slots at once.")
     ui.explain(f"""
 {other}FlashAttention-1 gave each (batch, head) one thread block. With batch × heads = {few} that is
-{few} busy {unit}{'s' if few > 1 else ''} out of {hw.sms}. FlashAttention-2 also splits each head's
+{busy} busy {unit}{'s' if busy > 1 else ''} out of {hw.sms}. FlashAttention-2 also splits each head's
 queries into blocks of {kernel.Br} rows, so the same work makes {small.blocks:,} blocks and fills
 {min(small.blocks, small.resident):,} of the {slots:,} slots at once. The price is the one this page
 measures: each wave reads its head's K and V again once they no longer fit in the {arch.cache}.
