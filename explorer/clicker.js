@@ -153,24 +153,28 @@
   // that lands while a run goes on (a reveal's fragment and the rerun after it, a preset's rerun, a
   // lesson opening), or before the buttons' code has come on a first visit, is not lost, and a
   // second press never acts on the page the first is replacing. A press that starts a run waits for
-  // what it started (at most WAIT_MS); a press held waits at most HELD_MS, then is dropped.
-  const WAIT_MS = 20000, HELD_MS = 30000, MOST = 8;
+  // what it started (at most WAIT_MS).
+  const WAIT_MS = 20000, HELD_MS = 10000, MOST = 8;
   const held_keys = [];
   let waiting = null;  // { done: () => bool, until }
-  // Drawn: the run over, the deck marker there, and a lesson button (the last thing a run draws; it is a
-  // skeleton until Button's code has come, and with it every button the clicker presses). A chart still
-  // drawing can move the marks after a held press has scrolled: that section is held in place (drain).
-  function ready() {
-    const a = q('[data-testid="stApp"]');
-    if (!a || a.dataset.testScriptState !== "notRunning" || !deckNow()) return false;
-    if (!button("next_lesson") && !button("prev_lesson")) return false;
+  // Drawn: the run over, the deck marker there, every lesson button it announces (`data-buttons`: the last
+  // thing a run draws) and no placeholder left on screen (a button is one until Button's code has come on a
+  // first visit, a chart until Plotly's has). A press held longer than HELD_MS goes on without the last two,
+  // should a placeholder never go. A chart still drawing can move the marks after a held press has scrolled:
+  // that section is held in place (drain).
+  const skeleton = () => [...document.querySelectorAll('[data-testid="stMain"] [data-testid^="stSkeleton"]')]
+    .some(e => e.checkVisibility());
+  const lessonButtons = () => document.querySelectorAll(".st-key-prev_lesson button, .st-key-next_lesson button");
+  function ready(old) {
+    const a = q('[data-testid="stApp"]'), d = deckNow();
+    if (!a || a.dataset.testScriptState !== "notRunning" || !d) return false;
+    if (!old && (lessonButtons().length < Number(d.dataset.buttons || 0) || skeleton())) return false;
     if (waiting && !waiting.done() && performance.now() < waiting.until) return false;
     waiting = null;
     return true;
   }
   function drain() {
-    while (held_keys.length && performance.now() - held_keys[0].at > HELD_MS) held_keys.shift();
-    while (held_keys.length && ready()) {
+    while (held_keys.length && ready(performance.now() - held_keys[0].at > HELD_MS)) {
       const { key, at } = held_keys.shift();
       const late = performance.now() - at > 50;  // held: charts may still be drawing under the section
       const done = press(key);
@@ -183,7 +187,7 @@
     if (e.key !== "PageDown" && e.key !== "PageUp") return;
     const t = e.target, inControl = !!(t && t.closest && t.closest(CONTROL));
     // Reading, on a drawn page with nothing held: Streamlit's own shortcut (the lesson buttons') takes it.
-    if (!presenting() && !inControl && !held_keys.length && !waiting && ready()) return;
+    if (!presenting() && !inControl && !held_keys.length && !waiting && ready(false)) return;
     e.preventDefault();
     e.stopImmediatePropagation();
     if (inControl && t.blur) t.blur();

@@ -620,9 +620,11 @@ def lesson_nav(current: str) -> None:
     resume = ("end" if raw == "end" else str(min(int(raw), 99))) if section_in_link() else ""
     # The run's number in this session: the clicker holds a press after a click that starts a run
     # until a whole run has drawn the page again (a fragment's run alone leaves this marker as it was).
+    # And how many lesson buttons follow it: the clicker waits for them (none in a deck of one lesson).
     runs = st.session_state[RUNS] = st.session_state.get(RUNS, 0) + 1
+    buttons = (before is not None) + (after is not None)
     st.html(f'<div class="fv-deck" data-present="{1 if presenting() else 0}" data-lesson="{k}"'
-            f' data-resume="{resume}" data-run="{runs}"></div>')
+            f' data-resume="{resume}" data-run="{runs}" data-buttons="{buttons}"></div>')
     if presenting():
         st.html(_PRESENT_CSS)
     left, right = st.columns(2)

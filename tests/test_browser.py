@@ -69,7 +69,11 @@ def drawn(pg, k: int | None = None) -> None:
     shows the last lesson: lesson_nav's marker, drawn at the end of every run, names the lesson drawn."""
     pg.wait_for_selector(IDLE, timeout=WAIT)
     expect(pg.locator(SKELETON)).to_have_count(0, timeout=WAIT)
-    expect(pg.locator(LESSON_BUTTONS).first).to_be_attached(timeout=WAIT)  # hidden when presenting: no skeleton seen
+    # every lesson button the deck marker announces (none in a deck of one lesson); hidden when presenting, so
+    # no skeleton is seen for them
+    pg.wait_for_function("sel => { const d = document.querySelector('.fv-deck'); return !!d && "
+                         "document.querySelectorAll(sel).length >= Number(d.dataset.buttons); }", arg=LESSON_BUTTONS,
+                         timeout=WAIT)
     if k is not None:
         pg.wait_for_function("k => { const d = document.querySelectorAll('.fv-deck');"
                              " return d.length === 1 && d[0].dataset.lesson === String(k); }", arg=k, timeout=WAIT)

@@ -267,12 +267,12 @@ def hog():
         p.wait()
 
 
-def _two_quick_presses(pg, server) -> None:
+def _two_quick_presses(pg, server, query: str = "?present=true&n=4096") -> None:
     """Lesson 3 from a presenter link, its question alone on screen: two PageDowns with no pause between
     them reveal the answer and then bring section 1 to the top, on lesson 3. The second lands while the
     reveal's runs (its fragment's, then the page's) are going on: the clicker holds it until the page's
     section marks are drawn."""
-    pg.goto(lesson_url(server, 2, "?present=true&n=4096"))
+    pg.goto(lesson_url(server, 2, query))
     on_lesson(pg, 2)
     expect(pg.locator(".st-key-reveal_answer button").first).to_be_visible(timeout=WAIT)
     pg.locator("h1").first.click()
@@ -292,6 +292,11 @@ def test_two_quick_pagedowns_reveal_the_answer_then_move_one_section(server, pag
 
 def test_two_quick_pagedowns_beside_a_cpu_hog(server, page, hog):
     _two_quick_presses(page, server)
+
+
+def test_a_deck_of_one_lesson_has_no_lesson_buttons_and_the_clicker_still_walks_it(server, page):
+    _two_quick_presses(page, server, "?present=true&deck=3")
+    assert page.locator(".st-key-prev_lesson button, .st-key-next_lesson button").count() == 0
 
 
 def test_presses_before_the_buttons_code_has_come_are_held_not_lost(server, page):
