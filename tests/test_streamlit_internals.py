@@ -49,7 +49,7 @@ INTERNALS = {
                          "click starts no run", "explorer/display.py (table), lessons/03_tiling.py",
                          "test_every_download_button_starts_no_run; tests/test_links_browser.py's CSV download"),
     "protocol": ("the load benchmarks and their smoke test speak Streamlit's websocket protobufs (BackMsg "
-                 "rerun_script with widget_states, ForwardMsg ref_hash and script_finished)", "bench/st_client.py, "
+                 "rerun_script with widget_states, ForwardMsg ref_hash and script_finished)", "tests/st_client.py, "
                  "bench/load.py", "test_the_protocol_has_the_fields_the_benchmarks_use; tests/test_load_smoke.py"),
 }
 
