@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from bench.st_client import Server, free_port  # noqa: E402
+from tests.st_client import Server, free_port  # noqa: E402
 from explorer.lessons import LESSONS  # noqa: E402
 
 # n steps between two neighbouring values: each re-run sees a new config half the

@@ -1,5 +1,5 @@
-"""Does a change to explorer/charts.py change what a reader sees? Every chart case of
-bench/render_charts.py is built with this checkout's charts.py and with another revision's,
+"""Does a change to explorer/charts/ change what a reader sees? Every chart case of
+bench/render_charts.py is built with this checkout's charts and with another revision's,
 drawn by plotly.js in Chromium at the given widths, and the screenshots compared pixel by
 pixel. Prints the JSON size of each figure, before and after, and every case that differs.
 
@@ -22,13 +22,23 @@ from bench.render_charts import CHROMIUM, GALLERY, cases  # noqa: E402
 
 
 def charts_at(rev: str, folder: Path):
-    """explorer/charts.py as it is at `rev`, imported as a module of its own."""
-    path = folder / "ref_charts.py"
-    path.write_text(subprocess.run(["git", "show", f"{rev}:explorer/charts.py"], cwd=ROOT, check=True,
-                                   capture_output=True, text=True).stdout)
-    spec = importlib.util.spec_from_file_location("ref_charts", path)
-    assert spec is not None and spec.loader is not None, path
+    """explorer/charts/ (or, before it was split by chapter, explorer/charts.py) as it is at `rev`,
+    imported as a package of its own, `ref_charts`."""
+    def show(path: str) -> str:
+        return subprocess.run(["git", "show", f"{rev}:{path}"], cwd=ROOT, check=True, capture_output=True,
+                              text=True).stdout
+    listed = subprocess.run(["git", "ls-tree", "-r", "--name-only", rev, "explorer/charts/"], cwd=ROOT, check=True,
+                            capture_output=True, text=True).stdout.split()
+    package = folder / "ref_charts"
+    package.mkdir()
+    for path in [p for p in listed if p.endswith(".py")] or ["explorer/charts.py"]:
+        name = "__init__.py" if path == "explorer/charts.py" else Path(path).name
+        (package / name).write_text(show(path))
+    spec = importlib.util.spec_from_file_location("ref_charts", package / "__init__.py",
+                                                  submodule_search_locations=[str(package)])
+    assert spec is not None and spec.loader is not None, package
     module = importlib.util.module_from_spec(spec)
+    sys.modules["ref_charts"] = module  # its modules' relative imports find it here
     spec.loader.exec_module(module)
     return module
 
@@ -75,7 +85,7 @@ def main(rev: str, widths: list[int]) -> int:
 
 if __name__ == "__main__":
     p = argparse.ArgumentParser()
-    p.add_argument("--ref", default="main", help="the revision whose charts.py to compare against")
+    p.add_argument("--ref", default="main", help="the revision whose charts to compare against")
     p.add_argument("--width", type=int, action="append", help="px; default 560 and 1180")
     a = p.parse_args()
     sys.exit(main(a.ref, a.width or [560, 1180]))

@@ -2,7 +2,7 @@
 
 Starts `streamlit run app.py` on loopback, opens --sessions sessions spread over
 the lessons, and has each move the n slider back and forth for --seconds. The clients
-keep the browser's message cache (bench/st_client.py), so the server sends them what it
+keep the browser's message cache (tests/st_client.py), so the server sends them what it
 would send a browser. Reports errors, rerun round-trip times under load (p50/p95), the
 server's CPU time and bytes sent per rerun, its memory with one session and with all of
 them, and what each extra session costs. Bounded in count and time; talks to 127.0.0.1 only.
@@ -20,10 +20,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from bench.st_client import Client, Server, free_port  # noqa: E402
+from tests.st_client import N_VALUES, Client, Server, free_port  # noqa: E402
 from explorer.lessons import LESSONS  # noqa: E402
-
-N_VALUES = ("1024", "1536")
 
 
 class Session:

@@ -1,4 +1,4 @@
-"""Every chart in explorer/charts.py, built from the engine's data as the lessons build it,
+"""Every chart in explorer/charts/, built from the engine's data as the lessons build it,
 drawn in Chromium and checked for what a projector shows: text size, text colour, text
 cut off at the figure's edge, the legend overlapping the title, the plot or the axes.
 

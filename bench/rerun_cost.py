@@ -1,7 +1,7 @@
 """What one rerun costs the server, per lesson: bytes sent and CPU time, before and after.
 
 For each lesson at the default settings, a client that keeps the browser's message cache
-(bench/st_client.py) moves a control back and forth, the way a reader does: the sidebar's n
+(tests/st_client.py) moves a control back and forth, the way a reader does: the sidebar's n
 slider, and one of the lesson's own controls or, on lessons that have none, the guess in
 its opening question. Per rerun it
 records the bytes of every websocket frame the server sent (from the client side), and the
@@ -29,7 +29,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from bench.st_client import Client, Server  # noqa: E402
+from tests.st_client import Client, Server  # noqa: E402
 from explorer.lessons import LESSONS  # noqa: E402
 
 # A lesson's own control, moved between a value off its default and the default.

@@ -168,7 +168,7 @@ def player_html(cfg: Config, kind: str = "flash", bug: str | None = None) -> str
 
 
 def figure(builder: Callable[P, go.Figure], *args: P.args, **kwargs: P.kwargs) -> go.Figure:
-    """`builder(*args, **kwargs)`, a chart from explorer/charts.py, built once per distinct input
+    """`builder(*args, **kwargs)`, a chart from explorer/charts/, built once per distinct input
     and shared, not copied: building a Plotly figure validates every property (tens of ms), and
     so does unpickling one. Safe to share because st.plotly_chart only reads it (plotly.io.to_json).
     Typed: mypy checks the arguments against the builder's own signature."""

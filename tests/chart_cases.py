@@ -1,8 +1,9 @@
-"""Every chart builder in explorer/charts.py, with the engine's data as the lessons build it, at
+"""Every chart builder in explorer/charts/, with the engine's data as the lessons build it, at
 the lessons' defaults and the worst cases a reader can reach: tests/test_charts.py checks each
 figure, and fails for a builder with no case here; bench/render_charts.py draws them in Chromium.
 
-Add a chart: its builder in explorer/charts.py, and a case here (a slug, the builder, its arguments).
+Add a chart: its builder in explorer/charts/ (the module of its lesson's chapter), and a case here (a slug,
+the builder, its arguments).
 
 A case's arguments are built when it is drawn, not when it is listed (`Case.make`): listing every
 case is what each pytest worker does at collection, and building them all takes seconds of engine
@@ -27,11 +28,11 @@ from flashviz.model.config import HARDWARE, MB, Config
 
 
 def builders() -> dict[str, Callable]:
-    """Every public function of explorer/charts.py, by name: each is a figure builder (a helper's name
-    starts with "_")."""
+    """Every public function explorer/charts/ offers (its modules' builders, as `charts.<name>`), by
+    name: each is a figure builder (a helper's name starts with "_")."""
     import inspect
     return {name: f for name, f in vars(charts).items() if inspect.isfunction(f) and not name.startswith("_")
-            and f.__module__ == charts.__name__}
+            and f.__module__.startswith(charts.__name__ + ".")}
 
 
 def covered() -> set[str]:

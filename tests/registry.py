@@ -45,7 +45,7 @@ def problems(lesson: Lesson, lessons: Sequence[Lesson], root: Path = ROOT) -> li
     drawn = set(CHART.findall(text)) & set(builders())
     if not drawn:
         out.append(f"{where}: draws no chart: ui.chart(cache.figure(charts.<builder>, ...), key), with the "
-                   "builder in explorer/charts.py")
+                   "builder in explorer/charts/")
     for name in sorted(drawn - covered()):
         out.append(f"{where}: charts.{name} has no chart case: add one to tests/chart_cases.py")
     out += _control_problems(lesson, lessons, text, where)

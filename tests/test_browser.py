@@ -24,7 +24,7 @@ IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 SKELETON = "[data-testid^='stSkeleton'] >> visible=true"
 WAIT = 30_000  # ms: generous, because CI may share the machine
 # The lesson buttons, whose shortcuts are the clicker's PageUp and PageDown: the last thing every page draws
-# (explorer/ui.py lesson_nav). The first lesson has no previous one, the last no next one.
+# (explorer/deck.py lesson_nav). The first lesson has no previous one, the last no next one.
 LESSON_BUTTONS = ".st-key-prev_lesson button, .st-key-next_lesson button"
 VIEWS = {"1280x720": {"width": 1280, "height": 720}, "1920x1080": {"width": 1920, "height": 1080}}
 # Streamlit's frontend probes for a base path under a lesson's URL before it falls back;

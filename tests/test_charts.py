@@ -21,7 +21,7 @@ MIN_PX = 16
 
 def test_every_builder_in_charts_has_a_case():
     missing = sorted(set(builders()) - {case.builder.__name__ for case in CASES})
-    assert not missing, (f"explorer/charts.py builders with no case: {missing}; add a case for each to "
+    assert not missing, (f"explorer/charts/ builders with no case: {missing}; add a case for each to "
                          "tests/chart_cases.py (a slug, the builder, its arguments as a lesson builds them)")
 
 
@@ -107,7 +107,7 @@ def test_legend_sits_between_the_title_and_the_plot(fig):
 
 def test_titles_are_short_enough_for_a_560_px_column(fig):
     for line in fig["layout"]["title"]["text"].split("<br>"):
-        assert len(line) <= charts.TITLE_CHARS, line
+        assert len(line) <= charts.style.TITLE_CHARS, line
 
 
 def test_the_template_is_plotly_white_cut_to_what_the_chart_draws(fig):
@@ -220,8 +220,8 @@ def test_roofline_labels_of_close_kernels_hang_apart_and_never_cross(cfg):
 
 
 def test_crossing_segments_are_found():
-    assert charts._crosses(((0, 0), (2, 2)), ((0, 2), (2, 0)))
-    assert not charts._crosses(((0, 0), (1, 1)), ((2, 0), (3, 1)))
+    assert charts.idea._crosses(((0, 0), (2, 2)), ((0, 2), (2, 0)))
+    assert not charts.idea._crosses(((0, 0), (1, 1)), ((2, 0), (3, 1)))
 
 
 def test_bytes_vs_flops_title_says_what_the_data_shows():

@@ -21,7 +21,7 @@ from tests.test_browser import (IDLE, SHOTS, WAIT, capture, charts_drawn, expect
 
 def test_the_readers_clicker_walks_lessons_both_ways_keeping_every_kind_of_setting(server, page):
     """Reading, PageDown and PageUp are the shortcuts of every lesson's next- and previous-lesson buttons (one
-    function, explorer/ui.py). tests/test_deck_browser.py presses the buttons on every lesson, with settings in
+    function, explorer/deck.py). tests/test_deck_browser.py presses the buttons on every lesson, with settings in
     the link, and checks them on each; here the reader's keys walk three lessons forward and two back, with a
     setting of every kind (a number, a choice, a switch, a tile, the SRAM budget)."""
     settings = {"n": "2048", "dtype": "float16", "causal": "true", "Br": "32", "sram": "160"}
@@ -126,7 +126,7 @@ def test_a_part_that_reruns_alone_keeps_the_url_and_the_share_link_exact(server,
 def test_download_csv_gives_the_table_shown(server, page):
     """The CSV is written when the button is clicked (deferred), and it is the table's. The click reruns
     nothing: a rerun started meanwhile dropped the file's reply in 4 of 40 clicks beside a CPU hog, and
-    none was lost without it (explorer/ui.py `table`, bench/downloads.py)."""
+    none was lost without it (explorer/display.py `table`, bench/downloads.py)."""
     page.goto(lesson_url(server, 0, "?n=2048"))
     opened(page, 0)
     button = page.locator(".st-key-where_time_goes_csv button")

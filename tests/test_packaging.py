@@ -48,7 +48,7 @@ def test_tool_settings_live_in_pyproject_alone():
 
 def test_the_engine_imports_neither_streamlit_nor_plotly():
     """flashviz is the NumPy and pandas core: importing every one of its modules must not pull in
-    the app's layers (the figures live in explorer/charts.py)."""
+    the app's layers (the figures live in explorer/charts/)."""
     import subprocess
     import sys
     modules = sorted(".".join(f.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")

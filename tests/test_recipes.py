@@ -33,7 +33,7 @@ STEPS = {
         "tests/test_sidebar_browser.py": "the sidebar fits 1280x720",
     },
     "Add a chart": {
-        "explorer/charts.py": "tests/test_charts.py: every builder has a case",
+        "explorer/charts/": "tests/test_charts.py: every builder has a case",
         "tests/chart_cases.py": "tests/test_charts.py: every builder has a case",
         "cache.figure(charts.": "mypy: the arguments against the builder",
     },

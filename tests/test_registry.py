@@ -146,7 +146,7 @@ def test_a_lesson_left_incomplete_fails_saying_what_to_add(tmp_path, monkeypatch
     if script_edit:
         script = Path(lesson.file)
         script.write_text(script.read_text().replace(*script_edit))
-    if says is None:  # a builder of charts.py with no case: added to charts for this test only
+    if says is None:  # a builder of charts/ with no case: added to charts for this test only
         from explorer import charts
         monkeypatch.setattr(charts, "a_new_chart", charts.bytes_vs_flops, raising=False)
         says = "charts.a_new_chart has no chart case: add one to tests/chart_cases.py"

@@ -1,6 +1,6 @@
-"""bench/replicas.py in miniature: two replicas behind Debian's nginx, two readers speaking
-Streamlit's protocol (round robin puts one on each replica) and a Chromium; the browser's
-replica is killed while the readers rerun, and two more readers join.
+"""bench/replicas.py in miniature (tests/replicas.py holds the run): two replicas behind Debian's nginx,
+two readers speaking Streamlit's protocol (round robin puts one on each replica) and a Chromium; the
+browser's replica is killed while the readers rerun, and two more readers join.
 
 One run serves every test below; each asserts one part of what it printed.
 Set FLASHVIZ_REQUIRE_BROWSER=1 (CI does) to fail instead of skip without nginx or Chromium.
@@ -26,7 +26,7 @@ pytestmark = pytest.mark.skipif(bool(_missing), reason=_missing or "")
 
 @pytest.fixture(scope="module")
 def report():
-    from bench.replicas import run
+    from tests.replicas import run
     return run(readers=2, reruns=3, after=2, think=0.2, port=PORT, timeout=60)
 
 

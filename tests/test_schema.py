@@ -75,7 +75,7 @@ def test_the_sidebar_draws_every_control_of_the_schema_and_nothing_else():
     """A knob declared in Config and labelled, but not drawn by ui.shared_controls(), fails here."""
     drawn = sidebar_keys()
     assert drawn == set(SHARED), (f"in the schema, not drawn: {sorted(set(SHARED) - drawn)} (add a "
-                                  f"bound(SHARED[key], ...) in explorer/ui.py's shared_controls()); drawn, not in "
+                                  f"bound(SHARED[key], ...) in explorer/widgets.py's shared_controls()); drawn, not in "
                                   f"the schema: {sorted(drawn - set(SHARED))}")
 
 

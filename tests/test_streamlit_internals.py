@@ -26,13 +26,13 @@ INTERNALS = {
                             "the parent, as st.iframe's own content does", "explorer/player_common.js (fvFitFrame)",
                             "test_the_frontend_sizes_an_iframe_from_its_message; tests/test_player_layout_browser.py"),
     "test ids": ("the clicker and the CSS find Streamlit's elements by their data-testid", "explorer/clicker.js, "
-                 "explorer/ui.py's CSS", "test_every_test_id_the_app_selects_is_in_the_frontend"),
+                 "explorer/css.py", "test_every_test_id_the_app_selects_is_in_the_frontend"),
     "key classes": ("an element with a key carries the class st-key-<key>: the clicker presses buttons by it",
                     "explorer/clicker.js", "test_keyed_elements_carry_their_key_as_a_class"),
     "script state": ("the app root's data-test-script-state says when a run has ended: the clicker places a "
                      "section then", "explorer/clicker.js", "test_the_app_root_says_when_a_run_ends"),
     "run context": ("a fragment's rerun is told apart from a full run by the run context's fragment_ids_this_run",
-                    "explorer/ui.py (section)", "test_the_run_context_names_the_fragments_of_this_run"),
+                    "explorer/deck.py (section)", "test_the_run_context_names_the_fragments_of_this_run"),
     "config options": ("every option in .streamlit/config.toml exists (an unknown one is ignored with a log line, "
                        "silently on a host)", ".streamlit/config.toml", "test_every_config_option_exists"),
     "health and stream routes": ("/_stcore/health answers ok, the websocket is /_stcore/stream",
@@ -41,15 +41,15 @@ INTERNALS = {
     "navigation": ("a page's url_path is its address, also with the navigation hidden; switch_page and page_link "
                    "carry query_params; a pages/ folder would run legacy discovery first "
                    "(docs/contributing.md, Layout)",
-                   "app.py, explorer/ui.py, explorer/nav.py",
+                   "app.py, explorer/deck.py, explorer/nav.py",
                    "test_the_calls_take_the_arguments_the_app_passes; tests/test_browser.py's deep-link tests"),
     "download replies": ("a download button's file is asked for after the click and sent back on the session's "
                          "queue, which a script run that starts clears of all but lifecycle messages "
                          "(AppSession._clear_queue): every download button takes on_click='ignore', so that its "
-                         "click starts no run", "explorer/ui.py (table), lessons/03_tiling.py",
+                         "click starts no run", "explorer/display.py (table), lessons/03_tiling.py",
                          "test_every_download_button_starts_no_run; tests/test_links_browser.py's CSV download"),
     "protocol": ("the load benchmarks and their smoke test speak Streamlit's websocket protobufs (BackMsg "
-                 "rerun_script with widget_states, ForwardMsg ref_hash and script_finished)", "bench/st_client.py, "
+                 "rerun_script with widget_states, ForwardMsg ref_hash and script_finished)", "tests/st_client.py, "
                  "bench/load.py", "test_the_protocol_has_the_fields_the_benchmarks_use; tests/test_load_smoke.py"),
 }
 
@@ -105,7 +105,7 @@ def test_the_run_context_names_the_fragments_of_this_run():
 
     from streamlit.runtime.scriptrunner import ScriptRunContext
     fields = {f.name for f in dataclasses.fields(ScriptRunContext)}
-    assert "fragment_ids_this_run" in fields, "ScriptRunContext lost fragment_ids_this_run (explorer/ui.py, section)"
+    assert "fragment_ids_this_run" in fields, "ScriptRunContext lost fragment_ids_this_run (explorer/deck.py, section)"
 
 
 def test_every_config_option_exists():

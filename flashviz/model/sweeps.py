@@ -15,7 +15,7 @@ from .sources import PRESET_SOURCES, SOURCES
 
 
 class OverN:
-    """over_n's columns, by name: explorer/charts.py reads them through these, so a renamed column is
+    """over_n's columns, by name: explorer/charts/ reads them through these, so a renamed column is
     renamed for both (and a constant renamed on one side only fails mypy)."""
     N: Final = "n"
     STD_HBM_MB: Final = "std HBM MB"

@@ -29,6 +29,8 @@ from websockets.typing import Subprotocol
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
+N_VALUES = ("1024", "1536")  # the sidebar's n a reader moves between (bench/load.py, tests/replicas.py)
+
 
 @dataclass
 class Widget:

@@ -1,0 +1,241 @@
+"""Real hardware's charts (lessons 10 to 13): the H200's measured times and bytes beside the models,
+the tile sweeps, the inference cache and split-KV, the whole GPU's reads, and the schedule."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from itertools import cycle
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from flashviz.teach.format import count_text
+
+from .style import (BLACK, BLUE, FLASH, FONT, GREEN, INK, ORANGE, PURPLE, SKY, STANDARD, TITLE, VERMILLION, _font,
+                     _headroom, _hline, _line, _n_label, _style)
+
+IMPL_COLOURS = {"plain": STANDARD, "flash": FLASH, "mem_efficient": GREEN}
+IMPL_NAMES = {"plain": "plain", "flash": "flash", "mem_efficient": "mem-efficient"}  # PyTorch SDPA's
+IMPL_SYMBOLS = {"plain": "square", "flash": "circle", "mem_efficient": "diamond"}
+
+
+def _measured_beside_model(df, measured: str, model: str) -> go.Figure:
+    """Each kernel's measurement (solid) and the model (dotted, same colour), one legend
+    entry per kernel plus one for what the dotted lines mean. Flash, the subject, is drawn
+    last and narrow over the others' wide lines: where its measurement equals another
+    kernel's (flash and mem-efficient read the same DRAM bytes), both stay in sight."""
+    fig = go.Figure()
+    parts = [(impl, part.sort_values("n")) for impl, part in df.groupby("impl", sort=False)]
+    for impl, part in parts:
+        colour, name = IMPL_COLOURS[impl], IMPL_NAMES[impl]
+        fig.add_trace(_line(part["n"], part[model], f"{name}, model", colour, dash="dot",
+                            symbol=IMPL_SYMBOLS[impl]))
+        fig.data[-1].update(legendgroup=impl, showlegend=False)
+    for rank, (impl, part) in sorted(enumerate(parts), key=lambda rp: rp[1][0] == "flash"):
+        colour, name = IMPL_COLOURS[impl], IMPL_NAMES[impl]
+        fig.add_trace(_line(part["n"], part[measured], name, colour, symbol=IMPL_SYMBOLS[impl]))
+        fig.data[-1].update(legendgroup=impl, legendrank=rank + 1)
+        if impl != "flash":
+            fig.data[-1].update(line_width=7, marker_size=14)
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name="model (dotted)",
+                             line={"color": INK, "width": 3, "dash": "dot"}, hoverinfo="skip"))
+    return fig
+
+
+def measured_times(df) -> go.Figure:
+    """Measured time (solid) and the roofline's prediction (dotted) over n."""
+    fig = _measured_beside_model(df, "measured ms", "roofline ms")
+    return _style(fig, "sequence length n (B·H·n² fixed)", "time per call (ms)", "Time: measured and model",
+                  log_x=True, x_values=df["n"])
+
+
+def measured_bytes(df) -> go.Figure:
+    """DRAM bytes read + written (Nsight Compute) against the closed-form model."""
+    fig = _measured_beside_model(df, "measured DRAM MB", "model MB")
+    return _style(fig, "sequence length n (B·H·n² fixed)", "bytes per call (MB)", "DRAM bytes: measured and model",
+                  log_x=True, log_y=True, x_values=df["n"])
+
+
+def measured_roofline(points, bandwidth_tbs: float, peak_tflops: float, label: str) -> go.Figure:
+    """The measured ceilings as a roof, and each kernel at its measured intensity and rate."""
+    ai = np.logspace(0, 5, 200)
+    fig = go.Figure([go.Scatter(x=ai, y=np.minimum(peak_tflops, bandwidth_tbs * ai), mode="lines",
+                                name=f"measured roof ({label})", line={"color": BLACK, "width": 3})])
+    for impl, part in points.groupby("impl", sort=False):
+        # plain attention's points coincide (its bytes grow with n² like its flops): label the fused
+        # ones, flash (the faster) above its points and the others below, so labels never meet
+        fig.add_trace(go.Scatter(x=part["flops per DRAM byte"], y=part["achieved TFLOP/s"],
+                                 mode="markers" if impl == "plain" else "markers+text", name=IMPL_NAMES[impl],
+                                 text=[_n_label(n) for n in part["n"]],
+                                 textposition="top center" if impl == "flash" else "bottom center",
+                                 marker={"size": 14, "color": IMPL_COLOURS[impl], "symbol": IMPL_SYMBOLS[impl],
+                                         "line": {"color": BLACK, "width": 1}},
+                                 hovertemplate="n=%{text}: %{x:.3g} flops/byte, %{y:.3g} TFLOP/s"))
+    return _style(fig, "flops per DRAM byte (measured bytes)", "achieved rate (TFLOP/s)",
+                  "Kernels on the measured roofline (labels: n)", log_x=True, log_y=True)
+
+
+def block_bytes(df) -> go.Figure:
+    """Per tile shape: DRAM bytes measured (flat: L2 keeps K and V) against the model."""
+    x = list(df["Br x Bc"])
+    fig = go.Figure([go.Bar(x=x, y=df["model MB"], name="model: HBM ↔ SRAM", marker_color=ORANGE),
+                     go.Bar(x=x, y=df["measured DRAM MB"], name="measured DRAM", marker_color=FLASH)])
+    fig.update_layout(barmode="group")
+    return _style(fig, "tile Br × Bc (rows × cols)", "bytes per call (MB)", "Bytes per tile: model and DRAM",
+                  log_y=True)
+
+
+def block_times(df) -> go.Figure:
+    x = list(df["Br x Bc"])
+    best = df["measured ms"].idxmin()
+    colours = [GREEN if k == best else FLASH for k in df.index]
+    fig = go.Figure([go.Bar(x=x, y=df["measured ms"], marker_color=colours, name="measured",
+                            text=[f"{v:.2f}" for v in df["measured ms"]], textposition="outside")])
+    fig.update_layout(showlegend=False)  # two decimals: nine labels side by side must not run together
+    _headroom(fig, df["measured ms"], 1.25)
+    return _style(fig, "tile Br × Bc (rows × cols)", "time per call (ms)", "Time per tile (green: fastest)")
+
+
+# ---- lesson 12, inference ----------------------------------------------------------------
+
+_SHARING_STYLE = ((VERMILLION, "square", None), (BLUE, "circle", "dash"), (GREEN, "diamond", "dot"))
+
+
+def cache_over_n(df, hbm_gb: float, gpu: str) -> go.Figure:
+    """The whole model's K/V cache (GB) against cached tokens, one line per way of sharing
+    heads (columns after "n"), with the GPU's HBM as a reference line."""
+    lines = [c for c in df.columns if c != "n"]
+    fig = go.Figure([_line(df["n"], df[c], c, colour, dash, symbol=symbol)
+                     for c, (colour, symbol, dash) in zip(lines, cycle(_SHARING_STYLE))])
+    _hline(fig, hbm_gb, f"{gpu}'s HBM, {hbm_gb:g} GB", BLACK)
+    return _style(fig, "cached tokens n (per sequence)", "K/V cache (GB)", "The cache against the GPU's memory",
+                  log_x=True, log_y=True, x_values=df["n"])
+
+
+def split_times(df, best: int) -> go.Figure:
+    """Split-KV: the modelled time of one decoding step against the number of chunks."""
+    colours = [FLASH if s == best else SKY for s in df["splits"]]
+    fig = go.Figure(go.Bar(x=[str(s) for s in df["splits"]], y=df["time us (model)"], marker_color=colours,
+                           hovertemplate="%{x} chunks: %{y:.3g} µs<extra></extra>"))  # values: the table beside
+    _headroom(fig, df["time us (model)"])
+    return _style(fig, "chunks of the cache (splits)", "modelled time (µs)", "Split the cache to fill the GPU")
+
+
+# ---- lesson 11, the whole GPU ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ModelReads:
+    """DRAM reads (bytes) the models give at each n: flash's three levels and plain attention's
+    (None where its S would not fit)."""
+    n: tuple[int, ...]
+    three_level: tuple[float, ...]  # waves of blocks sharing the L2 (flashviz.hardware.gpu_model.whole_gpu)
+    two_level: tuple[float, ...]    # one block against HBM, no L2
+    floor: tuple[float, ...]        # Q + K + V once
+    plain: tuple[float | None, ...]  # 4n² + 4nd per head
+
+
+@dataclass(frozen=True)
+class MeasuredReads:
+    """DRAM reads (bytes) Nsight Compute measured at each n."""
+    n: tuple[int, ...]
+    reads: tuple[float, ...]
+
+
+_MB = 2**20
+
+
+def reads_figure(model: ModelReads, flash: MeasuredReads, cross: int | None, title: str,
+                 plain: MeasuredReads | None = None, cache_name: str = "L2") -> go.Figure:
+    """Reads (MB, log) against n (log): the floor, the two-level and three-level models,
+    the H200's measured points, and the n where a head's K + V outgrow the share of the cache
+    DRAM reads go through (`cache_name`); plain attention's model and measured points beside them."""
+    fig = go.Figure()
+    kept = [(n, r) for n, r in zip(model.n, model.plain) if r is not None]
+    if kept:  # wide and pale, under the rest: at d = Br the two-level flash model lies right on it
+        fig.add_scatter(x=[n for n, _ in kept], y=[r / _MB for _, r in kept], mode="lines",
+                        name="plain attention, model (4n²+4nd)", line={"color": "#BBBBBB", "width": 9})
+    if plain is not None and plain.n:
+        fig.add_scatter(x=list(plain.n), y=[r / _MB for r in plain.reads], name="plain attention, H200",
+                        mode="markers", marker={"color": "#666666", "size": 11, "symbol": "square"})
+    for values, name, colour, dash in (
+            (model.floor, "compulsory Q + K + V", GREEN, "dot"),
+            (model.two_level, f"two-level model (one block, no {cache_name})", VERMILLION, "dash"),
+            (model.three_level, f"three-level model (waves, {cache_name})", BLUE, None)):
+        fig.add_scatter(x=list(model.n), y=[v / _MB for v in values], name=name, mode="lines",
+                        line={"color": colour, "dash": dash, "width": 3})
+    if flash.n:
+        fig.add_scatter(x=list(flash.n), y=[r / _MB for r in flash.reads], name="H200, Nsight Compute",
+                        mode="markers", marker={"color": BLACK, "size": 11, "symbol": "diamond"})
+    if cross:
+        fig.add_vline(x=cross, line={"color": PURPLE, "width": 2, "dash": "dot"})
+        # a log axis places annotations by log10 of the value; the label on the side of the line
+        # with room for it (the axis runs from 2^10 to 2^20)
+        fig.add_annotation(x=math.log10(cross), y=1, yref="paper", text=f"K + V in flight outgrow {cache_name}",
+                           showarrow=False, xanchor="left" if cross <= 2**15 else "right",
+                           font=_font(FONT, "#8B3A6B"))
+    return _style(fig, "sequence length n (tokens)", "DRAM reads (MB)", title, log_x=True, log_y=True, x_values=model.n)
+
+# ---- lesson 13: the schedule ---------------------------------------------------------------------
+
+SCHEDULE_COLOURS = {"K, V": "#9a9a9a", "QKᵀ": BLUE, "PV": SKY, "max": ORANGE, "exp": VERMILLION, "sum": ORANGE}
+SCHEDULE_KINDS = {"K, V": "copy K, V", "QKᵀ": "QKᵀ", "PV": "PV", "exp": "exp", "max": "FP32: max, sum",
+                  "sum": "FP32: max, sum"}
+
+
+def schedule_timeline(bars: pd.DataFrame, tile: int, lanes: dict[str, list[str]]) -> go.Figure:
+    """Both schedules' steps on their lanes, one panel each (FA2 above, FA3 below) over the same
+    time axis (µs): the steps of key tiles up to `tile` drawn, those of `tile` itself solid and the
+    earlier ones faded, the axis fixed to the whole run so a step forward only adds. `bars`: the
+    columns of flashviz.players.schedule_lesson.bars_frame; `lanes`: each schedule's lanes, top to bottom."""
+    from plotly.subplots import make_subplots
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
+                        row_heights=[len(lanes["fa2"]), len(lanes["fa3"])])
+    shown = bars[bars["tile"] <= tile]
+    seen: set[str] = set()
+    for row, sched in enumerate(("fa2", "fa3"), start=1):
+        part = shown[shown["schedule"] == sched]
+        for label, steps in part.groupby("label", sort=False):
+            kind = SCHEDULE_KINDS[str(label)]
+            fig.add_trace(go.Bar(
+                y=steps["lane"].tolist(), x=(steps["length_ns"] / 1e3).tolist(),
+                base=(steps["start_ns"] / 1e3).tolist(), orientation="h",
+                name=kind, legendgroup=kind, showlegend=kind not in seen,
+                legendrank=list(SCHEDULE_KINDS).index(str(label)),
+                marker={"color": SCHEDULE_COLOURS[str(label)], "line": {"color": INK, "width": 1},
+                        "opacity": [1.0 if t == tile else 0.35 for t in steps["tile"]]},
+                text=[f"{label} {t}" if label != "K, V" else f"K,V {t}" for t in steps["tile"]],
+                textposition="inside", insidetextanchor="middle",
+                customdata=np.stack([steps["tile"], steps["start_ns"], steps["length_ns"]], axis=1),
+                hovertemplate=f"{label}, tile %{{customdata[0]}}: starts at %{{customdata[1]:.0f}} ns, "
+                              "runs %{customdata[2]:.0f} ns<extra></extra>"), row=row, col=1)
+            seen.add(kind)
+        fig.update_yaxes(categoryorder="array", categoryarray=list(reversed(lanes[sched])), row=row, col=1)
+    end = float(bars["end_ns"].max()) / 1e3
+    fig.update_layout(barmode="overlay", bargap=0.1, uniformtext={"minsize": 16, "mode": "hide"})
+    fig = _style(fig, "", "", f"Key tiles 1–{tile} on one SM")
+    # a label that does not fit its step is hidden (uniformtext), never turned or spilled over the next step
+    fig.update_traces(textangle=0, constraintext="inside", textfont=_font(16), selector={"type": "bar"})
+    fig.update_xaxes(range=[0, end * 1.02])
+    fig.update_xaxes(title_text="time on one SM (µs)", row=2, col=1)
+    fig.update_yaxes(showgrid=False)
+    for row, sched in enumerate(("FA2", "FA3"), start=1):  # in each panel's top right, where no step is drawn
+        top = fig.layout[f"yaxis{'' if row == 1 else row}"].domain[1]
+        fig.add_annotation(text=f"<b>{sched}</b>", xref="paper", yref="paper", x=1, y=top, xanchor="right",
+                           yanchor="top", showarrow=False, font=_font(TITLE))
+    return fig
+
+
+def schedule_measured(df: pd.DataFrame, title: str) -> go.Figure:
+    """Each kernel's measured time beside the schedule model's at one call: columns "kernel",
+    "measured ms", "model ms"."""
+    fig = go.Figure()
+    for col, name, colour, pattern in (("measured ms", "measured on the H200", BLUE, ""),
+                                       ("model ms", "schedule model", ORANGE, "/")):
+        fig.add_trace(go.Bar(x=df["kernel"].tolist(), y=df[col].tolist(), name=name, marker_color=colour,
+                             marker_pattern_shape=pattern, marker_line={"color": INK, "width": 1},
+                             text=[count_text(v) for v in df[col]], textposition="outside",
+                             hovertemplate="%{x}: %{y:.3g} ms<extra>" + name + "</extra>"))
+    fig.update_layout(barmode="group")
+    _headroom(fig, list(df["measured ms"]) + list(df["model ms"]))
+    return _style(fig, "", "time per call (ms)", title, height=360)

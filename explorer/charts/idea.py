@@ -1,0 +1,224 @@
+"""The idea's charts (lessons 1 and 2, and lesson 7's flops against bytes): bytes against flops as n
+grows, the roofline (lessons 1, 10 and 12 draw it), softmax's weights and its running statistics."""
+from __future__ import annotations
+
+import math
+from itertools import combinations, cycle, product
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from flashviz.model.sweeps import OverN
+from flashviz.teach.claims import SAME, compare
+
+from .style import (BLACK, BROKEN, FLASH, GREEN, INK, ORANGE, PURPLE, SKY, STANDARD, YELLOW, _font, _line, _n_label,
+                     _style)
+
+def _flops_and_bytes_title(df: pd.DataFrame) -> str:
+    """What the sweep shows, from its numbers: the same flops at every n (no mask), or, at the
+    largest n, how flash's flops and bytes compare (causal: flash skips the masked tiles)."""
+    c = OverN
+    same = all(math.isclose(a, b, rel_tol=SAME) for a, b in zip(df[c.STD_GFLOPS], df[c.FLASH_GFLOPS]))
+    if same:
+        moved = all(math.isclose(a, b, rel_tol=SAME) for a, b in zip(df[c.STD_HBM_MB], df[c.FLASH_HBM_MB]))
+        return "Same flops, " + ("the same bytes" if moved else "different bytes")
+    top = df.loc[df[c.N].idxmax()]
+    return (f"Flash at n = {_n_label(top[c.N])}: {compare(top[c.STD_GFLOPS], top[c.FLASH_GFLOPS], 'flops')}, "
+            f"{compare(top[c.STD_HBM_MB], top[c.FLASH_HBM_MB])}")
+
+
+def bytes_vs_flops(df: pd.DataFrame, dtype: str = "") -> go.Figure:
+    """HBM traffic against arithmetic as n grows (log-log), standard and flash, from sweeps.over_n; the
+    title is computed from the data, and names the storage type when given."""
+    c = OverN
+    labels = [f"n={n}" for n in df[c.N]]
+    fig = go.Figure([
+        _line(df[c.STD_GFLOPS], df[c.STD_HBM_MB], "standard", STANDARD, text=labels),
+        _line(df[c.FLASH_GFLOPS], df[c.FLASH_HBM_MB], "flash", FLASH, text=labels, symbol="diamond"),
+    ])
+    fig.update_traces(hovertemplate="%{text}: %{x:.3g} GFLOPs, %{y:.3g} MB")
+    title = _flops_and_bytes_title(df) + (f", {dtype}" if dtype else "")
+    return _style(fig, "work (GFLOPs)", "HBM traffic (MB)", title, log_x=True, log_y=True)
+
+
+_ROOF_DASHES = ("dot", "dash", "dashdot", "longdash", "longdashdot")
+_ROOF_COLOURS = (GREEN, ORANGE, SKY, PURPLE, BLACK, YELLOW)  # cycles past six machines
+_POINT_STYLE = {"standard": (STANDARD, "square"), "flash": (FLASH, "circle")}
+_KERNEL_SYMBOL = {"softmax": "triangle-up"}  # standard's matmul kernels keep the square
+
+
+def _roofline_marks(points) -> pd.DataFrame:
+    """One mark per place on the chart, left to right, with its label. With a 'kernel' column
+    (standard attention as its kernels), kernels at the same intensity and rate share a mark
+    (S = QKᵀ and O = PV move and compute the same), and a label names the kernels and their
+    bound (their times are the page's sentence and table: a label must stay short)."""
+    marks = points.assign(x=points["flops per byte"].astype(float),
+                          y=points["attainable TFLOP/s"].astype(float))
+    if "kernel" not in marks.columns:
+        return marks.assign(label=marks["method"].astype(str), symbol="").sort_values("x", kind="stable")
+    rows = []
+    for _, group in marks.groupby(["method", marks["x"].round(9), marks["y"].round(9)], sort=False):
+        first, names = group.iloc[0], list(group["kernel"].astype(str))
+        # flash's verdict is the two-level count's (HBM and SRAM, no L2): its measured bytes are far fewer
+        count = " (HBM/SRAM count)" if first["method"] == "flash" else ""
+        rows.append({**first.to_dict(), "symbol": _KERNEL_SYMBOL.get(names[0], ""),
+                     "label": f"{', '.join(names)}{count}<br>{first['bound']}-bound"})
+    return pd.DataFrame(rows).sort_values("x", kind="stable")
+
+
+# Where a roofline label may go: (ax, ay) in px from its point (ay down), and its xanchor ("left":
+# it hangs to the right of its arrow). In order of preference: below the roof first, where nothing
+# else is drawn, above it last.
+_LABEL_SPOTS = ((30, 50, "left"), (-30, 50, "right"), (30, 25, "left"), (-30, 25, "right"),
+                (0, 60, "center"), (30, 105, "left"), (-30, 105, "right"), (0, 115, "center"),
+                (30, 160, "left"), (-30, 160, "right"), (-30, -50, "right"), (30, -50, "left"))
+_LABEL_PLOT_PX = (470, 210)  # the plot area of a 560 px chart: labels that clear there clear wider
+_CHAR_PX, _LINE_PX = 10.5, 22  # an 18 px font, as drawn
+
+
+def _crosses(a, b) -> bool:
+    """Whether segments a and b, each ((x, y), (x, y)), cross."""
+    def side(seg, r) -> float:  # which side of seg the point r is on
+        (p, q) = seg
+        return (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0])
+    return side(a, b[0]) * side(a, b[1]) < 0 and side(b, a[0]) * side(b, a[1]) < 0
+
+
+def _label_spots(marks, x_range, y_range) -> list[tuple[int, int, str]]:
+    """(ax, ay, xanchor) for each mark's label: of every choice of _LABEL_SPOTS, the one whose
+    labels leave the plot, cover another mark, meet each other or cross arrows least often,
+    then the most preferred. Laid out on the plot of a 560 px chart: the spots are in px, so on
+    a wider chart the marks only move further apart."""
+    width, height = _LABEL_PLOT_PX
+    sx, sy = width / (x_range[1] - x_range[0]), height / (y_range[1] - y_range[0])
+    at = [(sx * (math.log10(x) - x_range[0]), sy * (math.log10(y) - y_range[0]))  # px, y up
+          for x, y in zip(marks["x"], marks["y"])]
+
+    def box(k: int, spot: tuple[int, int, str]) -> tuple[float, float, float, float]:
+        lines = str(marks["label"].iloc[k]).split("<br>")
+        (ax, ay, anchor), w, h = spot, _CHAR_PX * max(map(len, lines)) + 8, _LINE_PX * len(lines) + 6
+        x0 = at[k][0] + ax - {"left": 0, "center": w / 2, "right": w}[anchor]
+        return x0, at[k][1] - ay - h / 2, x0 + w, at[k][1] - ay + h / 2
+
+    def with_arrow(k: int, b: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+        (x, y), r = at[k], 10  # the arrow reaches its point, less the standoff
+        return min(b[0], x + r), min(b[1], y + r), max(b[2], x - r), max(b[3], y - r)
+    boxes = [[box(k, spot) for spot in _LABEL_SPOTS] for k in range(len(at))]
+    drawn = [[with_arrow(k, b) for b in boxes[k]] for k in range(len(at))]  # label and arrow
+    arrows = [[(at[k], (at[k][0] + ax, at[k][1] - ay)) for ax, ay, _ in _LABEL_SPOTS] for k in range(len(at))]
+    # per mark and spot: 1 if the label leaves the plot, plus the other marks it covers
+    alone = [[int(not (b[0] >= 0 and b[2] <= width and b[1] >= 0 and b[3] <= height))
+              + sum(b[0] - 12 < x < b[2] + 12 and b[1] - 12 < y < b[3] + 12 for j, (x, y) in enumerate(at) if j != k)
+              for b in boxes[k]] for k in range(len(at))]
+
+    def cost(choice: tuple[int, ...]) -> tuple[int, int]:
+        bad = sum(alone[k][i] for k, i in enumerate(choice))
+        for (j, i), (k, m) in combinations(enumerate(choice), 2):
+            a, b = drawn[j][i], drawn[k][m]
+            bad += (a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]) + _crosses(arrows[j][i], arrows[k][m])
+        return bad, sum(choice)
+    best = min(product(range(len(_LABEL_SPOTS)), repeat=len(at)), key=cost)
+    return [_LABEL_SPOTS[i] for i in best]
+
+
+def _cuda_core_ceiling(fig: go.Figure, hw, ai) -> None:
+    """The selected machine's non-matmul ceiling (FP32 on CUDA cores), where the softmax's
+    max, exp, sum and divide run: thin, from where its bandwidth slope meets it."""
+    knee = hw.fp32_flops / hw.hbm_bytes_per_s
+    x = [knee, float(ai[-1])]
+    fig.add_trace(go.Scatter(x=x, y=[hw.fp32_flops / 1e12] * 2, mode="lines", legendrank=1,
+                             name="non-matmul (FP32)",  # short: a legend's columns take the longest name
+                             line={"color": INK, "width": 2, "dash": "dot"}, hoverinfo="skip"))
+
+
+def roofline(points, hardware: dict, dtype: str, selected: str, measured=None) -> go.Figure:
+    """Attainable rate against flops per byte, one roof per machine (any number of them),
+    and attention's points at `dtype`: 16-bit types on tensor cores, as attention really
+    runs; 32- and 64-bit ones on CUDA cores. With a 'kernel' column, standard attention is
+    the kernels it runs (sweeps.roofline_points(kernels=True)), each labelled with its bound,
+    and the selected machine's non-matmul ceiling is drawn: the softmax's own roof.
+    Each mark is named by an arrow from its own coordinates, its label below the roof where
+    it covers no other mark or label (_label_spots), so labels can neither swap nor overlap
+    when the points cross or sit together. `measured` (measured.roofline_points' flash rows, the H200's):
+    where the real kernel sits, its flops over the DRAM bytes Nsight Compute read, at its achieved rate."""
+    xs, rates = points["flops per byte"].astype(float), points["attainable TFLOP/s"].astype(float)
+    if measured is not None and len(measured):
+        xs = pd.concat([xs, measured["flops per DRAM byte"].astype(float)])
+        rates = pd.concat([rates, measured["achieved TFLOP/s"].astype(float)])
+    kernels = "kernel" in points.columns
+    lo, hi = math.log10(xs.min()), math.log10(xs.max()) + 1.5  # room on the right for a label
+    if kernels:  # three labels to place: no more decades than the points and the ridges need
+        ridge = max(h.peak_flops(dtype) / h.hbm_bytes_per_s for h in hardware.values())
+        ai = np.logspace(lo - 1.0, max(hi, math.log10(ridge) + 0.5), 240)
+    else:
+        ai = np.logspace(min(-2.0, lo - 1.5), max(3.0, hi), 240)
+    fig = go.Figure()
+    styles = zip(cycle(_ROOF_COLOURS), cycle(_ROOF_DASHES))  # a new pair for 30 machines
+    for name, hw in hardware.items():
+        colour, dash = next(styles)
+        mine = name == selected
+        roof = np.minimum(hw.peak_flops(dtype), hw.hbm_bytes_per_s * ai) / 1e12
+        fig.add_trace(go.Scatter(  # y in float32: half its JSON, the hover prints 3 digits of 7 (x stays
+            x=ai, y=roof.astype(np.float32), mode="lines",  # float64: the x axis autoranges on it)
+            name=name, legendrank=1 if mine else 2,  # the chosen machine first, and thick
+            line={"color": colour, "width": 5 if mine else 2.5, "dash": None if mine else dash},
+            hovertemplate="%{x:.3g} flops/byte: %{y:.3g} TFLOP/s<extra>" + name + "</extra>"))
+    if kernels and selected in hardware and hardware[selected].peak_flops(dtype) != hardware[selected].fp32_flops:
+        _cuda_core_ceiling(fig, hardware[selected], ai)
+    lowest = min(ai[0] * min(hw.hbm_bytes_per_s for hw in hardware.values()) / 1e12, rates.min())
+    highest = max(hw.peak_flops(dtype) for hw in hardware.values()) / 1e12
+    y_range = [math.log10(lowest) - 0.3, math.log10(highest) + 0.4]
+    marks = _roofline_marks(points).reset_index(drop=True)
+    spots = _label_spots(marks, (math.log10(ai[0]), math.log10(ai[-1])), y_range)
+    # flash under the others: at d = 64 it sits just right of the matmuls, and the smaller mark stays seen
+    for k, row in sorted(marks.iterrows(), key=lambda kr: kr[1]["method"] != "flash"):
+        method = str(row["method"])
+        colour, symbol = _POINT_STYLE.get(method, (BLACK, "diamond"))
+        fig.add_trace(go.Scatter(
+            x=[row["x"]], y=[row["y"]], name=row["label"].replace("<br>", ": "), mode="markers",
+            showlegend=False,  # arrows name them
+            marker={"size": 22 if method == "flash" else 16, "color": colour, "symbol": row["symbol"] or symbol,
+                    "line": {"color": BLACK, "width": 1.5}},
+            hovertemplate=f"{row['label'].replace('<br>', ', ')}: %{{x:.3g}} flops/byte, "
+                          "%{y:.3g} TFLOP/s<extra></extra>"))
+        ax, ay, anchor = spots[k]
+        fig.add_annotation(  # on log axes an annotation's x and y are log10 of the data
+            x=math.log10(row["x"]), y=math.log10(row["y"]), xref="x", yref="y", text=row["label"],
+            showarrow=True, arrowhead=2, arrowwidth=2, arrowcolor=colour, standoff=10,
+            ax=ax, ay=ay, xanchor=anchor,  # the whole label on one side of its point
+            font=_font(color=colour), bgcolor="white", bordercolor=colour, borderpad=3)
+    if measured is not None and len(measured):
+        fig.add_trace(go.Scatter(
+            x=list(measured["flops per DRAM byte"]), y=list(measured["achieved TFLOP/s"]), mode="markers",
+            name="flash measured (H200)", legendrank=1,
+            marker={"size": 14, "color": FLASH, "symbol": "diamond-open", "line": {"width": 3}},
+            hovertemplate="measured, n = %{text}: %{x:.3g} flops per DRAM byte, %{y:.3g} TFLOP/s<extra></extra>",
+            text=[f"{int(n):,}" for n in measured["n"]]))
+    fig.update_yaxes(range=y_range)
+    units = "FP32 units" if dtype in ("float32", "float64") else "matrix units"  # NVIDIA's and AMD's names differ
+    return _style(fig, "arithmetic intensity (flops per byte)", "attainable rate (TFLOP/s)",
+                  f"Roofline, {dtype} on {units}", log_x=True, log_y=True)
+
+
+def weights_bars(df) -> go.Figure:
+    idx = list(range(len(df)))
+    fig = go.Figure([
+        go.Bar(x=idx, y=df["softmax"], name="ordinary softmax", marker_color=GREEN),
+        go.Bar(x=idx, y=df["online"], name="online (rescaled)", marker_color=FLASH),
+        go.Bar(x=idx, y=df["no rescale"], name="no rescale (bug)", marker_color=BROKEN),
+    ])
+    fig.update_layout(barmode="group", bargap=0.15)
+    return _style(fig, "position in the row (index)", "softmax weight (0 to 1)", "Weights, three ways")
+
+
+def running_stats(steps) -> go.Figure:
+    """Running max and sum after each block of the online softmax."""
+    blocks = list(range(1, len(steps) + 1))
+    fig = go.Figure([
+        _line(blocks, [m for m, _ in steps], "running max m", ORANGE),
+        _line(blocks, [l for _, l in steps], "running sum l", FLASH, symbol="diamond"),
+    ])
+    # m is a score; l is a sum of weights e^(s − m), a pure number: one axis, each named with its unit
+    return _style(fig, "blocks seen (count)", "m (score units) · l (sum, no unit)", "m and l after each block",
+                  height=360)

@@ -1,0 +1,77 @@
+"""The app's CSS and the clicker's script, added once a run (app.py): fixed text, no user input."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from . import nav
+
+# Fixed CSS, no user input: pull the lesson up under the top navigation (Streamlit
+# leaves a tall empty band above the title) and let a metric's value wrap instead of
+# ending in "…".
+_CSS = """<style>
+[data-testid="stMainBlockContainer"] { padding-top: 3.6rem; padding-bottom: 2rem; }
+[data-testid="stSidebarUserContent"] { padding-top: 0.5rem; padding-bottom: 1rem; }
+[data-testid="stSidebarHeader"] { height: 2.2rem; margin-bottom: 0; }
+[data-testid="stMetricValue"] > div { overflow: visible; text-overflow: clip; white-space: normal; }
+h1 { padding-top: 0.2rem; }
+/* captions and the buttons' key hints: dark, full size, for the back row */
+[data-testid="stCaptionContainer"] { color: #222; opacity: 1; font-size: 1rem; }
+[data-testid="stMainBlockContainer"] [data-testid="stMarkdownContainer"] p,
+[data-testid="stMainBlockContainer"] [data-testid="stMarkdownContainer"] li { font-size: 1.05rem; }
+[data-testid="stMainBlockContainer"] [data-testid="stMetricLabel"] p { font-size: 0.95rem; }
+/* a long metric label wraps onto a second line instead of ending in "…" */
+[data-testid="stMetricLabel"], [data-testid="stMetricLabel"] * { white-space: normal !important;
+  overflow: visible !important; text-overflow: clip !important; }
+[data-testid="stElementContainer"]:has(#fv-clicker) { display: none; }
+/* formulas a little larger than Streamlit's 1.21em, and KaTeX's smallest size (a subscript's
+   subscript, half the formula's size: 10.9 px) held at 14 px or more, for the back row */
+.katex { font-size: 1.25em; }
+.katex .sizing.reset-size1.size1 { font-size: max(14px, 1em); }
+.katex .sizing.reset-size2.size1 { font-size: max(14px, 0.8333em); }
+.katex .sizing.reset-size3.size1 { font-size: max(14px, 0.7143em); }
+.katex .sizing.reset-size4.size1 { font-size: max(14px, 0.625em); }
+.katex .sizing.reset-size5.size1 { font-size: max(14px, 0.5556em); }
+.katex .sizing.reset-size6.size1 { font-size: max(14px, 0.5em); }
+/* the overflow banner: dark text for the back row, and its fix names its tiles in full (the label
+   wraps instead of ending in "…") */
+.st-key-overflow_banner [data-testid="stAlert"] p { color: #4a3800; }
+.st-key-fix_tiles button, .st-key-fix_tiles button * { white-space: normal !important; overflow: visible !important;
+  text-overflow: clip !important; height: auto; }
+/* a button's key hint ("PageDown", "A"): Streamlit fades it to 60% */
+button kbd { opacity: 1 !important; }
+/* the guess after the reveal is disabled, and Streamlit greys a disabled widget out: keep it
+   readable, it is what the answer is compared with */
+[class*="st-key-question"] :is([data-testid="stSlider"], [data-testid="stRadio"]) :is(p, div, label, span) {
+  color: #222 !important; }
+/* touch screens: no hover, so the toolbars stay drawn. Plotly's modebar (zoom, pan: clumsy by
+   finger) would sit over a chart's title; a table's toolbar sits 50 px above the grid, over its
+   caption, so the grid moves down to leave it that room */
+@media (hover: none) {
+  .modebar-container { display: none !important; }
+  [data-testid="stElementContainer"]:has([data-testid="stDataFrame"]) { margin-top: 2.2rem; }
+}
+</style>"""
+
+# The clicker (explorer/clicker.js says what it does): fixed code; of the URL it reads only whether `present` is set.
+_CLICKER = '<script id="fv-clicker">\n' + (Path(__file__).parent / "clicker.js").read_text() + "</script>"
+
+
+# The deck's marks, the phone and touch screens. Fixed CSS, no input.
+_DECK_CSS = """<style>
+/* a section's mark takes no room: the gap after it is taken back, so the mark sits at its section's top */
+[data-testid="stElementContainer"]:has(.fv-slide), [data-testid="stElementContainer"]:has(.fv-deck) {
+  margin-bottom: -1rem; height: 0; min-height: 0; }
+[data-testid="stElementContainer"][class*="st-key-step_"] { display: none; }
+/* touch screens: no keys to press, so the buttons' key hints say "tap" */
+@media (hover: none) and (pointer: coarse) {
+  [data-testid="stMain"] kbd { font-size: 0 !important; }
+  [data-testid="stMain"] kbd::after { content: "tap"; font-size: 0.8rem; }
+}
+</style>"""
+
+
+def style() -> None:
+    st.html(_CSS + _DECK_CSS + nav.CSS)
+    st.html(_CLICKER, unsafe_allow_javascript=True)

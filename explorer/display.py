@@ -1,0 +1,61 @@
+"""Tables and charts as a page draws them: units in the headers, the seed's precision, a CSV of
+every column; a chart's toolbar and its PNG's name."""
+from __future__ import annotations
+
+import streamlit as st
+
+from flashviz.teach.format import column_format
+
+from .widgets import presenting
+
+
+def _column_config(df, headers: dict, formats: dict) -> dict:
+    """Each column's header (short where `headers` says, the units then in the caption) and the
+    seed's precision per column (or the page's, from `formats`), unless it would print a nonzero
+    value as 0.00: then three significant figures, so a tiny figure never reads as nothing."""
+    out = {}
+    for col in df.columns:
+        label = headers.get(col, col)
+        if df[col].dtype.kind == "f":
+            spec = formats.get(col) or column_format(col)  # by the full name: the precision follows the unit
+            values = df[col].abs()
+            decimals = int(spec[1:-1]) if spec.endswith("f") else None
+            if decimals is not None and ((values > 0) & (values < 0.5 * 10 ** -decimals)).any():
+                spec = ".3g"
+            out[col] = st.column_config.NumberColumn(label, format="%" + spec)
+        elif label != col:
+            out[col] = st.column_config.Column(label)
+    return out
+
+
+def table(df, key: str, caption: str | None = None, show=None, headers: dict | None = None,
+          formats: dict | None = None) -> None:
+    """A table with units in its headers (or, where `headers` shortens them, in its caption) and a CSV
+    download of every column. `show`: the columns the page shows, key columns first (a phone sees
+    those and scrolls to the rest), so that the table fits 1280 px beside the sidebar; the CSV keeps
+    the others. (A pinned column would stay in sight on a phone, but the grid draws it faded.)
+    `formats`: a format spec for a column whose default precision is noise (".0f" for thousands of MB)."""
+    if caption:
+        st.caption(caption)
+    st.dataframe(df, hide_index=True, column_order=show, column_config=_column_config(df, headers or {}, formats or {}),
+                 key=f"{key}_table")
+    # The CSV is written when the button is clicked, not on every rerun of every table. The click
+    # reruns nothing (on_click="ignore"): in Streamlit 1.67 a rerun that starts while the file is being
+    # written clears the session's outgoing queue, the file's reply with it, and the button then waits
+    # 180 s (AppSession._clear_queue keeps only lifecycle messages; README, "Test it").
+    st.download_button("Download CSV" if show is None else "Download CSV (all columns)",
+                       lambda: df.to_csv(index=False).encode(), file_name=f"{key}.csv",
+                       mime="text/csv", key=f"{key}_csv", on_click="ignore")
+
+
+def chart(fig, key: str) -> None:
+    st.plotly_chart(fig, key=key, config={
+        "displaylogo": False, "displayModeBar": "hover" if not presenting() else False,
+        "toImageButtonOptions": {"format": "png", "filename": key, "scale": 2}})
+
+
+def side_by_side(*charts_and_keys, widths=None) -> None:
+    """Charts in columns: side_by_side((fig, "key"), (fig, "key"))."""
+    for col, (fig, key) in zip(st.columns(widths or len(charts_and_keys)), charts_and_keys):
+        with col:
+            chart(fig, key)
