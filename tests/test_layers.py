@@ -213,3 +213,11 @@ def test_contributing_lists_the_layers_in_their_order():
     section = section[:section.index("\n## ", 4)]
     listed = [m for m in re.findall(r"`flashviz/(\w+)/`", section) if m in LAYERS]
     assert listed == list(LAYERS), listed
+
+
+def test_every_module_of_the_app_layer_holds_one_idea_in_at_most_350_lines():
+    """Rooms sized to one idea (issue 40): ui.py and charts.py grew to 635 and 857 lines holding everything; each
+    part now has a module of its own, and none may grow past 350 lines unnoticed."""
+    long = {str(p.relative_to(ROOT)): n for p in (ROOT / "explorer").rglob("*.py")
+            if (n := len(p.read_text().splitlines())) > 350}
+    assert not long, f"split these by what they do: {long}"
