@@ -74,7 +74,8 @@ def check_page(page: str, params: dict) -> int:
     ck.expect(ck.why or not ck.at.asked, "the lesson's question, revealed, has no why line")
     CHECKS.get(page, lambda ck, params: None)(ck, params)  # a newer lesson: the generic checks only
     # FA2 §2.1: "on-chip SRAM (aka shared memory)"; registers are not the papers' SRAM (issue 37, on every page)
-    ck.expect(not re.search(r"\"SRAM\" is both|part\s+of what the papers call SRAM|SRAM\" covers", ck.text),
+    ck.expect(not re.search(r"\"SRAM\" is both|part\s+of what the papers call SRAM|SRAM\" covers|SRAM\" is the "
+                            r"on-chip memory as a whole", ck.text),
               "a page counts registers in the papers' SRAM")
     WHY.get(page, lambda ck, params: None)(ck, params)
     check_generic(ck)

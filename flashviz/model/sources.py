@@ -178,8 +178,9 @@ ASSUMPTIONS: dict[str, Assumption] = {
         "One budget M holds a tile step's whole working set: the Q, K and V tiles, the score tile S (or P) "
         "and the row statistics m and l. The sidebar sets M; the GPU table's \"per block\" column is the "
         "shared memory one thread block may use.",
-        "The papers' \"SRAM\" is the on-chip memory as a whole: the first sizes it at 192 KB per SM on an "
-        f"A100 ({cite('fa1', '§2.1')}), L1 and shared memory together. In FlashAttention-2 and -3 kernels "
+        f"The papers' \"SRAM\" is shared memory ({cite('fa2', '§2.1')}: \"SRAM (aka shared memory)\"); the "
+        f"first sizes it at 192 KB per SM on an A100 ({cite('fa1', '§2.1')}), the whole of the block that L1 and "
+        "shared memory split. Registers are not part of it. In FlashAttention-2 and -3 kernels "
         "the K and V tiles sit in shared memory while S, P and the O accumulator live in registers, spread "
         f"over the warps ({cite('fa_code', 'flash_fwd_kernel.h')}), each with its own limit: shared memory "
         f"per block ({cite('cuda', 'technical specifications')}) and 64 K 32-bit registers per SM. Larger "
