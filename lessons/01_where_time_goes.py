@@ -104,10 +104,10 @@ if measured_pts is not None:
     by_vendor, by_ceilings = regime(1 / least, 1 / vendor), regime(1 / least, 1 / ceilings)
     verdict = (f"it is **{by_vendor}-bound** by either" if by_vendor == by_ceilings else
                f"it is **{by_vendor}-bound** by the sheet's ridge, **{by_ceilings}-bound** by the measured one")
-    measured_note = (f" Measured on this H200 (float16 forward, d = {cfg.d}; the hollow diamonds), PyTorch's "
-                     f"kernel does {least:,.0f} flops per DRAM byte or more, against a ridge at {vendor:,.0f} by the "
-                     f"sheet's rates and at {ceilings:,.0f} by this machine's measured ceilings (lesson 10): by the "
-                     f"bytes it really moves {verdict}.")
+    measured_note = (f" Measured on this H200 (float16 forward, not causal, d = {cfg.d}; the hollow diamonds), "
+                     f"PyTorch's kernel does {least:,.0f} flops per DRAM byte or more, against a ridge at "
+                     f"{vendor:,.0f} by the sheet's rates and at {ceilings:,.0f} by this machine's measured "
+                     f"ceilings (lesson 10): by the bytes it really moves {verdict}.")
 
 cause = overflow_cause(roof)
 flash_cost = costs.flash_cost(roof)

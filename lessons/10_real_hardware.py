@@ -167,7 +167,7 @@ def _tile_sweep() -> None:
     tiles re-read K and V less: {bt["model MB"].max():,.0f} MB at {sweep.most_model["Br x Bc"]}
     down to {bt["model MB"].min():,.0f} MB. DRAM disagrees: every shape moves about the same
     {bt["measured DRAM MB"].median():,.0f} MB (a spread of {spread:.3f}×). It reads
-    {bt["DRAM read MB"].median():,.0f} MB, Q, K and V once ({bt["QKV MB"].iloc[0]:,.0f} MB), since the
+    {bt["DRAM read MB"].median():,.0f} MB, Q, K and V ({bt["QKV MB"].iloc[0]:,.0f} MB) once each, since the
     {H200_L2_MB} MB L2 serves the re-reads, and writes {bt["DRAM write MB"].median():,.0f} MB of O's
     {bt["O MB"].iloc[0]:,.0f} MB (writes still in the L2 when the kernel ends are never counted). What the tile
     changes on this chip is time: from

@@ -99,8 +99,9 @@ ui.slide("The cache against the GPU's memory")
 st.subheader("The cache against the GPU's memory")
 ns = tuple(2**k for k in range(10, 21))
 longest = decode.longest_context(hw, cfg.batch, cfg.kv_heads, cfg.d, layers, cfg.element_bytes)
-st.markdown(f"At batch {cfg.batch} with {name} the cache takes **{bytes_text(model_cache)}** of the "
-            f"{hw.name}'s {hw.hbm_gb} GB: it " + (fit if fit == "fits" else f"**{fit}**")
+st.markdown(f"At batch {cfg.batch} with {name} the cache takes **{bytes_text(model_cache)}** "
+            f"({model_cache / 1e9:,.1f} GB in the sheet's decimal units) of the {hw.name}'s {hw.hbm_gb} GB: it "
+            + (fit if fit == "fits" else f"**{fit}**")
             + f". The longest context that fits is about **{longest:,} tokens** per sequence, before any "
             "weights. It grows with n, with the batch and with the K/V heads, each in proportion.")
 ui.chart(cache.figure(charts.cache_over_n, cache.decode_cache_over_n(ns, cfg, layers), hw.hbm_gb, hw.name),
@@ -119,9 +120,15 @@ def _than_mha(row) -> str:
 
 
 mha, here, mqa = sharing.iloc[0], sharing[sharing["K/V heads"] == cfg.kv_heads].iloc[0], sharing.iloc[-1]
-st.markdown(f"Grouping the {cfg.heads} query heads onto {cfg.kv_heads} K/V head{'s' if cfg.kv_heads > 1 else ''} "
-            f"reads {_than_mha(here)}; MQA reads {_than_mha(mqa)}. The flops stay the same: every query "
-            "head still meets every cached key.")
+if cfg.kv_heads == cfg.heads:  # MHA itself: only the other end says something
+    grouping = (f"This is MHA, a K/V head for each of the {cfg.heads} query head{'s' if cfg.heads > 1 else ''}; "
+                f"MQA reads {_than_mha(mqa)}.")
+elif cfg.kv_heads == 1:  # MQA itself
+    grouping = f"With one K/V head for all {cfg.heads} query heads, MQA reads {_than_mha(mqa)}."
+else:
+    grouping = (f"Grouping the {cfg.heads} query heads onto {cfg.kv_heads} K/V heads reads {_than_mha(here)}; "
+                f"MQA reads {_than_mha(mqa)}.")
+st.markdown(f"{grouping} The flops stay the same: every query head still meets every cached key.")
 ui.explain(f"""
 Fewer K/V heads is a choice made for the model, not the kernel: multi-query attention ({cite("mqa")}) and
 grouped-query attention ({cite("gqa")}) train with them, or uptrain an existing multi-head model with a few

@@ -135,7 +135,7 @@ def check_real_hardware(ck: Claims, p: dict) -> None:
     ck.expect(agrees(m.group(1), bt["measured DRAM MB"].median()), f"{m.group(0)!r}: reads and writes together")
     # the reads are Q, K and V once; the writes are O, less what the L2 still holds (issue 37's expert read: the
     # page called reads and writes together "reads ... Q, K and V once")
-    m = ck.find(rf"It reads\s+({NUM}) MB, Q, K and V once \(({NUM}) MB\), since the\s+\d+ MB L2 serves the "
+    m = ck.find(rf"It reads\s+({NUM}) MB, Q, K and V \(({NUM}) MB\) once each, since the\s+\d+ MB L2 serves the "
                 rf"re-reads, and writes ({NUM}) MB of O's\s+({NUM}) MB")
     raw = measured.load()["blocks"]
     raw = raw[(raw["status"] == "ok") & (raw["n"] == block_n)]
@@ -315,6 +315,12 @@ def check_whole_gpu(ck: Claims, p: dict) -> None:
 
 def check_inference(ck: Claims, p: dict) -> None:
     check_inference_roofline(ck, p)
+    # the cache against the GPU's memory in one unit, the sheet's decimal GB (the verifying read: "136 GB of the
+    # H200's 141 GB: it does not fit", binary against decimal)
+    m = ck.find(rf"the cache takes \*\*{NUM} [KMGTP]?B\*\* \(({NUM}) GB in the sheet's decimal units\) of the "
+                rf".+?'s (\d+) GB: it \*?\*?(fits|does not fit)")
+    ck.expect((number(m.group(1)) <= int(m.group(2))) == (m.group(3) == "fits") or abs(number(m.group(1))
+              - int(m.group(2))) < 0.1, f"{m.group(0)!r}")
     # multi-head attention, one query head a K/V head: no "the 1 query row ... reuse" (issue 37's expert read)
     ck.expect(not re.search(r"\bthe 1 query (rows?|heads?)\b", "\n".join([ck.text, ck.why])),
               "a group of one query head written as a plural")

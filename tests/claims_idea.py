@@ -116,11 +116,11 @@ def check_where_time_goes(ck: Claims, p: dict) -> None:
     pts = pts[(pts["impl"] == "flash") & (pts["d"] == cfg.d)]
     # both ridges named with their basis, the sheet's and the measured ceilings' (issue 37's expert read: lessons 1
     # and 10 gave 206 and 178 for the same H200 without saying which was which)
-    note = ck.find(rf"Measured on this H200 \(float16 forward, d = (\d+); the hollow diamonds\), PyTorch's kernel does "
-                   rf"({NUM}) flops per DRAM byte or more, against a ridge at ({NUM}) by the\s+sheet's rates and at "
-                   rf"({NUM}) by this machine's measured ceilings \(lesson 10\): by the\s+bytes it really moves it is "
-                   rf"\*\*(\w+)-bound\*\*(?: by either| by the sheet's ridge, \*\*(\w+)-bound\*\* by the measured "
-                   rf"one)", required=False)
+    note = ck.find(rf"Measured on this H200 \(float16 forward, not causal, d = (\d+); the hollow diamonds\), PyTorch's "
+                   rf"kernel does ({NUM}) flops per DRAM byte or more, against a ridge at\s+({NUM}) by the sheet's "
+                   rf"rates and at ({NUM}) by this machine's measured\s+ceilings \(lesson 10\): by the bytes it really "
+                   rf"moves it is \*\*(\w+)-bound\*\*(?: by either| by the sheet's ridge, \*\*(\w+)-bound\*\* by the "
+                   rf"measured one)", required=False)
     ck.expect(bool(note) == (hw.name == "H200 SXM" and len(pts) > 0), f"the measured kernel named: {bool(note)}, "
               f"on the {hw.name} at d = {cfg.d}")
     if note:

@@ -330,7 +330,8 @@ def decode_step(cfg: DecodeConfig, hw: Hardware) -> Question:
         f"One query row meets each cached key and value once: {cfg.element_bytes} bytes per element for "
         + (f"the {cfg.group} query heads that use it ({sharing})" if cfg.group > 1 else
            f"the one query head that uses it ({sharing})")
-        + f", so {need:.3g} bytes per flop, about {cfg.element_bytes}/(2 × {cfg.group}). The {hw.name} feeds "
+        + f", so {need:.3g} byte{'' if f'{need:.3g}' == '1' else 's'} per flop, about {cfg.element_bytes}/(2 × "
+        f"{cfg.group}). The {hw.name} feeds "
         f"{feed:.3g}: {regime(need, feed)}-bound, and no tiling changes it, because "
         + (f"only the {cfg.group} query rows of a group reuse each byte." if cfg.group > 1 else
            "no other query row reuses a cached byte."), LADDER, f"{need / feed:.3g}×")
