@@ -74,7 +74,9 @@ st.markdown(f"One exponential per score against 4d = {4 * s.d} matmul flops per 
             f"d = {s.d} the exponentials take **{share_wg:.2f}** of the matmul time at wgmma's rate and "
             f"**{share_cb:.2f}** at cuBLAS's. At d = {other_d} the share is "
             f"{sl.exp_share(other_d, cublas, exp_rate):.2f}–{sl.exp_share(other_d, wgmma, exp_rate):.2f} (cuBLAS, "
-            "wgmma): the matmul flops per score grow with d, the exponentials do not.")
+            "wgmma): the matmul flops per score grow with d, the exponentials do not. The timeline above shows "
+            f"{w.exp / w.matmul:.2f}: it takes the tensor-core rate chosen there ({rates_name}) and adds one "
+            "exponential per row and tile for the rescale.")
 ui.explain(f"""
 All three rates were measured on the H200 in the same run as the kernels
 ({cite("h200_measured", "schedule_rates.csv")}): the exp unit by a Triton kernel of dependent `exp2` steps on

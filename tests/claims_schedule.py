@@ -91,6 +91,11 @@ def check_schedule(ck: Claims, p: dict) -> None:
     for g, d, rate in ((2, s.d, wgmma), (3, s.d, cublas), (5, d2, cublas), (6, d2, wgmma)):
         ck.expect(agrees(m.group(g), rate / (4 * d * e)), f"{m.group(0)!r}: {rate / (4 * d * e):.4f} at d = {d}")
     ck.expect(agrees(ck.metric(f"exp ÷ matmul time, d = {s.d}").split("–")[0], cublas / (4 * s.d * e)), "metric")
+    # the timeline's own share, at the rates chosen for it (the verifying read: 0.51 in the tile text beside 0.42)
+    w = sl.schedule_work(s, rates, occupancy)
+    m = ck.find(rf"The timeline above shows ({NUM}): it takes the tensor-core rate chosen there \((.+?)\) and adds")
+    ck.expect(agrees(m.group(1), w.exp / w.matmul) and m.group(2) == p["sc_rates"], f"{m.group(0)!r}: "
+              f"{w.exp / w.matmul:.4f} at {p['sc_rates']}")
     # cuBLAS's fp16 rate: three runs, three figures, each named with its run and lesson, this lesson's its metric
     import pandas as pd
     from flashviz.hardware.measured import DATA as data
