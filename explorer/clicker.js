@@ -154,7 +154,7 @@
   // lesson opening), or before the buttons' code has come on a first visit, is not lost, and a
   // second press never acts on the page the first is replacing. A press that starts a run waits for
   // what it started (at most WAIT_MS).
-  const WAIT_MS = 20000, HELD_MS = 10000, MOST = 8;
+  const WAIT_MS = 20000, HELD_MS = 10000, MOST = 8, QUICK_MS = 800;
   const held_keys = [];
   let waiting = null;  // { done: () => bool, until }
   // Drawn: the run over, the deck marker there, every lesson button it announces (`data-buttons`: the last
@@ -173,6 +173,8 @@
     waiting = null;
     return true;
   }
+  // presses not yet done: held, or applied and waiting for the run they started (for the tests)
+  window.__fvHeld = () => held_keys.length + (waiting && !waiting.done() && performance.now() < waiting.until ? 1 : 0);
   function drain() {
     while (held_keys.length && ready(performance.now() - held_keys[0].at > HELD_MS)) {
       const { key, at } = held_keys.shift();
@@ -191,7 +193,13 @@
     e.preventDefault();
     e.stopImmediatePropagation();
     if (inControl && t.blur) t.blur();
-    if (held_keys.length < MOST) held_keys.push({ key: e.key, at: performance.now() });
+    // Presses in quick succession are all kept; a press made longer than QUICK_MS after the first one still
+    // held is a teacher pressing again because nothing showed yet, and is let go: when the page comes, it
+    // shows the first press's effect instead of racing through sections no one saw.
+    const now = performance.now();
+    if (held_keys.length < MOST && !(held_keys.length && now - held_keys[0].at > QUICK_MS)) {
+      held_keys.push({ key: e.key, at: now });
+    }
     drain();
   }, true);
   // After each run: resume at the link's section when the page first shows a lesson (the section

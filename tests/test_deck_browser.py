@@ -299,18 +299,25 @@ def test_a_deck_of_one_lesson_has_no_lesson_buttons_and_the_clicker_still_walks_
     assert page.locator(".st-key-prev_lesson button, .st-key-next_lesson button").count() == 0
 
 
+
+def _open_with_buttons_held(pg, held: list, url: str, skeleton: str = ".st-key-reveal_answer") -> None:
+    """Open `url` with Button's code held back (each request waits in `held` until continued), as a busy machine
+    may deliver it on a first visit: the run is over, the buttons are placeholders, the clicker is there."""
+    pg.route("**/static/js/Button.*.js", lambda route: held.append(route))
+    pg.goto(url)
+    pg.wait_for_selector(IDLE, timeout=WAIT)
+    expect(pg.locator(f"{skeleton} [data-testid^='stSkeleton']")).to_be_attached(timeout=WAIT)
+    pg.wait_for_function("() => window.__fvClicker === true", timeout=WAIT)
+
+
 def test_presses_before_the_buttons_code_has_come_are_held_not_lost(server, page):
     """A first visit: the run is over and the question drawn, but Button's code (the reveal and lesson buttons)
     has not come yet. Two PageDowns pressed then are held and applied once it has: the answer, then section 1.
     A reader's PageDown in the same window turns the lesson once the buttons are there."""
     pg = page
-    held = []
-    pg.route("**/static/js/Button.*.js", lambda route: held.append(route))  # each waits until continued
+    held: list = []
     try:
-        pg.goto(lesson_url(server, 2, "?present=true&n=4096"))
-        pg.wait_for_selector(IDLE, timeout=WAIT)
-        expect(pg.locator(".st-key-reveal_answer [data-testid^='stSkeleton']")).to_be_attached(timeout=WAIT)
-        pg.wait_for_function("() => window.__fvClicker === true", timeout=WAIT)
+        _open_with_buttons_held(pg, held, lesson_url(server, 2, "?present=true&n=4096"))
         pg.keyboard.press("PageDown")
         pg.keyboard.press("PageDown")
         assert held, "the page asked for Button's code"
@@ -323,17 +330,36 @@ def test_presses_before_the_buttons_code_has_come_are_held_not_lost(server, page
     finally:
         pg.unroute("**/static/js/Button.*.js")
     held.clear()
-    pg.route("**/static/js/Button.*.js", lambda route: held.append(route))
     try:
-        pg.goto(lesson_url(server, 2, "?n=4096"))  # reading
-        pg.wait_for_selector(IDLE, timeout=WAIT)
-        expect(pg.locator(".st-key-next_lesson [data-testid^='stSkeleton']")).to_be_attached(timeout=WAIT)
-        pg.wait_for_function("() => window.__fvClicker === true", timeout=WAIT)
+        _open_with_buttons_held(pg, held, lesson_url(server, 2, "?n=4096"), ".st-key-next_lesson")  # reading
         pg.keyboard.press("PageDown")
         assert held, "the page asked for Button's code"
         for route in held:
             route.continue_()
         pg.wait_for_url(re.compile(re.escape(path_of(3)) + r"\?n=4096$"), timeout=WAIT)
         on_lesson(pg, 3)
+    finally:
+        pg.unroute("**/static/js/Button.*.js")
+
+
+def test_a_press_made_long_after_one_still_held_is_let_go(server, page):
+    """A first visit whose buttons come late: PageDown, then PageDown again a second later (the teacher saw nothing
+    happen). Once the page is drawn, only the first acts, the answer; the second does not race on to section 1."""
+    pg = page
+    held: list = []
+    try:
+        _open_with_buttons_held(pg, held, lesson_url(server, 2, "?present=true&n=4096"))
+        pg.keyboard.press("PageDown")
+        start = pg.evaluate("() => performance.now()")
+        pg.wait_for_function("t => performance.now() - t > 1000", arg=start, timeout=WAIT)  # the scenario: 1 s on
+        pg.keyboard.press("PageDown")
+        assert pg.evaluate("() => window.__fvHeld()") == 1, "the later press is not held"
+        for route in held:
+            route.continue_()
+        expect(pg.locator(".st-key-question").first).to_contain_text(re.compile("engine says", re.I), timeout=WAIT)
+        pg.wait_for_function("() => window.__fvHeld() === 0", timeout=WAIT)
+        drawn(pg, 2)
+        assert pg.evaluate("() => window.__fvSection ? window.__fvSection.k : 0") == 0
+        assert "sec=" not in pg.url
     finally:
         pg.unroute("**/static/js/Button.*.js")
