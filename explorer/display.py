@@ -28,6 +28,11 @@ def _column_config(df, headers: dict, formats: dict) -> dict:
     return out
 
 
+# The rows a table shows on a projector: with its header they fit under the top bar of a 1280x720 screen beside
+# a caption and a line of text.
+PROJECTOR_ROWS = 12
+
+
 def table(df, key: str, caption: str | None = None, show=None, headers: dict | None = None,
           formats: dict | None = None) -> None:
     """A table with units in its headers (or, where `headers` shortens them, in its caption) and a CSV
@@ -37,8 +42,15 @@ def table(df, key: str, caption: str | None = None, show=None, headers: dict | N
     `formats`: a format spec for a column whose default precision is noise (".0f" for thousands of MB)."""
     if caption:
         st.caption(caption)
-    st.dataframe(df, hide_index=True, column_order=show, column_config=_column_config(df, headers or {}, formats or {}),
-                 key=f"{key}_table")
+    config = _column_config(df, headers or {}, formats or {})
+    if presenting():  # on a projector every row drawn is seen, none behind a scroll inside the table: cut to fit
+        shown = df.head(PROJECTOR_ROWS)
+        if len(shown) < len(df):
+            st.caption(f"The first {len(shown)} of its {len(df)} rows on a projector; the CSV has them all.")
+        st.dataframe(shown, hide_index=True, column_order=show, column_config=config, key=f"{key}_table",
+                     height="content")
+    else:
+        st.dataframe(df, hide_index=True, column_order=show, column_config=config, key=f"{key}_table")
     # The CSV is written when the button is clicked, not on every rerun of every table. The click
     # reruns nothing (on_click="ignore"): in Streamlit 1.67 a rerun that starts while the file is being
     # written clears the session's outgoing queue, the file's reply with it, and the button then waits

@@ -533,3 +533,16 @@ def test_lesson_thirteen_answers_a_hostile_link_with_a_note_beside_its_control(k
     assert any(note in w.value for w in at.warning), [w.value for w in at.warning]
     assert not any(value in str(m.value) for m in at.markdown if len(value) > 3), "the link's text is never drawn"
     assert not any(getattr(h.proto, "body", "").count("<script>") for h in at.get("html"))
+
+
+def test_on_a_projector_a_long_table_is_cut_to_fit_and_says_so():
+    """A table scrolling inside its own box hides rows a class never sees (issue 37's walk: lesson 2's 32 weights
+    behind a scroll): on a projector it shows the rows that fit, all of them drawn, and says how many it leaves
+    to the CSV."""
+    from explorer.display import PROJECTOR_ROWS
+    read, shown = open_page(PAGES[1]), presented(PAGES[1])
+    full = next(df.value for df in read.dataframe if "softmax" in df.value.columns)
+    cut = next(df for df in shown.dataframe if "softmax" in df.value.columns)
+    assert len(full) > PROJECTOR_ROWS and len(cut.value) == PROJECTOR_ROWS
+    assert cut.value.equals(full.head(PROJECTOR_ROWS))
+    assert any(f"The first {PROJECTOR_ROWS} of its {len(full)} rows on a projector" in c.value for c in shown.caption)
