@@ -119,6 +119,14 @@ def h200_flash(d: int):
 
 
 @cache
+def cublas_fp16_runs() -> tuple:
+    """The H200's cuBLAS fp16 rate as each run measured it (flashviz.hardware.measured.cublas_fp16_runs): three
+    CSVs read once, not on every rerun of lessons 10, 11 and 13."""
+    from flashviz.hardware import measured
+    return tuple(measured.cublas_fp16_runs())
+
+
+@cache
 def hopper_steps(d: int):
     """PyTorch flash -> Triton 128 x 64 -> cuDNN on the H200 at head dim d (flashviz.hardware.measured.hopper_steps)."""
     from flashviz.hardware import measured

@@ -173,8 +173,9 @@
     waiting = null;
     return true;
   }
-  // presses not yet done: held, or applied and waiting for the run they started (for the tests)
-  window.__fvHeld = () => held_keys.length + (waiting && !waiting.done() && performance.now() < waiting.until ? 1 : 0);
+  // Presses not yet done: held, or applied and waiting for the run they started (the tests read it too).
+  const pending = () => held_keys.length + (waiting && !waiting.done() && performance.now() < waiting.until ? 1 : 0);
+  window.__fvHeld = pending;
   function drain() {
     while (held_keys.length && ready(performance.now() - held_keys[0].at > HELD_MS)) {
       const { key, at } = held_keys.shift();
@@ -189,7 +190,7 @@
     if (e.key !== "PageDown" && e.key !== "PageUp") return;
     const t = e.target, inControl = !!(t && t.closest && t.closest(CONTROL));
     // Reading, on a drawn page with nothing held: Streamlit's own shortcut (the lesson buttons') takes it.
-    if (!presenting() && !inControl && !held_keys.length && !waiting && ready(false)) return;
+    if (!presenting() && !inControl && !pending() && ready(false)) return;
     e.preventDefault();
     e.stopImmediatePropagation();
     if (inControl && t.blur) t.blur();

@@ -4,7 +4,7 @@ import streamlit as st
 
 from explorer import cache, charts, ui
 from explorer.lessons import control
-from flashviz.hardware.measured import TILES, cublas_fp16_runs
+from flashviz.hardware.measured import TILES
 from flashviz.teach.claims import other_cublas_runs
 from flashviz.model.config import HARDWARE
 from flashviz.model.sources import cite
@@ -45,7 +45,7 @@ Each call runs B·H heads with B·H·n² fixed at 2³⁰, so every point does th
 (4·2³⁰·d flops forward). The model's time is a roofline with this machine's own ceilings, measured
 in the same run: {hw.copy_tbs:.2f} TB/s copy bandwidth and
 {hw.matmul_tflops:.0f} TFLOP/s for a dense {dtype} matmul (cuBLAS; in float16,
-{other_cublas_runs("lesson 10", cublas_fp16_runs())}). Model bytes are
+{other_cublas_runs("lesson 10", cache.cublas_fp16_runs())}). Model bytes are
 the closed forms of this app at the kernels' own tiles (flash: 128 × {TILES[("flash", d)][1]} at
 d = {d}; memory-efficient: {" × ".join(map(str, TILES[("mem_efficient", d)]))}).
 """)

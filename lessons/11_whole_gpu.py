@@ -14,7 +14,6 @@ from flashviz.teach.format import bytes_text
 from flashviz.hardware.gpu_arch import arch_of, is_modelled
 from flashviz.hardware.gpu_model import forward_time, whole_gpu
 from flashviz.hardware.schedule import intra_group
-from flashviz.hardware.measured import cublas_fp16_runs
 from flashviz.model.sources import cite
 
 H200 = "H200 SXM"
@@ -228,7 +227,7 @@ of K and V.
 **Time: {ok_time} of {len(table)} within 0.7–1.4×** ({ok_before} with the matmuls alone). The time model
 counts three kinds of work and divides each by a rate of this H200 measured in the same run as the kernels
 (the measured inputs): the two matmuls, 4n²d flops per head, at cuBLAS's {rates.matmul / 1e12:.0f} TFLOP/s
-({other_cublas_runs("lesson 11", cublas_fp16_runs())});
+({other_cublas_runs("lesson 11", cache.cublas_fp16_runs())});
 one exponential per score (and one per row and tile for the rescale) at {rates.exp / 1e12:.2f} T/s, what a
 simple elementwise kernel of exponentials reaches on the special-function units ({cite('fa3', '§3.1')} gives
 3.9 TFLOP/s for the H100, the same chip); and the softmax's other work (row max, subtraction, row sum,

@@ -7,7 +7,7 @@ from explorer import cache, charts, ui
 from explorer.lessons import control
 from explorer.schedule_view import measured, occupancy, setting, tile_text, timeline
 from flashviz.players import schedule_lesson as sl
-from flashviz.hardware.measured import TILES, cublas_fp16_runs
+from flashviz.hardware.measured import TILES
 from flashviz.teach.claims import instruction_pair
 from flashviz.hardware.schedule import describe
 from flashviz.hardware.schedule_targets import KERNELS, SPEEDUP_OK, TIME_OK
@@ -65,7 +65,7 @@ m[0].metric("exp unit", f"{exp_rate / 1e12:.2f} T/s", help="exponentials a secon
 m[1].metric("tensor cores (wgmma)", f"{wgmma / 1e12:.0f} TFLOP/s")
 m[2].metric("cuBLAS fp16 matmul", f"{cublas / 1e12:.0f} TFLOP/s")
 m[3].metric(f"exp ÷ matmul time, d = {s.d}", f"{share_cb:.2f}–{share_wg:.2f}")
-runs = cublas_fp16_runs()
+runs = cache.cublas_fp16_runs()
 st.caption("cuBLAS's fp16 rate was measured in three runs on this H200: " + ", ".join(
     f"{rate:.0f} TFLOP/s ({command}, {lesson})" for command, lesson, rate in runs)
     + f". They differ by {max(r for *_, r in runs) / min(r for *_, r in runs) - 1:.0%} from run to run; each lesson "

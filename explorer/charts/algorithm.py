@@ -13,22 +13,24 @@ from flashviz.teach.format import bytes_text
 from .style import (BLACK, BLUE, BROKEN, FLASH, GREEN, ORANGE, SKY, STANDARD, TICK, VERMILLION, _font, _hline, _line,
                      _n_label, _style)
 
+
+def _over_n(df: pd.DataFrame, std: tuple[str, str], flash: tuple[str, str], y: str, title: str) -> go.Figure:
+    """Standard attention's and flash's (column, name) against n, on log axes."""
+    fig = go.Figure([_line(df[OverN.N], df[std[0]], std[1], STANDARD),
+                     _line(df[OverN.N], df[flash[0]], flash[1], FLASH, symbol="diamond")])
+    return _style(fig, "sequence length n (tokens)", y, title, log_x=True, log_y=True, x_values=df[OverN.N])
+
+
 def memory_over_n(df: pd.DataFrame) -> go.Figure:
     """Peak memory against n, from sweeps.over_n."""
-    c = OverN
-    fig = go.Figure([_line(df[c.N], df[c.STD_PEAK_KB], "standard: n×n scores", STANDARD),
-                     _line(df[c.N], df[c.FLASH_PEAK_KB], "flash: one tile", FLASH, symbol="diamond")])
-    return _style(fig, "sequence length n (tokens)", "peak memory (KB)", "Quadratic against flat",
-                  log_x=True, log_y=True, x_values=df[c.N])
+    return _over_n(df, (OverN.STD_PEAK_KB, "standard: n×n scores"), (OverN.FLASH_PEAK_KB, "flash: one tile"),
+                   "peak memory (KB)", "Quadratic against flat")
 
 
 def traffic_over_n(df: pd.DataFrame) -> go.Figure:
     """HBM traffic against n, from sweeps.over_n."""
-    c = OverN
-    fig = go.Figure([_line(df[c.N], df[c.STD_HBM_MB], "standard", STANDARD),
-                     _line(df[c.N], df[c.FLASH_HBM_MB], "flash", FLASH, symbol="diamond")])
-    return _style(fig, "sequence length n (tokens)", "HBM traffic (MB)", "Bytes moved",
-                  log_x=True, log_y=True, x_values=df[c.N])
+    return _over_n(df, (OverN.STD_HBM_MB, "standard"), (OverN.FLASH_HBM_MB, "flash"), "HBM traffic (MB)",
+                   "Bytes moved")
 
 
 def block_sweep(df: pd.DataFrame, standard_mb: float, best: int | None) -> go.Figure:

@@ -6,6 +6,8 @@ every lesson with random settings and checks each such sentence against the engi
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .format import times_text
 
 SAME = 1e-9  # relative difference below which two counts are called the same
@@ -178,7 +180,7 @@ def rule_br_text(d: int, elements: tuple[int, int], kbs: tuple[int, int]) -> str
             f"{min(qb, d)} at {kbs[1]} KB: {cap}")
 
 
-def other_cublas_runs(lesson: str, runs: list[tuple[str, str, float]]) -> str:
+def other_cublas_runs(lesson: str, runs: Sequence[tuple[str, str, float]]) -> str:
     """The H200's cuBLAS fp16 rate as the other runs measured it, for a lesson that shows its own run's
     (measured.cublas_fp16_runs): "lesson 11's run read 707 and lesson 13's 728 TFLOP/s, 3% apart from run
     to run"."""
