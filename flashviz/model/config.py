@@ -5,8 +5,9 @@ Frozen means hashable, so the app can use a Config as a cache key.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
-from math import ceil
+from math import ceil, isfinite
 
+from . import masks
 from .memory import clamp_tiles
 
 # Element size of each storage type, in bytes. The traffic model multiplies
@@ -59,6 +60,14 @@ class Config:
     dtype: str = knob("float32", options=STORAGE_DTYPES)      # storage type: sets the bytes per element moved
     compute: str = "float64"  # arithmetic precision of the NumPy run
     causal: bool = knob(False)  # mask keys after the query; skip fully masked tiles
+    # Masks beyond causal (masks.py), as flash-attn takes them: window_size=(left, right), None for its
+    # -1 (unbounded); causal wins over a right side, as in flash-attn's interface.
+    window_left: int | None = None
+    window_right: int | None = None
+    docs: tuple[int, ...] = ()         # packed documents' lengths (flash-attn's cu_seqlens), adding to n
+    blocks: frozenset | None = None    # a block mask: the (i, j) tiles that may be computed
+    # gpt-oss's and flash-attn-4's learnable sink: one logit per head in the softmax's denominator only
+    sink: float | None = None
     # fa2: outer over Q blocks; fa1: outer over K/V blocks
     loop_order: str = knob("fa2", key="order", options=LOOP_ORDERS)
     # The seed's "Break it" bugs. The defaults are the correct algorithm.
@@ -87,6 +96,11 @@ class Config:
             raise ValueError(f"compute must be one of {', '.join(COMPUTE_DTYPES)}, got {self.compute!r}")
         if self.loop_order not in LOOP_ORDERS:
             raise ValueError(f"loop_order must be 'fa2' or 'fa1', got {self.loop_order!r}")
+        _ = self.mask  # checks the window and the documents
+        if self.blocks is not None and any(not (0 <= i < self.Tr and 0 <= j < self.Tc) for i, j in self.blocks):
+            raise ValueError(f"a block mask's tiles must lie in the {self.Tr} x {self.Tc} grid of Br x Bc tiles")
+        if self.sink is not None and not (isinstance(self.sink, (int, float)) and isfinite(self.sink)):
+            raise ValueError(f"a sink is a finite logit, got {self.sink!r}")
 
     @property
     def element_bytes(self) -> int:
@@ -101,6 +115,11 @@ class Config:
     def Tc(self) -> int:
         """Number of key/value blocks."""
         return ceil(self.n / self.Bc)
+
+    @property
+    def mask(self) -> masks.Mask:
+        """Which keys each query sees: causal, the window, the documents and the block mask as one."""
+        return masks.window(self.n, self.window_left, self.window_right, self.causal, self.docs, self.blocks)
 
     @property
     def sram_elements(self) -> int:

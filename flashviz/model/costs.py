@@ -10,8 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from . import masks
 from . import memory as mem
 from .config import Config
+from .masks import Mask
 from .memory import Cost
 
 
@@ -37,6 +39,7 @@ class Census:
     """How many tiles are computed, by shape. A shape is (rows, cols)."""
 
     counts: dict  # (rows, cols) -> number of computed tiles of that shape
+    columns: dict  # cols -> number of key blocks of that width with at least one computed tile
 
     @property
     def tiles(self) -> int:
@@ -46,6 +49,15 @@ class Census:
         """Sum of f(rows, cols) over every computed tile."""
         return sum(k * f(r, c) for (r, c), k in self.counts.items() if k)
 
+    def largest(self, f) -> int:
+        """The largest f(rows, cols) of a computed tile (0 if none is): Br x Bc's unless a block
+        mask leaves only short ones."""
+        return max((f(r, c) for (r, c), k in self.counts.items() if k), default=0)
+
+    def key_blocks(self, f) -> int:
+        """Sum of f(cols) over the key blocks some tile computes."""
+        return sum(k * f(c) for c, k in self.columns.items() if k)
+
 
 def per_block(n: int, B: int, f: Callable[[int], int]) -> int:
     """Sum of f(size) over the ceil(n / B) blocks of n rows: B each, the last one shorter."""
@@ -53,25 +65,90 @@ def per_block(n: int, B: int, f: Callable[[int], int]) -> int:
     return full * f(B) + (f(last) if last else 0)
 
 
-def census(n: int, Br: int, Bc: int, causal: bool) -> Census:
-    full_rows, last_rows = divmod(n, Br)
-    Tc = -(-n // Bc)
-    last_cols = n % Bc
-    if causal:
-        # Row block i (last row (i+1)Br - 1) computes floor(((i+1)Br - 1)/Bc) + 1 key blocks.
-        blocks = floor_sum(full_rows, Bc, Br, Br - 1 + Bc)
-        first_full = -(-((Tc - 1) * Bc + 1) // Br) - 1  # first row block that sees block Tc-1
-        reach_last = max(0, full_rows - max(0, first_full))
-    else:
-        blocks = full_rows * Tc
-        reach_last = full_rows
-    partial = reach_last if last_cols else 0
-    counts = {(Br, Bc): blocks - partial}
-    counts[(Br, last_cols)] = partial
-    if last_rows:  # the last, short row block sees every key block
-        counts[(last_rows, Bc)] = Tc - (1 if last_cols else 0)
-        counts[(last_rows, last_cols)] = 1 if last_cols else 0
-    return Census({shape: k for shape, k in counts.items() if k})
+def _floor_range(i0: int, i1: int, a: int, b: int, m: int) -> int:
+    """sum(floor((a*i + b) / m) for i in range(i0, i1)), where a*i0 + b >= 0."""
+    return floor_sum(i1 - i0, m, a, a * i0 + b) if i1 > i0 else 0
+
+
+def _sum_first_blocks(mask: Mask, F: int, Br: int, Bc: int) -> int:
+    """Sum over the F full query blocks i of lo(i Br) // Bc, their first key block: document by
+    document, a constant while the document's start bounds it, a floor sum once the window does."""
+    total = 0
+    for s, length in zip(mask.starts, mask.docs or (mask.n,)):
+        ia, ib = -(-s // Br), min(F, -(-(s + length) // Br))  # blocks whose first row is in it
+        if ia >= ib:
+            continue
+        t = ib if mask.left is None else max(ia, min(ib, -(-(s + mask.left) // Br)))
+        total += (t - ia) * (s // Bc) + _floor_range(t, ib, Br, -mask.left if mask.left else 0, Bc)
+    return total
+
+
+def _sum_last_blocks(mask: Mask, F: int, Br: int, Bc: int) -> int:
+    """Sum over the F full query blocks i of hi(i Br + Br - 1) // Bc, their last key block: a
+    floor sum while the window bounds it, then the document's last key."""
+    total = 0
+    for s, length in zip(mask.starts, mask.docs or (mask.n,)):
+        e = s + length
+        ia, ib = max(0, -(-(s - Br + 1) // Br)), min(F, max(0, -(-(e - Br + 1) // Br)))  # last row in it
+        if ia >= ib:
+            continue
+        t = ia if mask.right is None else max(ia, min(ib, (e - Br - mask.right) // Br + 1))
+        total += _floor_range(ia, t, Br, Br - 1 + (mask.right or 0), Bc) + (ib - t) * ((e - 1) // Bc)
+    return total
+
+
+def _reaching(mask: Mask, F: int, Br: int, key: int) -> int:
+    """How many of the F full query blocks see key `key` or a later one (hi never decreases)."""
+    lo, hi = 0, F  # the first block that does lies in [lo, hi]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if mask.hi(mid * Br + Br - 1) >= key:
+            hi = mid
+        else:
+            lo = mid + 1
+    return F - lo
+
+
+def census(n: int, Br: int, Bc: int, mask: bool | Mask = False) -> Census:
+    """The tiles a mask leaves to compute (False: none masked, True: causal), in closed form:
+    query block i computes the key blocks lo(i Br) // Bc ... hi(last row) // Bc (masks.py), summed
+    over the full query blocks by floor sums, document by document, plus the last short block."""
+    if not isinstance(mask, Mask):
+        mask = masks.causal(n) if mask else Mask(n)
+    if mask.blocks is not None:
+        return _block_census(mask, Br, Bc)
+    F, last_rows = divmod(n, Br)
+    Tc, last_cols = -(-n // Bc), n % Bc
+    blocks = _sum_last_blocks(mask, F, Br, Bc) - _sum_first_blocks(mask, F, Br, Bc) + F
+    partial = _reaching(mask, F, Br, (Tc - 1) * Bc) if last_cols else 0
+    counts = {(Br, Bc): blocks - partial, (Br, last_cols): partial}
+    if last_rows:  # the last, short query block
+        seen = mask.key_blocks(F * Br, n, Bc)
+        ends = bool(last_cols) and seen[-1] == Tc - 1
+        counts[(last_rows, Bc)] = len(seen) - ends
+        counts[(last_rows, last_cols)] = int(ends)
+    # every key is seen by its own query, so every key block has a computed tile
+    columns = {Bc: n // Bc, last_cols: 1 if last_cols else 0}
+    return Census({shape: k for shape, k in counts.items() if k}, {c: k for c, k in columns.items() if k})
+
+
+def _block_census(mask: Mask, Br: int, Bc: int) -> Census:
+    """A block mask's tiles, each computed where the window and documents leave any key: the
+    block mask is its own list, so its count is the list's."""
+    n = mask.n
+    counts: dict = {}
+    widths: dict = {}
+    for i, j in mask.blocks or ():
+        r0, c0 = i * Br, j * Bc
+        rows, cols = (r0, min(r0 + Br, n)), (c0, min(c0 + Bc, n))
+        if mask.kind(i, j, rows, cols) != masks.EMPTY:
+            shape = (rows[1] - rows[0], cols[1] - cols[0])
+            counts[shape] = counts.get(shape, 0) + 1
+            widths[j] = shape[1]
+    columns: dict = {}
+    for c in widths.values():
+        columns[c] = columns.get(c, 0) + 1
+    return Census(counts, columns)
 
 
 SOFTMAX_OPS = 5  # per score: row max, subtract, exp, row sum, divide (attention.standard_attention)
@@ -122,8 +199,10 @@ def _flash_moved(cfg: Config, tiles: Census) -> int:
     else:
         # O, m, l initialised; each key block loads Kj, Vj once; each computed tile reads
         # Qi, Oi, mi, li and writes Oi, mi, li.
-        moved = (mem.init_O_m_l(n, d) + per_block(n, cfg.Bc, lambda c: mem.load_Kj_Vj(c, d))
+        moved = (mem.init_O_m_l(n, d) + tiles.key_blocks(lambda c: mem.load_Kj_Vj(c, d))
                  + tiles.total(lambda r, c: mem.read_Qi_Oi_mi_li(r, d) + mem.write_Oi_mi_li(r, d)))
+    if cfg.sink is not None:  # the sink logit, read where m and l start
+        moved += mem.load_sink() * (cfg.Tr if cfg.loop_order == "fa2" else 1)
     if cfg.keep_full_S:
         moved += tiles.total(mem.write_Sij)
     return moved
@@ -131,9 +210,9 @@ def _flash_moved(cfg: Config, tiles: Census) -> int:
 
 def flash_cost(cfg: Config) -> Cost:
     n, d = cfg.n, cfg.d
-    tiles = census(n, cfg.Br, cfg.Bc, cfg.causal)
+    tiles = census(n, cfg.Br, cfg.Bc, cfg.mask)
     M = cfg.sram_elements
-    ws = mem.working_set(cfg.Br, cfg.Bc, d)
+    ws = tiles.largest(lambda r, c: mem.working_set(r, c, d))
     finals = n * d if cfg.loop_order == "fa2" else 0  # O / l, once per row
     return Cost(
         moved=_flash_moved(cfg, tiles),
@@ -159,8 +238,8 @@ def standard_backward_cost(cfg: Config) -> Cost:
 
 def flash_backward_cost(cfg: Config) -> Cost:
     n, d = cfg.n, cfg.d
-    tiles = census(n, cfg.Br, cfg.Bc, cfg.causal)
-    ws = mem.backward_working_set(cfg.Br, cfg.Bc, d)
+    tiles = census(n, cfg.Br, cfg.Bc, cfg.mask)
+    ws = tiles.largest(lambda r, c: mem.backward_working_set(r, c, d))
     moved = (mem.read_dO_O(n, d) + mem.write_D(n) + mem.init_dQ(n, d)
              + per_block(n, cfg.Bc, lambda c: mem.load_Kj_Vj(c, d) + mem.write_dKj_dVj(c, d))
              + tiles.total(lambda r, c: mem.read_Qi_dOi_mi_li_Di(r, d) + mem.read_dQi(r, d)
@@ -177,7 +256,7 @@ def flash_backward_cost(cfg: Config) -> Cost:
 def storing_backward_flops(cfg: Config) -> int:
     """Flops of a backward that kept P from the forward, over the same computed tiles
     as the recomputing one: four matmuls per tile (dV, dP, dQ, dK) instead of five."""
-    return census(cfg.n, cfg.Br, cfg.Bc, cfg.causal).total(lambda r, c: 8 * r * c * cfg.d)
+    return census(cfg.n, cfg.Br, cfg.Bc, cfg.mask).total(lambda r, c: 8 * r * c * cfg.d)
 
 
 def stored_for_backward(cfg: Config, method: str, include_O: bool = False) -> int:

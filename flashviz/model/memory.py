@@ -202,6 +202,10 @@ def write_Oi(r: int, d: int) -> int:
     return r * d               # once per query block, after dividing by l
 
 
+def load_sink() -> int:
+    return 1                   # a head's sink logit: once per query block (FA2), once per run (Alg 1)
+
+
 # --- FlashAttention forward, Alg 1 order: Kj, Vj stay; O, m, l go back to HBM every step ----
 
 def init_O_m_l(n: int, d: int) -> int:

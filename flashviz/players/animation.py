@@ -18,7 +18,7 @@ import numpy as np
 from ..model import costs
 from ..run import listing
 from ..model.breaks import BREAKS
-from ..run.attention import flash_attention, last_key, random_qkv, standard_attention
+from ..run.attention import flash_attention, random_qkv, standard_attention
 from ..model.config import Config
 from ..model.memory import fits
 from .player_schema import (BugRun, CodePanel, FlashFrame, FlashRun, Payload, StandardFrame, StandardPhase,
@@ -169,7 +169,7 @@ def computed_blocks(cfg: Config) -> list[int]:
     """Key blocks each query block computes, in block order: the causal mask skips the rest
     (attention.last_key: a query block sees keys up to its last row), so the players can tell a
     masked tile from one past the last frame sent."""
-    return [-(-last_key(min(r0 + cfg.Br, cfg.n), cfg.n, cfg.causal) // cfg.Bc) for r0 in range(0, cfg.n, cfg.Br)]
+    return [cfg.mask.key_blocks(r0, min(r0 + cfg.Br, cfg.n), cfg.Bc).stop for r0 in range(0, cfg.n, cfg.Br)]
 
 
 def flash_frames(cfg: Config, seed: int = 0, score_scale: float = 1.0,

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from ..model import masks
 from ..model import memory as mem
 from . import trace as tr
 from ..model.config import Config
@@ -46,18 +47,12 @@ def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
     return z / z.sum(axis=axis, keepdims=True)
 
 
-def causal_mask(rows: tuple[int, int], cols: tuple[int, int]) -> np.ndarray | None:
-    """True where key index > query index, or None if no entry is masked."""
-    if cols[1] - 1 <= rows[0]:
-        return None
-    q = np.arange(rows[0], rows[1])[:, None]
-    k = np.arange(cols[0], cols[1])[None, :]
-    return k > q
-
-
-def last_key(row_stop: int, n: int, causal: bool) -> int:
-    """One past the last key a block of rows ending at row_stop can see."""
-    return row_stop if causal else n
+def masked_softmax(S: np.ndarray) -> np.ndarray:
+    """Softmax of each row; a row that sees no key at all (only a block mask leaves one) is 0,
+    as FlashAttention's kernels write it (flash_attn/cute/softmax.py: a zero row sum scales by 1)."""
+    seen = ~np.isneginf(S.max(axis=1, keepdims=True))
+    with np.errstate(invalid="ignore"):
+        return np.where(seen, softmax(np.where(seen, S, 0.0)), 0.0)
 
 
 def _prepare(Q, K, V, cfg: Config, counters: Counters | None):
@@ -74,14 +69,16 @@ def standard_attention(Q, K, V, cfg: Config, counters: Counters | None = None,
     meter.move(mem.read_Q_K(n, d))       # read Q, K from HBM
     S = Q @ K.T                          # (n, n)
     meter.matmul(n, d, n)
-    mask = causal_mask((0, n), (0, n)) if cfg.causal else None
-    if mask is not None:
-        S[mask] = -np.inf
+    if not cfg.mask.is_full:
+        S[~cfg.mask.dense(cfg.Br, cfg.Bc)] = -np.inf
     meter.move(mem.write_S(n))           # write S to HBM
     meter.scratch(S.size)
     meter.move(mem.read_S(n))            # read S back for the softmax
-    P = softmax(S)
-    meter.elementwise(5 * S.size)        # row max, subtract, exp, row sum, divide
+    if cfg.sink is not None:             # gpt-oss: the sink is one more column of the softmax, then dropped
+        P = masked_softmax(np.concatenate([S, np.full((n, 1), cfg.sink)], axis=1))[:, :n]
+    else:
+        P = masked_softmax(S)
+    meter.elementwise(5 * n * n)         # row max, subtract, exp, row sum, divide (the sink's column: ours, uncounted)
     meter.move(mem.write_P(n))           # write P to HBM
     meter.move(mem.read_P_V(n, d))       # read P and V
     O = P @ V
@@ -91,15 +88,17 @@ def standard_attention(Q, K, V, cfg: Config, counters: Counters | None = None,
 
 
 def online_softmax(row, block: int = 8, rescale: bool = True, subtract_max: bool = True,
-                   steps: list | None = None):
+                   steps: list | None = None, sink: float | None = None):
     """Softmax of one row, streamed in blocks with a running max m and sum l.
 
     The second pass at the end only rebuilds the weights for comparison;
     attention never needs it, because it accumulates O as it goes.
-    `steps`, if given, receives (m, l) after each block.
+    `steps`, if given, receives (m, l) after each block. With a `sink` logit the running sum
+    starts from it: m = sink and l = e^(sink - m) = 1, rescaled with m like any term, so the
+    weights add up to 1 - e^(sink - m) / l, what the sink takes.
     """
     row = np.asarray(row, dtype=np.float64)
-    m, l = -np.inf, 0.0
+    m, l = (-np.inf, 0.0) if sink is None else (float(sink), 1.0)
     with np.errstate(over="ignore", invalid="ignore"):
         for j in range(0, len(row), block):
             chunk = row[j:j + block]
@@ -125,8 +124,10 @@ def _tile_update(S, Vj, m, l, O, cfg: Config, meter: Counters):
     d = Vj.shape[1]
     m_new = np.maximum(m, S.max(axis=1, keepdims=True))    # (r, 1)
     meter.elementwise(r * cols + r)
+    # a row that has seen no key yet (a window's edge) keeps m = -inf: exp against 0 gives it P = 0
+    m_use = np.where(np.isneginf(m_new), 0.0, m_new)
     if cfg.subtract_max:
-        P = np.exp(S - m_new)                              # (r, cols) in SRAM only
+        P = np.exp(S - m_use)                              # (r, cols) in SRAM only
         meter.elementwise(2 * r * cols)
     else:
         P = np.exp(S)                                      # THE BUG: may overflow to inf
@@ -136,7 +137,7 @@ def _tile_update(S, Vj, m, l, O, cfg: Config, meter: Counters):
     PV = P @ Vj
     meter.matmul(r, cols, d)
     if cfg.rescale and cfg.subtract_max:
-        corr = np.exp(m - m_new)     # the load-bearing line: e^(m_old - m_new)
+        corr = np.exp(m - m_use)     # the load-bearing line: e^(m_old - m_new)
         l = corr * l + l_tile
         O = corr * O + PV            # O is a weighted sum whose weights just moved
         meter.elementwise(4 * r + 2 * r * d)
@@ -168,24 +169,28 @@ def _fa1_update(S, Vj, m, l, O, cfg: Config, meter: Counters):
     PV = P @ Vj
     meter.matmul(r, cols, d)
     if cfg.rescale and cfg.subtract_max:
-        a, b = np.exp(m - m_new), np.exp(m_tile - m_new)  # two rescale factors
+        m_use = np.where(np.isneginf(m_new), 0.0, m_new)  # a row that has seen no key yet
+        a, b = np.exp(m - m_use), np.exp(m_tile - m_use)  # two rescale factors
         l_new = a * l + b * l_tile
-        O = ((l * a) * O + b * PV) / l_new
+        O = _divide((l * a) * O + b * PV, l_new)
         meter.elementwise(7 * r + r + 4 * r * d)
     else:
         l_new = l + l_tile
-        O = (l * O + PV) / l_new
+        O = _divide(l * O + PV, l_new)
         meter.elementwise(r + 3 * r * d)
     return m_new, l_new, O
 
 
-def _score_tile(Qi, Kj, rows, cols, cfg, meter, S_full):
+def _divide(O, l):
+    """O / l by row, 0 where l is 0: a row that has seen no key (FlashAttention writes it as 0)."""
+    return np.divide(O, l, out=np.zeros_like(O), where=l != 0)
+
+
+def _score_tile(Qi, Kj, rows, cols, cfg, meter, S_full, kind):
     S = Qi @ Kj.T                                # (r, c): lives in SRAM only
     meter.matmul(Qi.shape[0], Qi.shape[1], Kj.shape[0])
-    if cfg.causal:
-        mask = causal_mask(rows, cols)
-        if mask is not None:
-            S[mask] = -np.inf
+    if kind == masks.PARTIAL:                    # a full tile needs no mask
+        S[~cfg.mask.visible(rows, cols)] = -np.inf
     if S_full is not None:                       # BUG keep_full_S: write Sij to HBM
         S_full[rows[0]:rows[1], cols[0]:cols[1]] = S
         meter.move(mem.write_Sij(*S.shape))
@@ -224,31 +229,42 @@ def flash_attention(Q, K, V, cfg: Config, counters: Counters | None = None,
     return (O, m, l) if stats else O
 
 
+def _start(r: int, cfg: Config, meter: Counters, dtype):
+    """m and l of r rows before any key: -inf and 0, or with a sink, m = sink and l = e^(sink - m) = 1."""
+    if cfg.sink is None:
+        return np.full((r, 1), -np.inf, dtype=dtype), np.zeros((r, 1), dtype=dtype)
+    meter.move(mem.load_sink())                  # load the head's sink logit
+    return np.full((r, 1), cfg.sink, dtype=dtype), np.ones((r, 1), dtype=dtype)
+
+
 def _fa2(Q, K, V, cfg, meter, trace, S_full):
     n, d = Q.shape
     O = np.empty_like(Q)
     m_all, l_all = np.empty(n), np.empty(n)
+    mask = cfg.mask
     for i, r0 in enumerate(range(0, n, cfg.Br)):
         r1 = min(r0 + cfg.Br, n)
         r = r1 - r0
         Qi = Q[r0:r1]
         meter.move(mem.load_Qi(r, d))            # load Qi to SRAM
         Oi = np.zeros((r, d), dtype=Q.dtype)
-        mi = np.full((r, 1), -np.inf, dtype=Q.dtype)
-        li = np.zeros((r, 1), dtype=Q.dtype)
-        for j, k0 in enumerate(range(0, last_key(r1, n, cfg.causal), cfg.Bc)):
-            k1 = min(k0 + cfg.Bc, n)
+        mi, li = _start(r, cfg, meter, Q.dtype)
+        for j in mask.key_blocks(r0, r1, cfg.Bc):   # the mask's range: tiles outside it are never touched
+            k0, k1 = j * cfg.Bc, min(j * cfg.Bc + cfg.Bc, n)
+            kind = mask.kind(i, j, (r0, r1), (k0, k1))
+            if kind == masks.EMPTY:              # a block mask's hole: skipped, nothing loaded
+                continue
             Kj, Vj = K[k0:k1], V[k0:k1]
             meter.move(mem.load_Kj_Vj(k1 - k0, d))  # load Kj, Vj to SRAM
             ws = _tile_sram(r, k1 - k0, cfg, meter)
-            S = _score_tile(Qi, Kj, (r0, r1), (k0, k1), cfg, meter, S_full)
+            S = _score_tile(Qi, Kj, (r0, r1), (k0, k1), cfg, meter, S_full, kind)
             m_old = mi
             mi, li, Oi = _tile_update(S, Vj, mi, li, Oi, cfg, meter)
             if trace is not None:
                 tr.record(trace, i=i, j=j, rows=(r0, r1), cols=(k0, k1), m_before=m_old,
                           m_after=mi, l=li, O=Oi / li, counters=meter, ws=ws, budget=cfg.sram_bytes,
                           applied=cfg.rescale and cfg.subtract_max)
-        O[r0:r1] = Oi / li                       # normalise once, at the end
+        O[r0:r1] = _divide(Oi, li)               # normalise once, at the end
         meter.elementwise(r * d)
         meter.move(mem.write_Oi(r, d))           # write Oi to HBM
         m_all[r0:r1], l_all[r0:r1] = mi.ravel(), li.ravel()
@@ -258,23 +274,25 @@ def _fa2(Q, K, V, cfg, meter, trace, S_full):
 def _fa1(Q, K, V, cfg, meter, trace, S_full):
     n, d = Q.shape
     O = np.zeros_like(Q)                         # (n, d) in HBM
-    m = np.full((n, 1), -np.inf, dtype=Q.dtype)
-    l = np.zeros((n, 1), dtype=Q.dtype)
+    m, l = _start(n, cfg, meter, Q.dtype)
     meter.move(mem.init_O_m_l(n, d))             # initialise O, m, l in HBM
+    kinds = cfg.mask.kinds(cfg.Br, cfg.Bc)       # which tiles the mask leaves (no data read)
     for j, k0 in enumerate(range(0, n, cfg.Bc)):
         k1 = min(k0 + cfg.Bc, n)
+        if all(row[j] == masks.EMPTY for row in kinds):
+            continue                             # no query sees this key block: never loaded
         Kj, Vj = K[k0:k1], V[k0:k1]
         meter.move(mem.load_Kj_Vj(k1 - k0, d))   # load Kj, Vj to SRAM
         for i, r0 in enumerate(range(0, n, cfg.Br)):
             r1 = min(r0 + cfg.Br, n)
-            if cfg.causal and k0 >= r1:          # every key after every query: skip
+            if kinds[i][j] == masks.EMPTY:       # every key out of every query's sight: skip
                 continue
             r = r1 - r0
             Qi = Q[r0:r1]
             Oi, mi, li = O[r0:r1].copy(), m[r0:r1].copy(), l[r0:r1].copy()
             meter.move(mem.read_Qi_Oi_mi_li(r, d))   # read Qi, Oi, mi, li from HBM
             ws = _tile_sram(r, k1 - k0, cfg, meter)
-            S = _score_tile(Qi, Kj, (r0, r1), (k0, k1), cfg, meter, S_full)
+            S = _score_tile(Qi, Kj, (r0, r1), (k0, k1), cfg, meter, S_full, kinds[i][j])
             m_new, l_new, O_new = _fa1_update(S, Vj, mi, li, Oi, cfg, meter)
             O[r0:r1], m[r0:r1], l[r0:r1] = O_new, m_new, l_new
             meter.move(mem.write_Oi_mi_li(r, d))     # write Oi, mi, li to HBM

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model import memory as mem
-from .attention import _prepare, causal_mask, last_key
+from ..model import masks
+from .attention import _prepare
 from ..model.config import Config
 from ..model.memory import Counters
 from .trace import check_traceable
@@ -91,6 +92,9 @@ def flash_backward(Q, K, V, O, m, l, dO, cfg: Config, counters: Counters | None 
     if trace is not None:
         check_traceable(cfg.Tr * cfg.Tc)
     m, l = m.reshape(n, 1), l.reshape(n, 1)
+    # a row that saw no key (only a block mask leaves one) has m = -inf, l = 0 and P = 0
+    m, l = np.where(np.isneginf(m), 0.0, m), np.where(l == 0, 1.0, l)
+    kinds = cfg.mask.kinds(cfg.Br, cfg.Bc)  # which tiles the mask leaves (no data read)
     meter.move(mem.read_dO_O(n, d))      # read dO, O
     D = (dO * O).sum(axis=1, keepdims=True)  # equals rowsum(P * dP), without P
     meter.elementwise(2 * dO.size)
@@ -108,7 +112,8 @@ def flash_backward(Q, K, V, O, m, l, dO, cfg: Config, counters: Counters | None 
         dKj, dVj = np.zeros_like(Kj), np.zeros_like(Vj)
         for r0 in range(0, n, cfg.Br):
             r1 = min(r0 + cfg.Br, n)
-            if k0 >= last_key(r1, n, cfg.causal):
+            kind = kinds[r0 // cfg.Br][k0 // cfg.Bc]
+            if kind == masks.EMPTY:
                 continue                 # fully masked tile: skipped
             r = r1 - r0
             Qi, dOi = Q[r0:r1], dO[r0:r1]
@@ -117,10 +122,8 @@ def flash_backward(Q, K, V, O, m, l, dO, cfg: Config, counters: Counters | None 
             meter.tile(ws)
             S = Qi @ Kj.T                # recompute the score tile
             meter.matmul(r, d, c)
-            if cfg.causal:
-                mask = causal_mask((r0, r1), (k0, k1))
-                if mask is not None:
-                    S[mask] = -np.inf
+            if kind == masks.PARTIAL:
+                S[~cfg.mask.visible((r0, r1), (k0, k1))] = -np.inf
             P = np.exp(S - m[r0:r1]) / l[r0:r1]
             dVj += P.T @ dOi
             meter.matmul(c, r, d)
