@@ -8,6 +8,7 @@ import math
 import sys
 
 from .model.config import DTYPE_BYTES, KB, LOOP_ORDERS, Config
+from .model.masks import parse_docs, parse_window
 from .teach.format import format_table
 
 
@@ -31,6 +32,12 @@ def _parser() -> argparse.ArgumentParser:
     cost.add_argument("--bc", type=int, default=64)
     cost.add_argument("--dtype", choices=list(DTYPE_BYTES), default="float32")
     cost.add_argument("--causal", action="store_true")
+    cost.add_argument("--window", metavar="LEFT,RIGHT", help="a sliding window as flash-attn's window_size: "
+                      "query i sees keys i - LEFT to i + RIGHT; -1 (or nothing) for unbounded, so causal is "
+                      "--window=-1,0 or --window ,0")
+    cost.add_argument("--docs", metavar="LEN,LEN,...", help="packed documents' lengths, adding up to --n: "
+                      "each query sees its own document only")
+    cost.add_argument("--sink", type=float, help="a learnable sink logit (gpt-oss; flash-attn-4's learnable_sink)")
     cost.add_argument("--loop-order", choices=LOOP_ORDERS, default="fa2")
     cost.add_argument("--sram-kb", type=float, default=96.0)
     cost.add_argument("--json", action="store_true", dest="json_sub")
@@ -81,6 +88,7 @@ def cost_summary(cfg: Config) -> dict:
                 "peak_extra_bytes": cost.peak_bytes, "peak_extra_where": where,
                 "peak_extra_what": what}
 
+    from .model.costs import census
     flash = flash_cost(cfg)
     in_hbm = cfg.keep_full_S and flash.peak > flash.working_set
     flash_peak = (("HBM", "the n x n score buffer kept by keep_full_S") if in_hbm else
@@ -90,12 +98,26 @@ def cost_summary(cfg: Config) -> dict:
                       "spill_bytes": flash.spilled * flash.element_bytes,
                       "sram_working_set_bytes": flash.working_set_bytes,
                       "sram_budget_bytes": cfg.sram_bytes,
-                      "fits_sram": fits(flash.working_set_bytes, cfg.sram_bytes)}}
+                      "fits_sram": fits(flash.working_set_bytes, cfg.sram_bytes)},
+            "mask": _mask_summary(cfg, census(cfg.n, cfg.Br, cfg.Bc, cfg.mask).tiles)}
+
+
+def _mask_summary(cfg: Config, computed: int) -> dict:
+    """Which keys each query sees (flash-attn's window_size, -1 unbounded), and the tiles flash computes."""
+    mask = cfg.mask
+    return {"window_left": -1 if mask.left is None else mask.left,
+            "window_right": -1 if mask.right is None else mask.right,
+            "docs": list(mask.docs) or [cfg.n], "sink": cfg.sink,
+            "tiles_computed": computed, "tiles": cfg.Tr * cfg.Tc, "fraction_computed": computed / (cfg.Tr * cfg.Tc)}
 
 
 def _cost_text(summary: dict) -> str:
     lines = []
     for method, f in summary.items():
+        if method == "mask":
+            if f["tiles_computed"] < f["tiles"] or len(f["docs"]) > 1 or f["sink"] is not None:
+                lines.append("mask: " + ", ".join(f"{k}={v}" for k, v in f.items()))
+            continue
         figures = [f"{k}={v}" for k, v in f.items() if not k.startswith("peak_extra")]
         figures.insert(2, f"peak_extra_bytes={f['peak_extra_bytes']} in {f['peak_extra_where']} "
                           f"({f['peak_extra_what']})")
@@ -145,9 +167,13 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "cost":
             if not (args.sram_kb > 0 and math.isfinite(args.sram_kb)):
                 raise ValueError("--sram-kb must be a positive number")
+            left, right = parse_window(args.window) if args.window is not None else (None, None)
+            if args.sink is not None and not math.isfinite(args.sink):
+                raise ValueError("--sink must be a finite number")
             cfg = Config(n=args.n, d=args.d, Br=args.br, Bc=args.bc, dtype=args.dtype,
                          causal=args.causal, loop_order=args.loop_order,
-                         sram_bytes=max(1, int(args.sram_kb * KB)))
+                         sram_bytes=max(1, int(args.sram_kb * KB)), window_left=left, window_right=right,
+                         docs=parse_docs(args.docs) if args.docs is not None else (), sink=args.sink)
             summary = cost_summary(cfg)
             if as_json:
                 print(json.dumps(summary, indent=2))

@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from flashviz.__main__ import cost_summary, main
-from flashviz.model.config import SEED
+from flashviz.model.config import SEED, Config
 from tests.conftest import ROOT
 
 
@@ -101,12 +101,39 @@ def test_cost_causal_fa1_and_budget(capsys):
     assert data["flash"]["fits_sram"] is False and data["flash"]["spill_bytes"] > 0
 
 
+def test_cost_window_and_docs_give_the_masked_closed_form(capsys):
+    from flashviz.model import costs
+    assert main(["cost", "--n", "4096", "--br", "128", "--bc", "64", "--window", "127,0",
+                 "--docs", "1024,1024,2048", "--sink", "0.5", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    cfg = Config(n=4096, Br=128, Bc=64, window_left=127, window_right=0, docs=(1024, 1024, 2048), sink=0.5)
+    assert data["flash"]["hbm_bytes"] == costs.flash_cost(cfg).hbm_bytes
+    assert data["flash"]["flops"] == costs.flash_cost(cfg).flops
+    mask = data["mask"]
+    assert (mask["window_left"], mask["window_right"], mask["docs"]) == (127, 0, [1024, 1024, 2048])
+    assert mask["tiles_computed"] == costs.census(4096, 128, 64, cfg.mask).tiles < mask["tiles"] == 32 * 64
+
+
+def test_cost_window_minus_one_zero_is_causal(capsys):
+    main(["cost", "--n", "1000", "--br", "48", "--bc", "80", "--window=-1,0", "--json"])
+    assert json.loads(capsys.readouterr().out)["mask"]["tiles_computed"] < 21 * 13
+    main(["cost", "--n", "1000", "--br", "48", "--bc", "80", "--window", ",0", "--json"])
+    window = json.loads(capsys.readouterr().out)
+    main(["cost", "--n", "1000", "--br", "48", "--bc", "80", "--causal", "--json"])
+    assert json.loads(capsys.readouterr().out) == window
+
+
 @pytest.mark.parametrize("args", [
     ["cost", "--n", "100", "--br", "200"],
     ["cost", "--n", "abc"],
     ["cost", "--n", "-5"],
     ["cost", "--n", "64", "--dtype", "int4"],
     ["cost", "--n", "64", "--sram-kb", "nan"],
+    ["cost", "--n", "64", "--window", "5"],
+    ["cost", "--n", "64", "--window", "-3,0"],
+    ["cost", "--n", "64", "--docs", "32,16"],
+    ["cost", "--n", "64", "--docs", "32,x"],
+    ["cost", "--n", "64", "--sink", "inf"],
     ["demo", "12"],
     ["frobnicate"],
 ])

@@ -21,6 +21,8 @@ class Source:
     url: str = ""  # empty: not on the web (this project's own measurements)
 
 
+_FA_COMMIT = "0251105a2fb19d2957484b7f023cd8c115286ced"  # flash-attention's main on 2026-08-15, read for its masks
+
 SOURCES: dict[str, Source] = {
     # The papers, and the code where a paper does not say.
     "pytorch_sdpa_math": Source(
@@ -51,6 +53,20 @@ SOURCES: dict[str, Source] = {
                     "https://arxiv.org/abs/2309.06180"),
     "fa_code": Source("flash-attention code", "Dao-AILab/flash-attention", "Dao and contributors",
                       "https://github.com/Dao-AILab/flash-attention"),
+    # Masks and sinks: flash-attn's own code at one commit (2026-08-15), and the models that use them.
+    "fa_window": Source("flash-attn's window", "flash_attn/cute/mask.py (window_size=(left, right): key j is "
+                        "seen by query i iff i − left ≤ j ≤ i + right; causal is (−1, 0)) and block_info.py "
+                        "(get_n_block_min_max: the key blocks a query block computes; the others are skipped)",
+                        "Dao-AILab, flash-attention 0251105",
+                        f"https://github.com/Dao-AILab/flash-attention/blob/{_FA_COMMIT}/flash_attn/cute/block_info.py"),
+    "fa_sink": Source("flash-attn-4's learnable_sink", "flash_attn/cute/softmax.py, finalize: the row sum gains "
+                      "exp(sink − m) once, after the last tile", "Dao-AILab, flash-attention 0251105",
+                      f"https://github.com/Dao-AILab/flash-attention/blob/{_FA_COMMIT}/flash_attn/cute/softmax.py"),
+    "gpt_oss": Source("gpt-oss", "gpt_oss/torch/model.py: sdpa (the sinks as one more softmax column, dropped "
+                      "after the softmax; a 128-token sliding window on every other layer)", "OpenAI, 2025",
+                      "https://github.com/openai/gpt-oss/blob/main/gpt_oss/torch/model.py"),
+    "streamingllm": Source("StreamingLLM", "Efficient streaming language models with attention sinks",
+                           "Xiao, Tian, Chen, Han and Lewis, 2023", "https://arxiv.org/abs/2309.17453"),
     # The vendors' sheets, one per preset, and the tables behind the per-SM figures.
     "a100": Source("NVIDIA A100 datasheet", "NVIDIA A100 Tensor Core GPU datasheet", "NVIDIA, 2021",
                    "https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/"
