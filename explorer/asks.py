@@ -112,3 +112,9 @@ def schedule(s: Settings) -> Question:
     flash, cudnn = measured_at(call, "PyTorch flash", occ), measured_at(call, "cuDNN", occ)
     return q.schedule_speedup(call.n, call.d, call.bh, call.dtype, call.causal, flash["measured ms"],
                               cudnn["measured ms"], flash["model ms"], cudnn["model ms"])
+
+
+def masks(s: Settings) -> Question:
+    """Lesson 14: the share of the tiles a causal sliding window computes, at its own n."""
+    at = s.config().with_(n=s.own("mk_n")).with_tiles(s.value("Br"), s.value("Bc"))  # the tiles as set, cut to n
+    return q.window_tiles(at, s.own("mk_window"))

@@ -20,7 +20,7 @@ import streamlit as st
 
 from flashviz.run import attention, decode
 from flashviz.teach import bugs, demos
-from flashviz.model import sweeps
+from flashviz.model import mask_sweeps, sweeps
 from flashviz.model.config import Config
 
 if TYPE_CHECKING:
@@ -76,6 +76,10 @@ loop_orders = cache(sweeps.loop_orders)
 causal_savings = cache(sweeps.causal_savings)
 loop_orders_over_n = cache(sweeps.loop_orders_over_n)
 decode_roofline_points = cache(decode.roofline_points)
+masks_at = cache(mask_sweeps.masks_at)
+over_masks = cache(mask_sweeps.over_masks)
+mask_tile_maps = cache(mask_sweeps.tile_maps)
+masks_exact = cache(attention.masks_exact)
 
 
 @cache

@@ -12,6 +12,7 @@ from flashviz.hardware import measured
 from flashviz.players.animation import TEACHING_D, TEACHING_N
 from flashviz.teach.bugs import BELIEFS, BUGS
 from flashviz.model.config import CUSTOM
+from flashviz.model.mask_sweeps import DOC_MIXES
 from flashviz.model.config import HARDWARE as GPUS
 from flashviz.teach.questions import Question
 
@@ -66,6 +67,7 @@ ONLINE_SOFTMAX = (
     Param("os_spread", "score spread (std)", 3.0, lo=0.5, hi=8.0, step=0.5, kind="float"),
     Param("os_seed", "random row", 1, lo=0, hi=99, step=1, kind="int"),
     Param("os_offset", "scores near", 800, lo=0, hi=1000, step=10, kind="int"),
+    Param("os_sink", "sink logit (lesson 14)", 2.0, lo=-4.0, hi=12.0, step=0.5, kind="float"),
 )
 TILING = (Param("an_n", "animation n", 256, TEACHING_N), Param("an_d", "animation d", 16, TEACHING_D),
           Param("an_std", "show standard", False, kind="bool"))
@@ -102,6 +104,13 @@ SCHEDULE = (*schedule_view.PARAMS.values(),  # the measured call, its data type 
             # the key tile the timeline player has reached (the clicker steps it)
             Param("sc_tile", "key tile", 2, lo=1, hi=TILES_SHOWN, step=1, kind="int"))
 
+MASKS = (
+    Param("mk_n", "sequence length n", 16384, tuple(2**k for k in range(10, 21))),
+    Param("mk_window", "window (keys)", 128, (64, 128, 256, 512, 1024, 2048, 4096, 8192)),
+    Param("mk_docs", "packed documents", "4 documents", DOC_MIXES),
+    Param("mk_sink", "sink logit", 1.0, lo=-4.0, hi=8.0, step=0.5, kind="float"),
+)
+
 LESSONS = [
     Lesson("lessons/01_where_time_goes.py", "Where the time goes", "where-time-goes", ":material/speed:", "Bytes",
            IDEA, tiles="tensor", question=asks.where_time_goes,
@@ -133,6 +142,8 @@ LESSONS = [
     Lesson("lessons/13_schedule.py", "After the bytes, the schedule", "after-the-bytes", ":material/view_timeline:",
            "Schedule", HARDWARE, tiles="own", question=asks.schedule, controls=SCHEDULE,
            moves=({"sc_call": "n 1,024, d 64, B·H 128", "sc_causal": "true"},)),
+    Lesson("lessons/14_masks.py", "Windows, documents and sinks", "masks-and-sinks", ":material/filter_alt:",
+           "Masks", HARDWARE, question=asks.masks, controls=MASKS, moves=({"mk_window": "8192"}, {"mk_n": "1024"})),
 ]
 
 # The scripts live in lessons/, not pages/: Streamlit still runs its legacy pages/

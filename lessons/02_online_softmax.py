@@ -5,6 +5,7 @@ import streamlit as st
 
 from explorer import cache, charts, predict, ui
 from explorer.lessons import control
+from flashviz.model.sources import cite
 from flashviz.run.attention import EXP_LIMIT, online_softmax, random_row, softmax
 
 st.title("Online softmax")
@@ -89,3 +90,21 @@ ui.table(pd.DataFrame({"score": scores, "exp(score)": [shown_value(w) for w in r
                        "weight, with the max": [shown_value(w) for w in safe],
                        "weight, without the max": [shown_value(w) for w in unsafe]}),
          "overflow", "Subtracting the running max keeps every exponent at or below zero")
+
+# ---- a learnable sink (lesson 14's; kept apart from the rest of this lesson) ---------------------------
+ui.slide("A sink in the sum")
+st.subheader("A sink in the sum")
+sink = ui.bound(control("os_sink"))
+sink_steps: list[tuple[float, float]] = []
+with_sink = online_softmax(row, block, steps=sink_steps, sink=sink)
+reference = softmax(np.append(row, sink))[:-1]  # gpt-oss: the sink as one more score, dropped after the softmax
+m_end, l_end = sink_steps[-1]
+st.markdown(
+    f"gpt-oss gives each head one learnable logit, a sink, that sits in the softmax's denominator only "
+    f"({cite('gpt_oss', 'sdpa')}). Streamed, the running sum starts from it: before the first block m = {sink:g} "
+    f"and l = e^(sink − m) = 1, and each rescale carries it like any other term. After the last block "
+    f"m = {m_end:.4g} and l = {l_end:.4g}: the row's weights add to {with_sink.sum():.4f} and the sink keeps "
+    f"e^(sink − m)/l = {np.exp(sink - m_end) / l_end:.4f}. Against the softmax with the sink as one more score, "
+    f"max |diff| = {np.abs(with_sink - reference).max():.2e}. flash-attn-4's `learnable_sink` adds e^(sink − m) "
+    f"to l once, after the last tile ({cite('fa_sink', 'finalize')}): the same sum.")
+ui.chart(cache.figure(charts.running_stats, sink_steps), "running_stats_sink")

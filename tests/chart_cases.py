@@ -22,7 +22,7 @@ from explorer import charts
 from explorer.whole_gpu import IMPL, crossover, measured_reads, model_curves
 from flashviz.run import attention, decode, precision
 from flashviz.teach import bugs, demos
-from flashviz.model import costs, sweeps
+from flashviz.model import costs, mask_sweeps, sweeps
 from flashviz.hardware import measured
 from flashviz.model.config import HARDWARE, MB, Config
 
@@ -87,6 +87,8 @@ def _config_cases(tag: str, cfg: Config) -> list[Case]:
     mem = cache(lambda: demos.DEMOS[5](ns=tuple(sorted({512, 2048, 8192, cfg.n})), d=cfg.d, block=min(cfg.Br, 512),
                                        dtype=cfg.dtype, causal=cfg.causal).tables["memory and flops"])
     six = cache(lambda: demos.DEMOS[6](n=_simulable(cfg.with_tiles(64, 64)).n, d=cfg.d, window=128))
+    masked = cache(lambda: mask_sweeps.over_masks(cfg, tuple(2**k for k in range(10, 21)), 8192, "64 documents"))
+    map_cfg = cfg.at_n(min(max(cfg.n, 1024), 32 * min(cfg.Br, cfg.Bc)))
     out: list[tuple[Callable, Callable[[], tuple]]] = [
         (charts.bytes_vs_flops, lambda: (sweeps.over_n(cfg, sweeps.ns_around(cfg.n, 128, 8192, 4)), cfg.dtype)),
         (charts.roofline, lambda: (sweeps.roofline_points(cfg, hw), HARDWARE, cfg.dtype, hw.name)),
@@ -104,6 +106,11 @@ def _config_cases(tag: str, cfg: Config) -> list[Case]:
                                        cfg.causal)),
         (charts.loop_order_bars, lambda: (sweeps.loop_orders(cfg),)),
         (charts.loop_orders_over_n, lambda: (sweeps.loop_orders_over_n(cfg, sweeps.ns_around(cfg.n, 256, 4096, 2)),)),
+        # lesson 14 at its widest window and most documents, over the n it offers, and its tile maps
+        (charts.mask_growth, lambda: (masked(), mask_sweeps.OverMasks.GFLOPS)),
+        (charts.mask_growth, lambda: (masked(), mask_sweeps.OverMasks.HBM_MB)),
+        (charts.mask_tiles, lambda: (mask_sweeps.tile_maps(map_cfg, 8192, "64 documents"), map_cfg.n)),
+        (charts.mask_tiles, lambda: (mask_sweeps.tile_maps(map_cfg, 64, "a half + 16 short"), map_cfg.n)),
     ]
     lab_cfg = _simulable(cfg, block=16)
 

@@ -398,3 +398,81 @@ def check_fa3_order(ck: Claims, text: str, what: str) -> None:
     ck.expect(said == ((then, then_at), (under, under_at)),
               f"{what}: {m.group(0)!r}, the timeline issues the {then} of tile j{then_at:+d} after the QKᵀ of tile j "
               f"and runs the softmax of tile j under the {under} of tile j{under_at:+d}")
+
+
+def check_masks(ck: Claims, p: dict) -> None:
+    """Lesson 14: every ratio, count and error against the closed forms and runs, recomputed here."""
+    from flashviz.model import costs
+    from flashviz.model.mask_sweeps import documents
+    from flashviz.model.masks import EMPTY, FULL, PARTIAL
+    from flashviz.run.attention import masks_exact
+    from flashviz.teach.bugs import NOISE
+    from tests.claims_settings import engine_config
+    n, w, mix = int(p["mk_n"]), int(p["mk_window"]), p["mk_docs"]
+    cfg = engine_config(p, n).with_(causal=False)
+    causal, win = cfg.with_(causal=True), cfg.with_(causal=True, window_left=w - 1)
+    docs = cfg.with_(causal=True, docs=documents(mix, n))
+    c, wn, dc = (costs.flash_cost(x) for x in (causal, win, docs))
+    total = cfg.Tr * cfg.Tc
+    tiles = costs.census(n, cfg.Br, cfg.Bc, win.mask).tiles
+    ck.expect(ck.metric("tiles computed, window") == f"{tiles:,} of {total:,}", f"window tiles {tiles} of {total}")
+    for label, base, other in (("window against causal, flops", c.flops, wn.flops),
+                               ("window against causal, HBM", c.hbm_bytes, wn.hbm_bytes)):
+        m = re.fullmatch(COMPARE + r" \w+", ck.metric(label))
+        ck.expect(m, f"{label}: {ck.metric(label)!r}")
+        ck.ratio_claim(m, base, other, label)
+    m = ck.find(rf"a causal window of {w:,} keys .* does \*\*{COMPARE} flops\*\* than causal attention")
+    ck.ratio_claim(m, c.flops, wn.flops, "window flops")
+    m = ck.find(rf"and moves \*\*{COMPARE} bytes\*\*")
+    ck.ratio_claim(m, c.hbm_bytes, wn.hbm_bytes, "window bytes")
+    m = ck.find(rf"packed as {re.escape(mix)}, each causal, the n tokens take {COMPARE} flops (as|than) one causal")
+    ck.ratio_claim(m, c.flops, dc.flops, "documents' flops")
+    ck.expect((m.group(m.lastindex) == "as") == bool(m.group("same")), f"{m.group(0)!r}")
+    # the tile maps, counted one by one here
+    small = cfg.at_n(min(n, 32 * min(cfg.Br, cfg.Bc)))
+    for name, at in (("no mask", small), ("causal", small.with_(causal=True)),
+                     (f"window {w:,}", small.with_(causal=True, window_left=w - 1)),
+                     (f"{mix}, causal", small.with_(causal=True, docs=documents(mix, small.n)))):
+        flat = [k for row in at.mask.kinds(at.Br, at.Bc) for k in row]
+        said = ck.find(rf"{re.escape(name)}: ([\d,]+) full, ([\d,]+) partial, ([\d,]+) empty")
+        ck.expect([int(g.replace(",", "")) for g in said.groups()] == [flat.count(FULL), flat.count(PARTIAL),
+                                                                        flat.count(EMPTY)], f"{said.group(0)!r}")
+    # growth from the last doubling of the sweep
+    ns = (2**19, 2**20)
+    grown = {}
+    for name, make in (("no mask", lambda x: x), ("causal", lambda x: x.with_(causal=True)),
+                       ("window", lambda x: x.with_(causal=True, window_left=w - 1)),
+                       ("docs", lambda x: x.with_(causal=True, docs=documents(mix, x.n)))):
+        a, b = (costs.flash_cost(make(cfg.at_n(k))) for k in ns)
+        grown[name] = (b.flops / a.flops, b.hbm_bytes / a.hbm_bytes)
+    m = ck.find(rf"the flops of the whole matrix grow ({NUM})×, causal's ({NUM})×, the window's ({NUM})× and its HBM "
+                rf"bytes ({NUM})×")
+    ck.expect(agrees(m.group(1), grown["no mask"][0]) and agrees(m.group(2), grown["causal"][0])
+              and agrees(m.group(3), grown["window"][0]) and agrees(m.group(4), grown["window"][1]), f"{m.group(0)!r}")
+    ck.expect(abs(grown["window"][0] - 2) < 0.05, f"'proportional to n': the window grew {grown['window'][0]:.4f}×")
+    m = ck.find(rf"so theirs grow ({NUM})×")
+    ck.expect(agrees(m.group(1), grown["docs"][0]), f"{m.group(0)!r} vs {grown['docs'][0]:.4g}")
+    # the runs: the seed's window, exact, and the sink
+    run_n = min(n, 2048, int(1024 ** 0.5) * min(cfg.Br, cfg.Bc))
+    run = cfg.at_n(run_n)
+    rows = masks_exact(run, min(w, run.n), documents(mix, run.n), float(p["mk_sink"]))
+    keys = min(w, run.n)
+    if keys < run.n:
+        m = ck.find(rf"the window of {keys:,} keys is off by up to \*\*({NUM})\*\*")
+        ck.expect(agrees(m.group(1), rows[0]["max |diff|"]) and rows[0]["max |diff|"] > NOISE, f"{m.group(0)!r}")
+    else:
+        ck.find(rf"a window of {keys:,} keys holds every key before each query, so it is causal attention itself")
+        ck.expect(rows[0]["max |diff|"] <= NOISE, f"a window over every key is {rows[0]['max |diff|']:.2e} off")
+    m = ck.find(rf"FlashAttention computes it to \*\*({NUM})\*\*, float noise")
+    ck.expect(rows[1]["max |diff|"] <= NOISE, f"{m.group(0)!r}: {rows[1]['max |diff|']:.2e}")
+    m = ck.find(rf"flash matches gpt-oss's softmax to \*\*({NUM})\*\*")
+    ck.expect(rows[3]["max |diff|"] <= NOISE, f"{m.group(0)!r}: {rows[3]['max |diff|']:.2e}")
+
+
+def why_masks(ck: Claims, p: dict) -> None:
+    from flashviz.model import costs
+    from tests.claims_settings import engine_config
+    cfg = engine_config(p, int(p["mk_n"])).with_(causal=True, window_left=int(p["mk_window"]) - 1)
+    m = ck.find(r"([\d,]+) of the ([\d,]+) tiles: each block of", ck.why)
+    ck.expect((int(m.group(1).replace(",", "")), int(m.group(2).replace(",", "")))
+              == (costs.census(cfg.n, cfg.Br, cfg.Bc, cfg.mask).tiles, cfg.Tr * cfg.Tc), f"{m.group(0)!r}")

@@ -31,7 +31,8 @@ from tests.claims_algorithm import (check_backward, check_exact, check_tile_size
                                     why_exact, why_tile_size, why_tiling)
 from tests.claims_tested import (check_break_it, check_fa2_fa1, check_same_flops, why_break_it, why_fa2_fa1,
                                  why_same_flops)
-from tests.claims_hardware import check_fa3_order, check_inference, check_real_hardware, check_whole_gpu
+from tests.claims_hardware import (check_fa3_order, check_inference, check_masks, check_real_hardware, check_whole_gpu,
+                                   why_masks)
 from tests.claims_schedule import check_schedule, why_schedule
 
 EXAMPLES = int(os.environ.get("FLASHVIZ_CLAIMS_EXAMPLES", "6"))
@@ -48,6 +49,7 @@ WHY = {
     "lessons/08_fa2_fa1.py": why_fa2_fa1,
     "lessons/09_break_it.py": why_break_it,
     "lessons/13_schedule.py": why_schedule,
+    "lessons/14_masks.py": why_masks,
 }
 
 
@@ -65,6 +67,7 @@ CHECKS = {
     "lessons/11_whole_gpu.py": check_whole_gpu,
     "lessons/12_inference.py": check_inference,
     "lessons/13_schedule.py": check_schedule,
+    "lessons/14_masks.py": check_masks,
 }
 
 

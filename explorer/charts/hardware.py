@@ -239,3 +239,47 @@ def schedule_measured(df: pd.DataFrame, title: str) -> go.Figure:
     fig.update_layout(barmode="group")
     _headroom(fig, list(df["measured ms"]) + list(df["model ms"]))
     return _style(fig, "", "time per call (ms)", title, height=360)
+
+
+# ---- lesson 14, windows, documents and sinks -----------------------------------------------------
+
+_MASK_STYLE = ((STANDARD, "square", None), (ORANGE, "diamond", "dash"), (FLASH, "circle", None),
+               (GREEN, "triangle-up", "dot"))
+_KIND_COLOURS = ((0.0, "#F4F4F4"), (0.33, "#F4F4F4"), (0.33, ORANGE), (0.67, ORANGE), (0.67, BLUE), (1.0, BLUE))
+
+
+_MASK_AXES = {"GFLOPs": ("matmul flops (GFLOP)", "Flops of each mask as n grows"),
+              "HBM MB": ("HBM traffic (MB)", "HBM bytes of each mask as n grows")}
+
+
+def mask_growth(df: pd.DataFrame, column: str) -> go.Figure:
+    """One line per mask (flashviz.model.mask_sweeps.OverMasks: n, mask and `column`) against n, log-log:
+    the full matrix and causal climb as n², a window and fixed-length documents as n."""
+    masks = list(dict.fromkeys(df["mask"]))
+    fig = go.Figure([_line(df.loc[df["mask"] == m, "n"], df.loc[df["mask"] == m, column], m, colour, dash,
+                           symbol=symbol) for m, (colour, symbol, dash) in zip(masks, cycle(_MASK_STYLE))])
+    y, title = _MASK_AXES.get(column, (column, f"{column} of each mask as n grows"))
+    return _style(fig, "sequence length n (tokens)", y, title, log_x=True, log_y=True, x_values=df["n"])
+
+
+def mask_tiles(maps: dict[str, list[list[int]]], n: int) -> go.Figure:
+    """Each mask's tiles side by side: full (blue), partial (orange, masked inside) and empty (pale:
+    never loaded, never computed). maps: name -> rows of masks.EMPTY, PARTIAL, FULL."""
+    from plotly.subplots import make_subplots
+    names = list(maps)
+    fig = make_subplots(rows=1, cols=len(names), subplot_titles=names, horizontal_spacing=0.03)
+    for k, name in enumerate(names, 1):
+        fig.add_trace(go.Heatmap(z=maps[name], zmin=0, zmax=2, colorscale=[list(c) for c in _KIND_COLOURS],
+                                 showscale=False, xgap=1, ygap=1, customdata=np.array(maps[name]),
+                                 hovertemplate="query block %{y}, key block %{x}<extra>" + name + "</extra>"),
+                      row=1, col=k)
+    for kind, colour in (("full", BLUE), ("partial: masked inside", ORANGE), ("empty: skipped", "#D9D9D9")):
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=kind,
+                                 marker={"size": 14, "symbol": "square", "color": colour}))
+    fig.update_yaxes(autorange="reversed", showticklabels=False)
+    fig.update_xaxes(showticklabels=False)
+    fig = _style(fig, "key block (j, across)", "query block (i, down)", f"Each mask's tiles at n = {n:,}",
+                 height=400)
+    for note in fig.layout.annotations:
+        note.font.size = FONT
+    return fig

@@ -343,6 +343,16 @@ ASSUMPTIONS: dict[str, Assumption] = {
         "Kernels differ: FlashAttention-2's decoding path packs a group's query heads this way; vLLM's "
         "PagedAttention kernel gives each query head its own block, and the heads of a group then each read "
         "the shared K and V (through L2)."),
+    "mask_tiles": Assumption(
+        "a masked tile costs a whole tile",
+        "A tile the mask leaves any key in is loaded and multiplied whole, full or partial: its masked scores "
+        "are computed and then set to −inf, and the comparisons that mask them are not counted. A tile with no "
+        "key seen is never loaded nor computed. Lesson 14 counts packed documents as one sequence of n tokens in "
+        "Br × Bc tiles with the documents' block-diagonal mask.",
+        "Kernels do the same per tile: flash-attn computes each query block's range of key blocks and masks "
+        f"only the partial ones, a few instructions per score ({cite('fa_window', 'block_info.py, mask.py')}). "
+        "Its variable-length path (cu_seqlens) tiles each document on its own, a query block never spanning two "
+        "documents, so at a document boundary it computes a few tiles other than this count's."),
     "prefill_full": Assumption(
         "prefill without its mask",
         "Lesson 12 counts prefill as full attention over the prompt: every query row meets every key.",

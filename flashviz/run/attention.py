@@ -342,3 +342,28 @@ def local_window_attention(Q, K, V, window: int = 128, causal: bool = False):
         S[(k < lo[r0:r1, None]) | (k >= hi[r0:r1, None])] = -np.inf
         O[r0:r1] = softmax(S) @ V[k0:k1]
     return O
+
+
+def masks_exact(cfg: Config, window: int, docs: tuple[int, ...], sink: float, seed: int = 0) -> list[dict]:
+    """Each mask run through flash and through masked standard attention on the same Q, K, V (cfg's n and
+    tiles, float64): the largest difference, and the tiles flash computed. First the seed's local window
+    (causal: the query and the window - 1 keys before it) as an approximation of causal attention, then
+    as the function it is, the window (window - 1, 0) FlashAttention takes."""
+    from ..model.costs import census
+    Q, K, V = random_qkv(cfg.n, cfg.d, seed)
+    base = cfg.with_(causal=True, window_left=None, window_right=None, docs=(), blocks=None, sink=None,
+                     compute="float64")
+    local = local_window_attention(Q, K, V, window, causal=True)
+    total = f" of {cfg.Tr * cfg.Tc:,}"
+    rows = [{"mask": f"the seed's local window {window:,}, against causal attention", "tiles computed": "none: "
+             "NumPy, row by row", "max |diff|": float(np.abs(local - standard_attention(Q, K, V, base)).max())}]
+    runs = {f"flash, window ({window - 1:,}, 0), against the seed's local window": (base.with_(
+                window_left=window - 1), local),
+            "flash, packed documents (causal), against masked standard": (base.with_(docs=docs), None),
+            f"flash, causal with a sink of {sink:g}, against gpt-oss's softmax": (base.with_(sink=sink), None)}
+    for name, (at, want) in runs.items():
+        got = flash_attention(Q, K, V, at)
+        ref = standard_attention(Q, K, V, at) if want is None else want
+        rows.append({"mask": name, "tiles computed": f"{census(at.n, at.Br, at.Bc, at.mask).tiles:,}{total}",
+                     "max |diff|": float(np.abs(got - ref).max())})
+    return rows

@@ -397,3 +397,15 @@ def schedule_speedup(n: int, d: int, bh: int, dtype: str, causal: bool, flash_ms
         "how many times faster is it?", "ratio", measured,
         f"Measured on the H200: PyTorch flash takes {flash_ms:.3g} ms, cuDNN {cudnn_ms:.3g} ms, so cuDNN is "
         f"{faster}. {why_model}", LADDER, f"{measured:.2f}×")
+
+
+def window_tiles(cfg: Config, window: int) -> Question:
+    """Lesson 14: the share of the tiles FlashAttention computes under a causal sliding window."""
+    at = cfg.with_(causal=True, window_left=window - 1)
+    computed, total = costs.census(at.n, at.Br, at.Bc, at.mask).tiles, at.Tr * at.Tc
+    return Question(
+        f"A causal sliding window of {window:,} keys (each query sees itself and the {window - 1:,} keys before it) "
+        f"at n = {at.n:,}, in {at.Br} × {at.Bc} tiles: what share of the {total:,} tiles does FlashAttention "
+        "compute?", "share", computed / total,
+        f"{computed:,} of the {total:,} tiles: each block of {at.Br} queries computes only the key blocks its "
+        f"window reaches and never loads the others.", shown=f"{computed / total:.1%}")

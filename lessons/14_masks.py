@@ -1,0 +1,126 @@
+"""Lesson 14: the masks real models run with (a sliding window, packed documents, a sink), as tiles."""
+import pandas as pd
+import streamlit as st
+
+from explorer import cache, charts, ui
+from explorer.lessons import control
+from flashviz.model import costs
+from flashviz.model.mask_sweeps import OverMasks, docs_name, documents, window_name
+from flashviz.model.masks import EMPTY, FULL, PARTIAL
+from flashviz.model.sources import cite
+from flashviz.teach.claims import compare
+from flashviz.teach.format import bytes_text, times_text
+
+st.title("Windows, documents and sinks")
+st.markdown("#### A mask is a set of tiles: FlashAttention computes those it leaves any key in, and never "
+            "loads the others.")
+c1, c2, c3, c4 = st.columns(4)
+n = ui.bound(control("mk_n"), c1)
+window = ui.bound(control("mk_window"), c2)
+mix = ui.bound(control("mk_docs"), c3)
+sink = ui.bound(control("mk_sink"), c4)
+at = ui.config(n=n)  # the sidebar's tiles as the reader set them, cut to this n
+ui.own_setting(f"n = {n:,} is this lesson's own; d = {at.d}, {at.dtype} and the {at.Br} × {at.Bc} tiles come from "
+               "the sidebar. Every mask here is causal.")
+table = cache.masks_at(at, window, mix)
+row = {name: r for name, r in zip(table[OverMasks.MASK], table.to_dict("records"))}
+full, causal, win, docs = row["no mask"], row["causal"], row[window_name(window)], row[docs_name(mix)]
+total = at.Tr * at.Tc
+
+packed = compare(causal[OverMasks.GFLOPS], docs[OverMasks.GFLOPS], "flops")
+ui.slide("The numbers")
+cols = st.columns(4)
+cols[0].metric("tiles computed, window", f"{win[OverMasks.TILES]:,} of {total:,}")
+cols[1].metric("share of tiles, window", f"{win[OverMasks.SHARE]:.1%}")
+cols[2].metric("window against causal, flops", compare(causal[OverMasks.GFLOPS], win[OverMasks.GFLOPS], "flops"))
+cols[3].metric("window against causal, HBM", compare(causal[OverMasks.HBM_MB], win[OverMasks.HBM_MB]))
+st.markdown(
+    f"At n = {n:,} a causal window of {window:,} keys (flash-attn's `window_size=({window - 1}, 0)`) does "
+    f"**{compare(causal[OverMasks.GFLOPS], win[OverMasks.GFLOPS], 'flops')}** than causal attention and moves "
+    f"**{compare(causal[OverMasks.HBM_MB], win[OverMasks.HBM_MB])}** "
+    f"({bytes_text(win[OverMasks.HBM_MB] * 2**20)} against {bytes_text(causal[OverMasks.HBM_MB] * 2**20)}); "
+    f"packed as {mix}, each causal, the n tokens take {packed} {'as' if packed.startswith('the same') else 'than'} "
+    "one causal sequence.")
+ui.explain(f"""
+A query sees key j when i − left ≤ j ≤ i + right, inside its own document: flash-attn's `window_size=(left, right)`,
+with −1 for no bound, so causal is (−1, 0) and gpt-oss's 128-token window, on every other layer, is (127, 0)
+({cite("fa_window", "mask.py")}; {cite("gpt_oss", "sdpa")}). Because every query sees itself, the keys a block of
+queries sees form one run, and FlashAttention walks only the key blocks of that run
+({cite("fa_window", "block_info.py, get_n_block_min_max")}). Masked tiles are not approximated away: they hold
+no key the query may see, so skipping them changes no output ({ui.assumes("mask_tiles")};
+{ui.assumes("two_level")}).
+""")
+ui.table(table, "masks_at", f"n = {n:,}, {at.Br} × {at.Bc} tiles, d = {at.d}, {at.dtype}: the closed forms",
+         formats={OverMasks.SHARE: ".1%", OverMasks.GFLOPS: ".4g", OverMasks.HBM_MB: ".4g"})
+
+# --- the tiles ------------------------------------------------------------------------------------------
+ui.slide("The tiles, full, partial and empty")
+small = at.at_n(min(n, 32 * min(at.Br, at.Bc)))
+maps = cache.mask_tile_maps(small, window, mix)
+ui.chart(cache.figure(charts.mask_tiles, maps, small.n), "mask_tiles")
+
+
+def kinds_text(name: str) -> str:
+    flat = [k for r in maps[name] for k in r]
+    return (f"{name}: {flat.count(FULL):,} full, {flat.count(PARTIAL):,} partial, {flat.count(EMPTY):,} "
+            "empty")
+
+
+st.markdown(f"At n = {small.n:,} ({small.Tr} × {small.Tc} tiles): " + "; ".join(kinds_text(k) for k in maps)
+            + ". A partial tile is computed whole and its masked scores set to −∞ before the softmax; an empty "
+            "one is never read from HBM.")
+
+# --- as n grows ----------------------------------------------------------------------------------------
+ui.slide("As n grows: a window is linear")
+ns = tuple(2**k for k in range(10, 21))
+sweep = cache.over_masks(ui.sweep_config(ns), ns, window, mix)
+ui.side_by_side((cache.figure(charts.mask_growth, sweep, OverMasks.GFLOPS), "mask_flops"),
+                (cache.figure(charts.mask_growth, sweep, OverMasks.HBM_MB), "mask_bytes"))
+last = sweep[sweep[OverMasks.N] == ns[-1]].set_index(OverMasks.MASK)
+before = sweep[sweep[OverMasks.N] == ns[-2]].set_index(OverMasks.MASK)
+
+
+def growth(name: str, column: str = OverMasks.GFLOPS) -> str:
+    return times_text(last.loc[name, column] / before.loc[name, column])
+
+
+st.markdown(
+    f"From n = {ns[-2]:,} to {ns[-1]:,} the flops of the whole matrix grow {growth('no mask')}, causal's "
+    f"{growth('causal')}, the window's {growth(window_name(window))} and its HBM bytes "
+    f"{growth(window_name(window), OverMasks.HBM_MB)}: each query block computes the same few key blocks "
+    f"whatever n, so a window's cost is proportional to n, as its figures show, where the full matrix's is "
+    f"proportional to n². The documents here are a fixed share of n, so theirs grow {growth(docs_name(mix))}.")
+
+# --- the seed's window, computed exactly -------------------------------------------------------------------
+ui.slide("The seed's window, exact and fast")
+st.subheader("The seed's window, exact and fast")
+run = ui.simulable(at, max_tiles=1024)
+exact = cache.masks_exact(run, min(window, run.n), documents(mix, run.n), float(sink))
+approx, as_window = exact[0]["max |diff|"], exact[1]["max |diff|"]
+keys = min(window, run.n)
+st.markdown(
+    "Lesson 6 set a local window beside FlashAttention as a different function: "
+    + (f"as an approximation of causal attention, the window of {keys:,} keys is off by up to **{approx:.2e}** at "
+       f"n = {run.n:,}. " if keys < run.n else
+       f"at n = {run.n:,} a window of {keys:,} keys holds every key before each query, so it is causal attention "
+       f"itself ({approx:.2e} apart). ")
+    + f"Asked for that function, FlashAttention computes it to **{as_window:.2e}**, float noise "
+    f"({ui.assumes('fp64')}), and computes {exact[1]['tiles computed']} tiles.")
+ui.table(pd.DataFrame(exact), "masks_exact", f"n = {run.n:,}, d = {run.d}, {run.Br} × {run.Bc} tiles, float64, "
+         "one random Q, K, V: each mask through flash against its own reference", formats={"max |diff|": ".2e"})
+
+# --- sinks ----------------------------------------------------------------------------------------------
+ui.slide("A sink: one more term in the sum")
+st.subheader("A sink: one more term in the sum")
+sunk = exact[3]
+st.markdown(
+    f"gpt-oss gives each head one learnable logit that joins every row's softmax and is dropped after it: "
+    f"a key with no value ({cite('gpt_oss', 'sdpa')}). In the online softmax the running sum starts from it, "
+    f"m = {sink:g} and l = e^(sink − m) = 1, and every rescale carries it like any other term. At the end a "
+    f"row's weights add to 1 − e^(sink − m)/l. flash-attn-4 adds e^(sink − m) to l once, after the last tile "
+    f"({cite('fa_sink', 'finalize')}): the same sum. Here, with a sink of {sink:g}, flash matches gpt-oss's "
+    f"softmax to **{sunk['max |diff|']:.2e}**. StreamingLLM found that models park attention on the first tokens "
+    f"when they need somewhere to put it ({cite('streamingllm')}); a sink logit is a learned place for it.")
+tiles = costs.census(run.n, run.Br, run.Bc, True).tiles
+st.caption(f"The sink costs one number per head read per query block: {run.Tr:,} elements at n = {run.n:,}, "
+           f"beside the {tiles:,} tiles of K and V.")
