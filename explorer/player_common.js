@@ -15,28 +15,43 @@ const kb = b => (b >= 10240 ? (b / 1024).toFixed(0) : (b / 1024).toFixed(1)) + "
 function swatch(colour, text, extra) {
   return `<span class="swt"><span class="sw" style="background:${colour};${extra || ""}"></span>${text}</span>`;
 }
-// The key's entry for tiles the causal mask skips, drawn as on a grid of `cell` px tiles.
+// The key's entries for a mask's tiles (the run's kinds, the engine's: 0 empty, 1 partial, 2 full), drawn as on a
+// grid of `cell` px tiles: an empty tile crossed out, a partial one with a dark corner (its masked scores).
 const CROSS_FROM = 10;  // px: smaller masked tiles are left blank (a cross that small is a grey smudge)
-const maskedSwatch = cell => swatch("#fff", "masked, skipped", "border:1px solid #bbb" + (cell < CROSS_FROM ? "" :
+const EMPTY_TILE = 0, PARTIAL_TILE = 1;
+const maskedSwatch = cell => swatch("#fff", "empty: skipped", "border:1px solid #bbb" + (cell < CROSS_FROM ? "" :
   ";background:linear-gradient(to bottom right, #fff 44%, #999 44%, #999 56%, #fff 56%)"));
+const partialSwatch = () => swatch(C.done, "partial: masked", "background:linear-gradient(to bottom left, " +
+  `#333 30%, ${C.done} 30%)`);
+// Which of the two the key needs: [empty?, partial?] over every tile.
+const maskKinds = kinds => [kinds.some(r => r.includes(EMPTY_TILE)), kinds.some(r => r.includes(PARTIAL_TILE))];
+function maskSwatches(kinds, cell) {
+  const [empty, partial] = maskKinds(kinds);
+  return (empty ? [maskedSwatch(cell)] : []).concat(partial ? [partialSwatch()] : []);
+}
 
 // The tile grid on a canvas: g = { G (its 2D context), x0, y0 (the first tile's corner), cell (px) }.
 // Tile (i, j) is filled with colour(s, j), s = tileStep[i][j] the step that computes it (-1: no frame).
-// A tile the causal mask skips (j >= computed[i], the engine's count) is drawn crossed out; one past
-// the last frame sent is still to do, and is drawn so.
-function drawTiles(g, tileStep, computed, colour) {
+// A tile the mask leaves empty (kinds[i][j] === 0, the engine's) is drawn crossed out, a partial one (1)
+// with a dark corner; one past the last frame sent is still to do, and is drawn so.
+function drawTiles(g, tileStep, kinds, colour) {
   const { G, x0, y0, cell } = g, gap = cell >= 10 ? 1 : 0;
   G.fillStyle = C.text; G.font = "16px sans-serif";
   G.fillText("key blocks j →", x0, 17);
   G.save(); G.translate(8, y0 + 4); G.rotate(Math.PI / 2); G.fillText("query blocks i →", 0, 0); G.restore();
   tileStep.forEach((row, i) => row.forEach((s, j) => {
     const x = x0 + j * cell, y = y0 + i * cell;
-    if (j >= computed[i]) {  // causal: every key after every query, never computed
+    if (kinds[i][j] === EMPTY_TILE) {  // no key of it seen by any query of the block: never computed
       if (cell < CROSS_FROM) return;
       G.strokeStyle = "#bbb"; G.lineWidth = 1; G.strokeRect(x + 1, y + 1, cell - 2, cell - 2);
       G.beginPath(); G.moveTo(x + 2, y + 2); G.lineTo(x + cell - 2, y + cell - 2); G.stroke(); return;
     }
     G.fillStyle = s < 0 ? C.pending : colour(s, j); G.fillRect(x + gap, y + gap, cell - 2 * gap, cell - 2 * gap);
+    if (kinds[i][j] === PARTIAL_TILE && cell >= 6) {  // masked inside: a dark corner, top right
+      const t = Math.max(3, Math.round(cell * 0.45));
+      G.fillStyle = "#333"; G.beginPath(); G.moveTo(x + cell - gap - t, y + gap); G.lineTo(x + cell - gap, y + gap);
+      G.lineTo(x + cell - gap, y + gap + t); G.closePath(); G.fill();
+    }
   }));
 }
 // What sits in SRAM this step, over a grid of Tr x Tc tiles: query block i's row (blue; i = null

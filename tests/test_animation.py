@@ -5,6 +5,8 @@ import re
 import numpy as np
 import pytest
 
+from flashviz.model.masks import EMPTY, FULL, PARTIAL
+
 from explorer import backward_player, player
 from explorer.player import render_html
 from flashviz.players import animation
@@ -100,17 +102,21 @@ def test_last_frames_equal_standard_attention():
 
 @pytest.mark.parametrize("order", ["fa2", "fa1"])
 @pytest.mark.parametrize("n, Br, Bc", [(96, 16, 32), (100, 32, 16), (64, 64, 8), (50, 8, 48), (512, 16, 16)])
-def test_computed_names_exactly_the_tiles_the_mask_lets_through(order, n, Br, Bc):
-    # the players cross out j >= computed[i]; the frames (all of them, uncapped) are the others
-    for causal in (False, True):
-        cfg = Config(n=n, d=8, Br=Br, Bc=Bc, loop_order=order, causal=causal)
+def test_kinds_name_exactly_the_tiles_the_mask_lets_through(order, n, Br, Bc):
+    # the players cross out an empty tile (kind 0); the frames (all of them, uncapped) are the others
+    for mask in ({}, {"causal": True}):
+        cfg = Config(n=n, d=8, Br=Br, Bc=Bc, loop_order=order, **mask)
         data = flash_frames(cfg, max_frames=10_000)
         tiles = {(f["i"], f["j"]) for f in data["frames"]}
-        assert tiles == {(i, j) for i, c in enumerate(data["computed"]) for j in range(c)}
-        assert len(data["computed"]) == cfg.Tr and max(data["computed"]) == cfg.Tc
-        assert sum(data["computed"]) == data["tiles"] == len(data["frames"])
+        assert tiles == {(i, j) for i, row in enumerate(data["kinds"]) for j, kind in enumerate(row) if kind}
+        assert len(data["kinds"]) == cfg.Tr and {len(row) for row in data["kinds"]} == {cfg.Tc}
+        assert data["tiles"] == len(data["frames"])
+        if not mask:
+            assert {k for row in data["kinds"] for k in row} == {FULL}
+        else:  # causal: the diagonal's tiles partial, those above it empty
+            assert {k for row in data["kinds"] for k in row} == {EMPTY, PARTIAL, FULL} or cfg.Tr == 1
         back = backward_frames(cfg, max_frames=10_000)
-        assert back["computed"] == data["computed"]
+        assert back["kinds"] == data["kinds"]
         assert {(f["i"], f["j"]) for f in back["frames"] if f["kind"] == "tile"} == tiles
 
 
@@ -257,3 +263,8 @@ def test_the_code_panel_adds_little_to_the_payload():
     data = flash_frames(cfg)
     assert len(payload(data).encode()) < 20_000
     assert "def flash_forward(Q, K, V, Br, Bc, causal, hbm):" in render_html(data)
+
+
+def test_the_player_refuses_a_mask_its_listing_cannot_run():
+    with pytest.raises(ValueError, match="causal attention or no mask"):
+        flash_frames(Config(n=64, d=8, Br=16, Bc=16, causal=True, window_left=8))

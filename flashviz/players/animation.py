@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..model import costs
+from ..model import costs, masks
 from ..run import listing
 from ..model.breaks import BREAKS
 from ..run.attention import flash_attention, random_qkv, standard_attention
@@ -165,11 +165,11 @@ def _code_panel(listed: dict, show: list[int], m0: list, m1: list, row0: int, at
             "m_tile": value("m_tile"), "alpha": value("alpha"), "l": value("l")}
 
 
-def computed_blocks(cfg: Config) -> list[int]:
-    """Key blocks each query block computes, in block order: the causal mask skips the rest
-    (attention.last_key: a query block sees keys up to its last row), so the players can tell a
-    masked tile from one past the last frame sent."""
-    return [cfg.mask.key_blocks(r0, min(r0 + cfg.Br, cfg.n), cfg.Bc).stop for r0 in range(0, cfg.n, cfg.Br)]
+def tile_kinds(cfg: Config) -> list[list[int]]:
+    """Each tile's kind under the config's mask (masks.EMPTY, PARTIAL, FULL), row block by row block: the
+    players cross out an empty tile (never computed) and mark a partial one, so a masked tile is told from
+    one past the last frame sent."""
+    return cfg.mask.kinds(cfg.Br, cfg.Bc)
 
 
 def flash_frames(cfg: Config, seed: int = 0, score_scale: float = 1.0,
@@ -184,6 +184,9 @@ def flash_frames(cfg: Config, seed: int = 0, score_scale: float = 1.0,
     The code panel's listing (flashviz.run.listing, edited by `bug`, or by the edit cfg's bug
     flags stand for) runs on the same inputs: each frame's "code" holds what it computed.
     """
+    if cfg.mask not in (masks.Mask(cfg.n), masks.causal(cfg.n)):
+        raise ValueError("the player's listing runs causal attention or no mask; a window, documents or a block "
+                         "mask are drawn by lesson 14's tile maps")
     Q, K, V = teaching_inputs(cfg, seed, score_scale)
     trace: list = []
     O = flash_attention(Q, K, V, cfg, trace=trace)
@@ -209,12 +212,12 @@ def flash_frames(cfg: Config, seed: int = 0, score_scale: float = 1.0,
         frames.append(frame)
     with np.errstate(invalid="ignore"):
         diff = float(np.abs(O - standard_attention(Q, K, V, cfg)).max())
-    census = costs.census(cfg.n, cfg.Br, cfg.Bc, cfg.causal)
+    census = costs.census(cfg.n, cfg.Br, cfg.Bc, cfg.mask)
     std = costs.standard_cost(cfg)
     first_bad = next((k for k, f in enumerate(frames) if f["bad"]), None)
     return {
         "kind": "flash", "n": cfg.n, "d": cfg.d, "Br": cfg.Br, "Bc": cfg.Bc, "Tr": cfg.Tr, "Tc": cfg.Tc,
-        "order": cfg.loop_order, "causal": cfg.causal, "computed": computed_blocks(cfg), "first_rows": FIRST_ROWS,
+        "order": cfg.loop_order, "causal": cfg.causal, "kinds": tile_kinds(cfg), "first_rows": FIRST_ROWS,
         "budget": cfg.sram_bytes, "standard_bytes": std.hbm_bytes,
         "total_bytes": costs.flash_cost(cfg).hbm_bytes, "tiles": census.tiles,
         "capped": len(trace) > max_frames, "keep_full_S": cfg.keep_full_S,

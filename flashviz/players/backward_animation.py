@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..model import costs
-from .animation import MAX_FRAMES, computed_blocks, rounded, teaching_inputs
+from .animation import MAX_FRAMES, tile_kinds, rounded, teaching_inputs
 from ..run.attention import flash_attention, standard_attention
 from ..run.backward import flash_backward, standard_backward
 from ..model.config import Config
@@ -109,10 +109,10 @@ def backward_frames(cfg: Config, seed: int = 0, max_frames: int = MAX_FRAMES) ->
     cost = costs.flash_backward_cost(cfg)
     return {
         "n": cfg.n, "d": cfg.d, "Br": cfg.Br, "Bc": cfg.Bc, "Tr": cfg.Tr, "Tc": cfg.Tc,
-        "causal": cfg.causal, "computed": computed_blocks(cfg), "dtype": cfg.dtype, "show": SHOW,
+        "kinds": tile_kinds(cfg), "dtype": cfg.dtype, "show": SHOW,
         "total_bytes": cost.hbm_bytes, "total_flops": cost.flops,
         "standard_bytes": costs.standard_backward_cost(cfg).hbm_bytes,
         "stored_total_flops": costs.storing_backward_flops(cfg),
-        "tiles": costs.census(cfg.n, cfg.Br, cfg.Bc, cfg.causal).tiles,
+        "tiles": costs.census(cfg.n, cfg.Br, cfg.Bc, cfg.mask).tiles,
         "capped": len(trace) > max_frames, "final_diff": rounded(diff), "frames": frames,
     }

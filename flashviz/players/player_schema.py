@@ -98,7 +98,7 @@ class FlashRun(TypedDict):
     Br: int                                     # query rows per tile
     Bc: int                                     # keys per tile
     Tr: int                                     # query blocks, ceil(n / Br)
-    computed: list[int]                         # key blocks query block i computes (the mask skips the rest); Tr
+    kinds: list[list[int]]                      # tile (i, j): 0 empty (skipped), 1 partial, 2 full; Tr x Tc
     Tc: int                                     # key blocks, ceil(n / Bc)
     order: str                                  # loop order, "fa2" (Q stays in SRAM) or "fa1" (K and V stay)
     first_rows: int                             # rows of a block every frame shows (animation.FIRST_ROWS)
@@ -219,8 +219,7 @@ class BackwardRun(TypedDict):
     Bc: int                                     # keys per tile
     Tr: int                                     # query blocks
     Tc: int                                     # key blocks
-    causal: bool                                # the causal mask (masked tiles have no frame)
-    computed: list[int]                         # key blocks query block i computes (the mask skips the rest); Tr
+    kinds: list[list[int]]                      # tile (i, j): 0 empty (skipped), 1 partial, 2 full; Tr x Tc
     dtype: str                                  # storage type, named in the key
     show: int                                   # rows and keys shown per block (backward_animation.SHOW)
     total_bytes: int                            # HBM bytes over the whole backward
