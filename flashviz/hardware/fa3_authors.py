@@ -28,7 +28,7 @@ from ..model.config import HARDWARE
 from .gpu_model import Kernel, sdpa_flash, whole_gpu
 from .schedule import ScheduleTime, UnitRates, kernel_time
 from .schedule_targets import SPEEDUP_OK, TIME_OK
-from .schedule_targets import load as load_rates
+from .schedule_targets import load as load_rates  # noqa: F401 (tests read the rates through here)
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "h200"
 PROVENANCE = ["gpu", "driver", "cuda", "torch", "cudnn", "date", "command", "flash_attn_4", "cutlass_dsl", "quack",
@@ -63,16 +63,19 @@ def tiles(impl: str, d: int) -> tuple[int, int]:
         return (192, 128) if d <= 64 else (128, 128) if d <= 128 else (128, 80)
     if impl == "cudnn":
         return 128, 128
-    k = sdpa_flash(d)
+    k = read_kernel(impl, d)
     return k.Br, k.Bc
 
 
 def read_kernel(impl: str, d: int) -> Kernel:
     """The kernel as the read model sees it: its tiles, and the threads and registers Nsight Compute read
     (fa3_ncu.csv: flash-attn-4 runs 512 threads of 128 registers at d = 64, 384 of 168 above, one block an SM)."""
-    Br, Bc = tiles(impl, d)
     if impl == "flash":
-        return sdpa_flash(d)
+        # at d = 256 FlashAttention-2's forward runs 64 x 64 tiles of 4 warps, one stage (Nsight Compute: a grid of
+        # n / 64 blocks a head, 128 threads, 98,304 B of shared memory = (64 d + 2 x 64 d) x 2 B); gpu_model's
+        # sdpa_flash reads d = 64 and 128 only
+        return sdpa_flash(d) if d <= 128 else Kernel(LABELS[impl], 64, 64, 1, 4, 255)
+    Br, Bc = tiles(impl, d)
     warps, regs = (16, 128) if (impl == "fa4" and d <= 64) else (12, 168)
     return Kernel(LABELS[impl], Br, Bc, 2, warps, regs)
 
