@@ -41,6 +41,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -168,7 +169,7 @@ def reference(q, k, v, causal=False, window=(None, None), sink=None, cu_seqlens=
 def fa4_module(device: str):
     """flash_attn.cute's two functions, or on the CPU the reference with their signatures."""
     if device == "cuda":
-        from flash_attn.cute import flash_attn_func, flash_attn_varlen_func
+        from flash_attn.cute import flash_attn_func, flash_attn_varlen_func  # type: ignore[import-not-found]
         return flash_attn_func, flash_attn_varlen_func
 
     def func(q, k, v, causal=False, window_size=(None, None), learnable_sink=None):
@@ -227,7 +228,7 @@ class Stamp:
     """The SM clock over one call, read on the SMs (cudnn_probe's stamp kernel through CuPy)."""
 
     def __init__(self, device: str):
-        self.kern = None
+        self.kern: Any = None
         if device != "cuda":
             return
         try:
@@ -297,6 +298,9 @@ def measure_config(set_, n, d, bh, dtype, causal, device, stamp, rows, repeats):
         to_sd = (lambda t: t.transpose(1, 2)) if native else (lambda t: t)
         for pass_ in ("fwd", "bwd"):
             row = {**base, "pass": pass_}
+            diff: float | str = ""
+            err: float | str = ""
+            call: Any = None
             try:
                 if pass_ == "fwd":
                     with torch.no_grad():
@@ -307,25 +311,24 @@ def measure_config(set_, n, d, bh, dtype, causal, device, stamp, rows, repeats):
                         else:
                             del out
 
-                        def call(f=f, ins=ins):
+                        def fwd_call(f=f, ins=ins):
                             return f(*ins)
-                    err = ""
-                    ok = diff == "" or diff < 5e-2
+                        call = fwd_call
+                    ok = diff == "" or float(diff) < 5e-2
                 else:
                     leaves = [t.detach().requires_grad_(True) for t in ins]
                     out = f(*leaves)
-                    grads = torch.autograd.grad(out, leaves, dout, retain_graph=True)
-                    grads = [to_sd(g) for g in grads]
+                    grads = [to_sd(g) for g in torch.autograd.grad(out, leaves, dout, retain_graph=True)]
                     err = "" if grads_ref is None else max(rel_err(g, r) for g, r in zip(grads, grads_ref))
-                    diff = ""
                     if impl == "flash":
                         grads_ref, err = grads, 0.0
                     else:
                         del grads
-                    ok = err == "" or err < 3e-2
+                    ok = err == "" or float(err) < 3e-2
 
-                    def call(out=out, leaves=leaves, dout=dout):
+                    def bwd_call(out=out, leaves=leaves, dout=dout):
                         return torch.autograd.grad(out, leaves, dout, retain_graph=True)
+                    call = bwd_call
                 plain, hidden = paired(call, device, repeats)
                 flops = fwd_flops(n, d, bh, causal) * (1.0 if pass_ == "fwd" else 2.5)
                 med = statistics.median(plain)
@@ -339,9 +342,6 @@ def measure_config(set_, n, d, bh, dtype, causal, device, stamp, rows, repeats):
                     row["status"] = "ok, unchecked: PyTorch flash did not run here"
             except Exception as e:  # noqa: BLE001 (a backend that refuses the shape, or memory runs out)
                 row["status"] = "does not run: " + (str(e).strip().splitlines() or [repr(e)])[-1][:120]
-            finally:
-                call = None  # noqa: F841
-                out = leaves = None  # noqa: F841
             rows.add(row)
             table.append(row)
             print(f"{set_:10s} {impl:5s} {pass_} {dtype:8s} c={int(causal)} n={n:6d} d={d:3d} bh={bh:3d} "
@@ -359,7 +359,8 @@ def timing(out: Path, prov: dict, device: str, deadline: float, repeats: int) ->
     stamp = Stamp(device)
     sets = [("model", DRY if device == "cpu" else MODEL), ("held-apart", DRY_HELD if device == "cpu" else HELD_APART)]
     dtypes = ("float32",) if device == "cpu" else DTYPES
-    every = sorted(((s, c) for s, cs in sets for c in cs), key=lambda sc: fwd_flops(*sc[1], False))
+    every = sorted(((s, c) for s, cs in sets for c in cs),
+                   key=lambda sc: fwd_flops(sc[1][0], sc[1][1], sc[1][2], False))
     for set_, (n, d, bh) in every:
         if time.time() > deadline:
             print(f"timing deadline reached before {set_} {n}/{d}/{bh}", flush=True)
@@ -383,9 +384,12 @@ def pair_count(n: int, causal: bool, left, right, docs=None) -> int:
     return int(np.maximum(0, hi - lo + 1).sum())
 
 
-def mask_cases(n: int):
+MaskCase = tuple[str, bool, tuple[int | None, int | None], list[int] | None, bool]
+
+
+def mask_cases(n: int) -> list[MaskCase]:
     """(kind, causal, (left, right), docs or None, sink?) at sequence length (or total tokens) n."""
-    cases = [("full", False, (None, None), None, False), ("causal", True, (None, None), None, False)]
+    cases: list[MaskCase] = [("full", False, (None, None), None, False), ("causal", True, (None, None), None, False)]
     w = 128
     while w <= n:
         cases.append(("window", False, (w - 1, 0), None, False))        # w keys a row, the query's own last
@@ -450,13 +454,13 @@ def masks(out: Path, prov: dict, device: str, deadline: float, repeats: int) -> 
         try:
             leaves = [t.detach().requires_grad_(True) for t in (cq, ck, cv)]
             sink_leaf = csink
-            got = run_mask(func, varlen, *leaves, causal, cwin, cdocs, sink_leaf, device)()
+            got = run_mask(func, varlen, leaves[0], leaves[1], leaves[2], causal, cwin, cdocs, sink_leaf, device)()
             g1 = torch.autograd.grad(got, leaves, cdout)
             rl = [t.detach().float().requires_grad_(True) for t in (cq, ck, cv)]
             cu = (torch.tensor([0, *torch.tensor(cdocs).cumsum(0).tolist()], dtype=torch.int32, device=device)
                   if cdocs else None)
             want = (reference(rl[0][0], rl[1][0], rl[2][0], causal, cwin, csink, cu)[None] if cdocs
-                    else reference(*rl, causal, cwin, csink))
+                    else reference(rl[0], rl[1], rl[2], causal, cwin, csink))
             g2 = torch.autograd.grad(want, rl, cdout.float())
             check = {"check_max_abs_diff": (got.float() - want).abs().max().item(),
                      "check_grad_rel_err": max(rel_err(a, b) for a, b in zip(g1, g2))}
@@ -473,7 +477,7 @@ def masks(out: Path, prov: dict, device: str, deadline: float, repeats: int) -> 
                         mhz = stamp.mhz(call)
                 else:
                     leaves = [t.detach().requires_grad_(True) for t in (q, k, v)]
-                    o = run_mask(func, varlen, *leaves, causal, window, docs, sink, device)()
+                    o = run_mask(func, varlen, leaves[0], leaves[1], leaves[2], causal, window, docs, sink, device)()
 
                     def call(o=o, leaves=leaves):
                         return torch.autograd.grad(o, leaves, dout, retain_graph=True)
@@ -490,11 +494,10 @@ def masks(out: Path, prov: dict, device: str, deadline: float, repeats: int) -> 
             except Exception as e:  # noqa: BLE001
                 row["status"] = "does not run: " + (str(e).strip().splitlines() or [repr(e)])[-1][:120]
             rows.add(row)
-            print(f"mask {kind:6s} {pass_} c={int(causal)} win={window} docs={base['docs'][:40]:40s} "
+            print(f"mask {kind:6s} {pass_} c={int(causal)} win={window} docs={str(base['docs'])[:40]:40s} "
                   f"sink={int(has_sink)} "
                   f"frac={base['pair_fraction']:.4f} {row.get('ms', float('nan')):8.3f} ms "
                   f"{row.get('tflops_computed', 0):6.1f} TF/s {row['status'][:60]}", flush=True)
-            call = o = leaves = None  # noqa: F841
         if device == "cuda":
             torch.cuda.empty_cache()
 
