@@ -83,6 +83,13 @@ masks_exact = cache(attention.masks_exact)
 
 
 @cache
+def masks_measured(pass_: str = "fwd"):
+    """flash-attn-4's masks on the H200 beside the engine's tiles (lesson 14), and the run's provenance."""
+    from flashviz.hardware import masks_measured as mm
+    return mm.measured_masks(pass_), mm.provenance()
+
+
+@cache
 def decode_bounds(cfg, gpus: dict) -> pd.DataFrame:
     """Lesson 12's table: each GPU's balance and where its roof puts decode and prefill. One
     cached table, where the page had unpickled and reindexed one roofline per GPU each rerun."""

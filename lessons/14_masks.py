@@ -4,6 +4,7 @@ import streamlit as st
 
 from explorer import cache, charts, ui
 from explorer.lessons import control
+from flashviz.hardware.masks_measured import Measured
 from flashviz.model import costs
 from flashviz.model.mask_sweeps import OverMasks, docs_name, documents, window_name
 from flashviz.model.masks import EMPTY, FULL, PARTIAL
@@ -124,3 +125,38 @@ st.markdown(
 tiles = costs.census(run.n, run.Br, run.Bc, True).tiles
 st.caption(f"The sink costs one number per head read per query block: {run.Tr:,} elements at n = {run.n:,}, "
            f"beside the {tiles:,} tiles of K and V.")
+
+PER_TILE = Measured.PER_TILE
+
+
+def window_name_measured(w: int) -> str:
+    return f"window ({w - 1:,}, 0)"
+
+
+# --- measured: flash-attn-4 on the H200 ------------------------------------------------------------------
+ui.slide("Measured: flash-attn-4 on the H200")
+st.subheader("Measured: flash-attn-4 on the H200")
+measured, run_of = cache.masks_measured("fwd")
+M = measured.set_index("mask")
+first = measured.iloc[0]
+shown_window = window if window_name_measured(window) in M.index else 128
+wrow = M.loc[window_name_measured(shown_window)]
+full_ms, sink_ms = M.loc["no mask", "measured ms"], M.loc["no mask + sink", "measured ms"]
+big = M.loc["window (4,095, 0)"]
+st.markdown(
+    f"The authors' kernel, flash-attn-4 {run_of['flash_attn_4']} (FlashAttention-3's design on Hopper: "
+    f"{cite('fa_code', 'flash_attn/cute/flash_fwd_sm90.py')}), timed "
+    f"forward on the {run_of['gpu']} at n = {first['n']:,}, d = {first['d']}, {first['heads']} heads, "
+    f"{first['dtype']}, beside the engine's count at the kernel's {first['Br']} × {first['Bc']} tiles "
+    f"({cite('h200_measured', 'fa4_masks.csv, ' + run_of['date'])}). The causal window of {shown_window:,} keys"
+    + (f" (the lesson's {window} was not measured)" if shown_window != window else "")
+    + f" keeps **{wrow['share of tiles']:.2%}** of the tiles and takes **{wrow['share of full time']:.2%}** of the "
+    f"full matrix's time, {wrow['measured ms']:.3g} ms against {full_ms:.3g} ms: each of its tiles takes "
+    f"{times_text(wrow[PER_TILE])} the time of a tile of the full matrix. The window (4,095, 0) keeps "
+    f"{big['share of tiles']:.1%} of the tiles and takes {big['share of full time']:.1%} of the time. A sink "
+    f"takes {compare(full_ms, sink_ms, 'time', fewer='less')} than no sink over the full matrix.")
+ui.chart(cache.figure(charts.masks_measured, measured), "masks_measured")
+ui.table(measured[["mask", "tiles computed", "share of tiles", "measured ms", "share of full time", PER_TILE]],
+         "masks_measured_table", f"{run_of['gpu']}, flash-attn-4 {run_of['flash_attn_4']}, forward, "
+         f"{run_of['date']}; tiles by the engine at {first['Br']} × {first['Bc']}",
+         formats={"share of tiles": ".2%", "share of full time": ".2%", "measured ms": ".3f", PER_TILE: ".2f"})

@@ -128,8 +128,10 @@ def _config_cases(tag: str, cfg: Config) -> list[Case]:
 
 
 def _fixed_cases() -> list[Case]:
-    """Lessons 2, 6 (its second half) and 10: their data do not follow the sidebar."""
-    out = []
+    """Lessons 2, 6 (its second half), 10 and 14's measured masks: their data do not follow the sidebar."""
+    from flashviz.hardware.masks_measured import measured_masks
+    out = [Case(f"masks_measured__{p}", charts.masks_measured, lambda p=p: (measured_masks(p),))
+           for p in ("fwd", "bwd")]
 
     def row_of(length: int, block: int) -> tuple[pd.DataFrame, list]:
         row, steps = attention.random_row(length, 1, 3.0), []

@@ -467,6 +467,39 @@ def check_masks(ck: Claims, p: dict) -> None:
     ck.expect(rows[1]["max |diff|"] <= NOISE, f"{m.group(0)!r}: {rows[1]['max |diff|']:.2e}")
     m = ck.find(rf"flash matches gpt-oss's softmax to \*\*({NUM})\*\*")
     ck.expect(rows[3]["max |diff|"] <= NOISE, f"{m.group(0)!r}: {rows[3]['max |diff|']:.2e}")
+    check_masks_measured(ck, w)
+
+
+def check_masks_measured(ck: Claims, w: int) -> None:
+    """Lesson 14's H200 paragraph against fa4_masks.csv and the census, recomputed here."""
+    import pandas as pd
+    from flashviz.model import costs
+    from flashviz.model.config import Config
+    df = pd.read_csv(measured.DATA / "fa4_masks.csv")
+    fwd = df[(df["pass"] == "fwd") & (df["status"] == "ok")]
+    plain = fwd[(fwd["kind"] == "full")].iloc[0]
+    full_ms = float(plain["ms"])
+    shown = w if ((fwd["kind"] == "window") & (fwd["window_left"] == w - 1) & (fwd["window_right"] == 0)).any() else 128
+    ck.expect((f"(the lesson's {w} was not measured)" in ck.text) == (shown != w), f"window {w}: the not-measured note")
+    said = (rf"window of {shown:,} keys(?: \(the lesson's \d+ was not measured\))? keeps \*\*({NUM})%\*\* of the "
+            rf"tiles and takes \*\*({NUM})%\*\* of the full matrix's time, ({NUM}) ms against ({NUM}) ms: each of its "
+            rf"tiles takes ({NUM})× the time")
+    wide = rf"The window \(4,095, 0\) keeps ({NUM})% of the tiles and takes ({NUM})% of the time"
+    for first, (left, text) in enumerate(((shown - 1, said), (4095, wide))):
+        r = fwd[(fwd["kind"] == "window") & (fwd["window_left"] == left) & (fwd["window_right"] == 0)].iloc[0]
+        cfg = Config(n=int(r["n"]), d=int(r["d"]), Br=128, Bc=128, window_left=left, window_right=0)
+        tiles = costs.census(cfg.n, 128, 128, cfg.mask).tiles / (cfg.Tr * cfg.Tc)
+        time = float(r["ms"]) / full_ms
+        m = ck.find(text)
+        ck.expect(agrees(m.group(1), 100 * tiles) and agrees(m.group(2), 100 * time), f"{m.group(0)!r}: "
+                  f"{tiles:.4%} of the tiles, {time:.4%} of the time")
+        if first == 0:
+            ck.expect(agrees(m.group(3), float(r["ms"])) and agrees(m.group(4), full_ms)
+                      and agrees(m.group(5), time / tiles), f"{m.group(0)!r}")
+    sink = fwd[(fwd["kind"] == "sink") & (fwd["causal"] == 0) & fwd["window_left"].isna()].iloc[0]
+    m = ck.find(rf"A sink takes {COMPARE} time than no sink over the full matrix",
+                ck.text.replace("less time", "fewer time"))
+    ck.ratio_claim(m, full_ms, float(sink["ms"]), "the sink's time")
 
 
 def why_masks(ck: Claims, p: dict) -> None:

@@ -14,14 +14,15 @@ from __future__ import annotations
 from .algorithm import (backward_bars, block_sweep, diff_heatmap, flops_bars, io_theorem, memory_over_n,
                         precision_bars, precision_row, precision_score_errors, traffic_over_n, working_set_sweep)
 from .hardware import (MeasuredReads, ModelReads, block_bytes, block_times, cache_over_n, mask_growth,
-                       mask_tiles, measured_bytes, measured_roofline, measured_times, reads_figure,
+                       mask_tiles, masks_measured, measured_bytes, measured_roofline, measured_times, reads_figure,
                        schedule_measured, schedule_timeline, split_times)
 from .idea import bytes_vs_flops, roofline, running_stats, weights_bars
 from .tested import comparison_bars, cut_vs_block, loop_order_bars, loop_orders_over_n
 
 __all__ = ["MeasuredReads", "ModelReads", "backward_bars", "block_bytes", "block_sweep", "block_times",
            "bytes_vs_flops", "cache_over_n", "comparison_bars", "cut_vs_block", "diff_heatmap", "flops_bars",
-           "io_theorem", "loop_order_bars", "loop_orders_over_n", "mask_growth", "mask_tiles", "measured_bytes",
+           "io_theorem", "loop_order_bars", "loop_orders_over_n", "mask_growth", "mask_tiles", "masks_measured",
+           "measured_bytes",
            "measured_roofline",
            "measured_times", "memory_over_n", "precision_bars", "precision_row", "precision_score_errors",
            "reads_figure", "roofline", "running_stats", "schedule_measured", "schedule_timeline", "split_times",

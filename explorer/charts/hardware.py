@@ -283,3 +283,29 @@ def mask_tiles(maps: dict[str, list[list[int]]], n: int) -> go.Figure:
     for note in fig.layout.annotations:
         note.font.size = FONT
     return fig
+
+
+_KIND_STYLE = {"full": (STANDARD, "square"), "causal": (ORANGE, "diamond"), "window": (FLASH, "circle"),
+               "docs": (GREEN, "triangle-up"), "sink": (PURPLE, "x")}
+_KIND_NAMES = {"full": "no mask", "causal": "causal", "window": "windows", "docs": "packed documents",
+               "sink": "with a sink"}
+
+
+def masks_measured(df: pd.DataFrame) -> go.Figure:
+    """flash-attn-4's measured time against the engine's share of tiles computed (flashviz.hardware.
+    masks_measured.Measured's columns), each as a share of the full matrix's, log-log, with the line where
+    time would be in proportion to the tiles."""
+    fig = go.Figure()
+    low = float(min(df["share of tiles"].min(), df["share of full time"].min()))
+    fig.add_trace(go.Scatter(x=[low, 1.0], y=[low, 1.0], mode="lines", name="time in proportion to tiles",
+                             line={"color": BLACK, "width": 2, "dash": "dot"}, hoverinfo="skip"))
+    for kind, (colour, symbol) in _KIND_STYLE.items():
+        part = df[df["kind"] == kind]
+        if len(part):
+            fig.add_trace(go.Scatter(x=part["share of tiles"], y=part["share of full time"], mode="markers",
+                                     name=_KIND_NAMES[kind], text=part["mask"],
+                                     marker={"color": colour, "symbol": symbol, "size": 11},
+                                     hovertemplate="%{text}: %{x:.2%} of the tiles, %{y:.2%} of the time"
+                                                   "<extra></extra>"))
+    return _style(fig, "share of the tiles computed (engine)", "share of the full time (measured)",
+                  "flash-attn-4 on the H200: time against tiles", log_x=True, log_y=True)
