@@ -303,7 +303,7 @@ def masks_measured(df: pd.DataFrame) -> go.Figure:
         part = df[df["kind"] == kind]
         if len(part):
             fig.add_trace(go.Scatter(x=part["share of tiles"], y=part["share of full time"], mode="markers",
-                                     name=_KIND_NAMES[kind], text=part["mask"],
+                                     name=_KIND_NAMES[kind], text=list(part["mask"]),
                                      marker={"color": colour, "symbol": symbol, "size": 11},
                                      hovertemplate="%{text}: %{x:.2%} of the tiles, %{y:.2%} of the time"
                                                    "<extra></extra>"))
