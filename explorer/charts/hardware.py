@@ -282,6 +282,8 @@ def mask_tiles(maps: dict[str, list[list[int]]], n: int) -> go.Figure:
                  height=400)
     for note in fig.layout.annotations:
         note.font.size = FONT
+    for k in range(2, len(names) + 1):  # one title for the row of panels: the first's
+        fig.layout[f"yaxis{k}"].title.text = ""
     return fig
 
 
