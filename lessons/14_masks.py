@@ -95,7 +95,7 @@ st.markdown(
 # --- the seed's window, computed exactly -------------------------------------------------------------------
 ui.slide("The seed's window, exact and fast")
 st.subheader("The seed's window, exact and fast")
-run = ui.simulable(at, max_tiles=1024)
+run = ui.simulable(at, max_tiles=256)  # four NumPy runs: kept to 16 x 16 tiles
 exact = cache.masks_exact(run, min(window, run.n), documents(mix, run.n), float(sink))
 approx, as_window = exact[0]["max |diff|"], exact[1]["max |diff|"]
 keys = min(window, run.n)

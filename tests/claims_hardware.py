@@ -453,7 +453,7 @@ def check_masks(ck: Claims, p: dict) -> None:
     m = ck.find(rf"so theirs grow ({NUM})×")
     ck.expect(agrees(m.group(1), grown["docs"][0]), f"{m.group(0)!r} vs {grown['docs'][0]:.4g}")
     # the runs: the seed's window, exact, and the sink
-    run_n = min(n, 2048, int(1024 ** 0.5) * min(cfg.Br, cfg.Bc))
+    run_n = min(n, 2048, int(256 ** 0.5) * min(cfg.Br, cfg.Bc))
     run = cfg.at_n(run_n)
     rows = masks_exact(run, min(w, run.n), documents(mix, run.n), float(p["mk_sink"]))
     keys = min(w, run.n)
