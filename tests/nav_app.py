@@ -13,15 +13,13 @@ import streamlit as st  # noqa: E402
 from explorer import nav, ui  # noqa: E402
 from explorer.lessons import LESSONS, Lesson  # noqa: E402
 
-# After today's thirteen, seven more: one in the last chapter, six in a new one, with labels as long
-# as the longest today.
-MORE = [("Precisions", LESSONS[-1].chapter),
-        *((short, "Beyond the paper") for short in ("Long context", "Sparsity", "Paged cache", "FA3", "Ring",
-                                                     "Break it 2"))]
+# After today's fourteen, six more in a new chapter, with labels as long as the longest today.
+MORE = [(short, "Beyond the paper") for short in ("Long context", "Sparsity", "Paged cache", "FA3", "Ring",
+                                                   "Break it 2")]
 
 
 def stand_ins() -> list[Lesson]:
-    """Twenty lessons: today's thirteen and seven more, each a stand-in page at its own address."""
+    """Twenty lessons: today's fourteen and six more, each a stand-in page at its own address."""
     more = [Lesson(f"stand_in_{k}", f"Stand-in lesson {k}: {short}", f"stand-in-{k}", "", short, chapter)
             for k, (short, chapter) in enumerate(MORE, start=len(LESSONS) + 1)]
     return [*LESSONS, *more]
