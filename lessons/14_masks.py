@@ -138,6 +138,7 @@ ui.slide("Measured: flash-attn-4 on the H200")
 st.subheader("Measured: flash-attn-4 on the H200")
 measured, run_of = cache.masks_measured("fwd")
 M = measured.set_index("mask")
+bwd = cache.masks_measured("bwd")[0].set_index("mask")
 first = measured.iloc[0]
 shown_window = window if window_name_measured(window) in M.index else 128
 wrow = M.loc[window_name_measured(shown_window)]
@@ -154,7 +155,10 @@ st.markdown(
     f"full matrix's time, {wrow['measured ms']:.3g} ms against {full_ms:.3g} ms: each of its tiles takes "
     f"{times_text(wrow[PER_TILE])} the time of a tile of the full matrix. The window (4,095, 0) keeps "
     f"{big['share of tiles']:.1%} of the tiles and takes {big['share of full time']:.1%} of the time. A sink "
-    f"takes {compare(full_ms, sink_ms, 'time', fewer='less')} than no sink over the full matrix.")
+    f"takes {compare(full_ms, sink_ms, 'time', fewer='less')} than no sink over the full matrix. The backward pass "
+    f"of the same window takes {bwd.loc[window_name_measured(shown_window), 'share of full time']:.2%} of the full "
+    f"backward's time ({bwd.loc[window_name_measured(shown_window), 'measured ms']:.3g} ms against "
+    f"{bwd.loc['no mask', 'measured ms']:.3g} ms).")
 ui.chart(cache.figure(charts.masks_measured, measured), "masks_measured")
 ui.table(measured[["mask", "tiles computed", "share of tiles", "measured ms", "share of full time", PER_TILE]],
          "masks_measured_table", f"{run_of['gpu']}, flash-attn-4 {run_of['flash_attn_4']}, forward, "

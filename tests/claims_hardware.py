@@ -500,6 +500,14 @@ def check_masks_measured(ck: Claims, w: int) -> None:
     m = ck.find(rf"A sink takes {COMPARE} time than no sink over the full matrix",
                 ck.text.replace("less time", "fewer time"))
     ck.ratio_claim(m, full_ms, float(sink["ms"]), "the sink's time")
+    back = df[(df["pass"] == "bwd") & (df["status"] == "ok")]
+    b_full = float(back[back["kind"] == "full"].iloc[0]["ms"])
+    b_win = float(back[(back["kind"] == "window") & (back["window_left"] == shown - 1)
+                       & (back["window_right"] == 0)].iloc[0]["ms"])
+    m = ck.find(rf"The backward pass of the same window takes ({NUM})% of the full backward's time \(({NUM}) ms "
+                rf"against ({NUM}) ms\)")
+    ck.expect(agrees(m.group(1), 100 * b_win / b_full) and agrees(m.group(2), b_win) and agrees(m.group(3), b_full),
+              f"{m.group(0)!r}: {b_win} of {b_full} ms")
 
 
 def why_masks(ck: Claims, p: dict) -> None:
