@@ -2,10 +2,14 @@
 every column; a chart's toolbar and its PNG's name."""
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
+import plotly.graph_objects as go
 import streamlit as st
 
 from flashviz.teach.format import column_format
 
+from . import live as live_charts
 from .widgets import presenting
 
 
@@ -60,7 +64,11 @@ def table(df, key: str, caption: str | None = None, show=None, headers: dict | N
                        mime="text/csv", key=f"{key}_csv", on_click="ignore")
 
 
-def chart(fig, key: str) -> None:
+def chart(fig, key: str, live: tuple[Callable[[], go.Figure], Sequence[str]] | None = None) -> None:
+    """A chart; `live=(make, ("n", ...))`: it follows those sliders while they are dragged
+    (explorer/live.py), `make` building it from the settings as `fig` was built."""
+    if live is not None:
+        live_charts.follow(key, *live)
     st.plotly_chart(fig, key=key, config={
         "displaylogo": False, "displayModeBar": "hover" if not presenting() else False,
         "toImageButtonOptions": {"format": "png", "filename": key, "scale": 2}})

@@ -1,0 +1,59 @@
+// Live figures (explorer/live.py): while a slider is dragged, every chart that follows it is redrawn
+// from the figures the engine computed at each of the slider's values. This script chooses among
+// them; it computes nothing. Streamlit sends the slider's value to the server only when it is let go.
+export default function ({ data }) {
+  const live = (window.__fvLive = window.__fvLive || { charts: {}, knobs: {}, watched: new WeakSet(), run: 0 });
+  live.charts = data.charts;
+  live.knobs = data.knobs;
+  live.run += 1;  // a new run: each chart's figure on screen is the server's again
+  for (const knob of Object.keys(data.knobs)) watch(live, knob);
+}
+
+// The range input of the slider whose URL key is `knob` (Streamlit marks a keyed widget st-key-<key>).
+function input(knob) {
+  return document.querySelector(`.st-key-${CSS.escape(knob)} input[type="range"]`);
+}
+
+function watch(live, knob) {
+  const el = input(knob);
+  if (!el) return;
+  el.dataset.liveKnob = knob;
+  if (live.watched.has(el)) return;
+  live.watched.add(el);
+  // React sets the thumb's aria-valuetext and value on every move of a drag or a key.
+  new MutationObserver(() => moved(live, knob, el)).observe(el, { attributes: true, attributeFilter: ["aria-valuetext"] });
+}
+
+function moved(live, knob, el) {
+  const raw = Number(el.value);
+  for (const [chart, byKnob] of Object.entries(live.charts)) {
+    const steps = byKnob[knob];
+    if (!steps) continue;
+    const at = live.knobs[knob] === "index" ? raw : steps.values.findIndex((v) => Math.abs(v - raw) < 1e-9);
+    if (at >= 0 && at < steps.values.length) draw(live, chart, steps, at);
+  }
+}
+
+function draw(live, chart, steps, at) {
+  const gd = document.querySelector(`.st-key-${CSS.escape(chart)} .js-plotly-plot`);
+  if (!gd || !window.Plotly || !gd.data) return;
+  if (gd.__fvRun !== live.run) {  // the chart as the server drew it at this run's settings
+    gd.__fvBase = { data: gd.data.map((t) => ({ ...t })), layout: { ...gd.layout } };
+    gd.__fvRun = live.run;
+  }
+  const base = gd.__fvBase, change = steps.data[at], lay = steps.layout[at];
+  const data = Array.isArray(change) ? change : base.data.map((t, i) => merge(t, change[i]));
+  const layout = merge(base.layout, lay);
+  gd.dataset.liveAt = String(steps.values[at]);
+  window.Plotly.react(gd, data, layout);
+}
+
+// A copy of `into` with `change`'s keys set (null: removed).
+function merge(into, change) {
+  const out = { ...into };
+  for (const [k, v] of Object.entries(change || {})) {
+    if (v === null) delete out[k];
+    else out[k] = v;
+  }
+  return out;
+}

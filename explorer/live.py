@@ -1,0 +1,140 @@
+"""Live figures: a chart follows its slider while the slider is dragged, in the browser, from figures
+the engine computed at every value the slider offers.
+
+A lesson draws a chart with `ui.chart(make(), key, live=(make, ("n", "d")))`: `make` builds the
+chart from the settings (through ui.config(), ui.hardware() and ui.setting(), never from a variable
+read before), and each named slider is a URL key. At the end of the run (`flush`, so the page is
+drawn first) every such chart is built again at each value its sliders offer, the other settings
+as they are (`at`), and the page carries what changes from one value to the next: per trace the
+attributes that differ from the chart on screen, per layout key the same. In the browser,
+explorer/live.js watches each named slider (Streamlit's own: a native, labelled range input that
+sends its value to the server only when it is let go), marks it `data-live-knob`, and as it moves
+redraws the chart from the carried values: JavaScript chooses among the engine's figures, it
+computes none. On release Streamlit reruns the page once, as for any control.
+"""
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import json
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import plotly.graph_objects as go
+import streamlit as st
+
+HERE = Path(__file__).parent
+# A slider whose chart would carry more figures than this stays on the rerun path (the page says so
+# beside it): a 1 KB step over the SRAM budget's 8-512 KB would be 505 figures.
+MOST_VALUES = 128
+PENDING = "_live_pending"  # this run's live charts: key -> (make, knobs)
+# What one value's difference from the chart on screen may not exceed on average, in bytes of JSON:
+# past it the chart stays on the rerun path (a heatmap redrawn per value, say).
+MOST_BYTES_PER_VALUE = 12_000
+
+_override: contextvars.ContextVar[Mapping[str, Any]] = contextvars.ContextVar("live_override", default={})
+
+_component = st.components.v2.component("flashviz.live", js=(HERE / "live.js").read_text(),
+                                        isolate_styles=False)
+
+
+@contextlib.contextmanager
+def at(values: Mapping[str, Any]) -> Iterator[None]:
+    """Inside: the settings read as if the sliders named (URL keys) stood at these values."""
+    token = _override.set({**_override.get(), **values})
+    try:
+        yield
+    finally:
+        _override.reset(token)
+
+
+def overridden(key: str) -> tuple[bool, Any]:
+    """(True, value) while `at` sets this key, else (False, None)."""
+    values = _override.get()
+    return (True, values[key]) if key in values else (False, None)
+
+
+def follow(key: str, make: Callable[[], go.Figure], knobs: Sequence[str]) -> None:
+    """Have the chart drawn under `key` follow these sliders (URL keys) live; built at `flush`."""
+    st.session_state.setdefault(PENDING, {})[key] = (make, tuple(knobs))
+
+
+def _figure_json(fig: go.Figure) -> dict:
+    return json.loads(fig.to_json())
+
+
+def _diff(base: Mapping[str, Any], other: Mapping[str, Any]) -> dict:
+    """The keys whose values differ, with other's value (None: gone from other)."""
+    return {k: other.get(k) for k in base.keys() | other.keys() if base.get(k) != other.get(k)}
+
+
+def steps(make: Callable[[], go.Figure], key: str, values: Sequence[Any]) -> dict | None:
+    """The chart at each of a slider's values, as differences from the chart at the current settings:
+    {"data": [{trace index: {attr: value}} or a whole list of traces], "layout": [{key: value}]},
+    one entry per value. None when the differences pass MOST_BYTES_PER_VALUE on average."""
+    base = _figure_json(make())
+    data, layout = [], []
+    for value in values:
+        with at({key: value}):
+            fig = _figure_json(make())
+        traces = fig.get("data", [])
+        if len(traces) == len(base.get("data", [])):
+            data.append({str(t): d for t, tr in enumerate(traces) if (d := _diff(base["data"][t], tr))})
+        else:  # traces come and go: carry them all
+            data.append(traces)
+        layout.append(_diff(base.get("layout", {}), fig.get("layout", {})))
+    payload = {"data": data, "layout": layout}
+    if len(json.dumps(payload)) > MOST_BYTES_PER_VALUE * len(values):
+        return None
+    return payload
+
+
+def param(key: str):
+    """The control a URL key names: the sidebar's, or a lesson's own."""
+    from .lessons import control
+    from .params import CUSTOM_GPU, SHARED
+    own = {p.key: p for p in CUSTOM_GPU}
+    return SHARED.get(key) or own.get(key) or control(key)
+
+
+def offered(p) -> tuple[list, str]:
+    """A slider's values in the order its range input counts them, and what the input's value is:
+    "index" (a select slider: the position among its options) or "value" (the number itself)."""
+    if p.options:
+        return list(p.options), "index"
+    count = int(round((p.hi - p.lo) / p.step)) + 1
+    values = [p.lo + k * p.step for k in range(count)]
+    return [int(round(v)) if p.kind == "int" else round(v, 6) for v in values], "value"
+
+
+def _snapshot() -> tuple:
+    """Every setting a chart may read, as it stands: the cache key of its steps."""
+    state = st.session_state
+    return tuple(sorted((k, repr(v)) for k, v in state.items() if isinstance(k, str) and not k.startswith("_")
+                        and isinstance(v, (int, float, str, bool))))
+
+
+@st.cache_resource(max_entries=512, show_spinner=False)
+def _cached_steps(chart: str, knob: str, snapshot: tuple, _make: Callable[[], go.Figure],
+                  values: tuple) -> dict | None:
+    return steps(_make, knob, values)
+
+
+def flush() -> None:
+    """Carry this run's live charts to the page: run at the end of a whole run, after the lesson."""
+    pending = st.session_state.pop(PENDING, {})
+    charts: dict[str, dict] = {}
+    modes: dict[str, str] = {}
+    snapshot = _snapshot()
+    for chart, (make, knobs) in pending.items():
+        for knob in knobs:
+            values, mode = offered(param(knob))
+            if len(values) > MOST_VALUES:
+                continue
+            payload = _cached_steps(chart, knob, snapshot, make, tuple(values))
+            if payload is None:
+                continue
+            charts.setdefault(chart, {})[knob] = {"values": values, **payload}
+            modes[knob] = mode
+    _component(data={"charts": charts, "knobs": modes}, key="fv_live", height="content")
