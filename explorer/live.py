@@ -33,7 +33,7 @@ PENDING = "_live_pending"  # this run's live charts: key -> (make, knobs)
 # past it the chart stays on the rerun path (a heatmap redrawn per value, say).
 MOST_BYTES_PER_VALUE = 12_000
 
-_override: contextvars.ContextVar[Mapping[str, Any]] = contextvars.ContextVar("live_override", default={})
+_override: contextvars.ContextVar[Mapping[str, Any] | None] = contextvars.ContextVar("live_override", default=None)
 
 _component = st.components.v2.component("flashviz.live", js=(HERE / "live.js").read_text(),
                                         isolate_styles=False)
@@ -42,7 +42,7 @@ _component = st.components.v2.component("flashviz.live", js=(HERE / "live.js").r
 @contextlib.contextmanager
 def at(values: Mapping[str, Any]) -> Iterator[None]:
     """Inside: the settings read as if the sliders named (URL keys) stood at these values."""
-    token = _override.set({**_override.get(), **values})
+    token = _override.set({**(_override.get() or {}), **values})
     try:
         yield
     finally:
@@ -51,7 +51,7 @@ def at(values: Mapping[str, Any]) -> Iterator[None]:
 
 def overridden(key: str) -> tuple[bool, Any]:
     """(True, value) while `at` sets this key, else (False, None)."""
-    values = _override.get()
+    values = _override.get() or {}
     return (True, values[key]) if key in values else (False, None)
 
 

@@ -23,7 +23,7 @@ from .widgets import (NO_ICON, bound, config, custom_gpu, custom_gpu_controls, h
                       presenting, shared_controls, simulable, sweep_config, value)
 
 __all__ = ["NO_ICON", "about", "assumes", "assumptions", "bound", "chart", "config", "custom_gpu",
-           "custom_gpu_controls", "deck", "explain", "hardware", "lesson_nav", "live_flush", "own_setting", "overflow_banner",
-           "overflow_text", "peek", "presenting", "reading_list", "resumes_inside", "section", "share_link",
-           "share_params", "shared_controls", "shared_link", "side_by_side", "simulable", "slide", "style",
-           "sweep_config", "sync_url", "table", "value"]
+           "custom_gpu_controls", "deck", "explain", "hardware", "lesson_nav", "live_flush", "own_setting",
+           "overflow_banner", "overflow_text", "peek", "presenting", "reading_list", "resumes_inside", "section",
+           "share_link", "share_params", "shared_controls", "shared_link", "side_by_side", "simulable", "slide",
+           "style", "sweep_config", "sync_url", "table", "value"]
