@@ -24,12 +24,23 @@ function watch(live, knob) {
   new MutationObserver(() => moved(live, knob, el)).observe(el, { attributes: true, attributeFilter: ["aria-valuetext"] });
 }
 
+// Whether every other live slider still stands where it stood for this run's figures: after one is let
+// go, the others' figures are the old run's until the new one arrives, and none is drawn from them.
+function current(live, knob) {
+  return Object.entries(live.knobs).every(([other, k]) => {
+    if (other === knob) return true;
+    const el = input(other);
+    return !el || Math.abs(Number(el.value) - k.at) < 1e-9;
+  });
+}
+
 function moved(live, knob, el) {
+  if (!current(live, knob)) return;
   const raw = Number(el.value);
   for (const [chart, byKnob] of Object.entries(live.charts)) {
     const steps = byKnob[knob];
     if (!steps) continue;
-    const at = live.knobs[knob] === "index" ? raw : steps.values.findIndex((v) => Math.abs(v - raw) < 1e-9);
+    const at = live.knobs[knob].mode === "index" ? raw : steps.values.findIndex((v) => Math.abs(v - raw) < 1e-9);
     if (at >= 0 && at < steps.values.length) draw(live, chart, steps, at);
   }
 }

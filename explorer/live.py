@@ -28,6 +28,7 @@ HERE = Path(__file__).parent
 # A slider whose chart would carry more figures than this stays on the rerun path (the page says so
 # beside it): a 1 KB step over the SRAM budget's 8-512 KB would be 505 figures.
 MOST_VALUES = 128
+SIZES = ("n", "d", "Br", "Bc")  # the sidebar's sliders a chart of sizes follows (the SRAM budget has 505 values)
 PENDING = "_live_pending"  # this run's live charts: key -> (make, knobs)
 # What one value's difference from the chart on screen may not exceed on average, in bytes of JSON:
 # past it the chart stays on the rerun path (a heatmap redrawn per value, say).
@@ -108,11 +109,12 @@ def offered(p) -> tuple[list, str]:
     return [int(round(v)) if p.kind == "int" else round(v, 6) for v in values], "value"
 
 
-def _snapshot() -> tuple:
-    """Every setting a chart may read, as it stands: the cache key of its steps."""
+def _snapshot(but: str) -> tuple:
+    """Every setting a chart may read, as it stands, but the slider it is built along (whose own
+    value it does not depend on): the cache key of its steps."""
     state = st.session_state
     return tuple(sorted((k, repr(v)) for k, v in state.items() if isinstance(k, str) and not k.startswith("_")
-                        and isinstance(v, (int, float, str, bool))))
+                        and k != but and isinstance(v, (int, float, str, bool))))
 
 
 @st.cache_resource(max_entries=512, show_spinner=False)
@@ -125,16 +127,17 @@ def flush() -> None:
     """Carry this run's live charts to the page: run at the end of a whole run, after the lesson."""
     pending = st.session_state.pop(PENDING, {})
     charts: dict[str, dict] = {}
-    modes: dict[str, str] = {}
-    snapshot = _snapshot()
-    for chart, (make, knobs) in pending.items():
-        for knob in knobs:
-            values, mode = offered(param(knob))
+    knobs: dict[str, dict] = {}  # key -> how its input counts, and where it stood for this run's figures
+    for chart, (make, names) in pending.items():
+        for knob in names:
+            p = param(knob)
+            values, mode = offered(p)
             if len(values) > MOST_VALUES:
                 continue
-            payload = _cached_steps(chart, knob, snapshot, make, tuple(values))
+            payload = _cached_steps(chart, knob, _snapshot(knob), make, tuple(values))
             if payload is None:
                 continue
             charts.setdefault(chart, {})[knob] = {"values": values, **payload}
-            modes[knob] = mode
-    _component(data={"charts": charts, "knobs": modes}, key="fv_live", height="content")
+            now = st.session_state.get(knob, p.default)
+            knobs[knob] = {"mode": mode, "at": values.index(now) if mode == "index" else now}
+    _component(data={"charts": charts, "knobs": knobs}, key="fv_live", height="content")
