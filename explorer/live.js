@@ -6,6 +6,9 @@ export default function ({ data }) {
   live.charts = data.charts;
   live.knobs = data.knobs;
   live.run += 1;  // a new run: each chart's figure on screen is the server's again
+  for (const el of document.querySelectorAll("[data-live-knob]")) {  // a slider no chart here follows
+    if (!(el.dataset.liveKnob in data.knobs)) delete el.dataset.liveKnob;
+  }
   for (const knob of Object.keys(data.knobs)) watch(live, knob);
 }
 
@@ -55,8 +58,14 @@ function draw(live, chart, steps, at) {
   const base = gd.__fvBase, change = steps.data[at], lay = steps.layout[at];
   const data = Array.isArray(change) ? change : base.data.map((t, i) => merge(t, change[i]));
   const layout = merge(base.layout, lay);
+  if (lay.title && steps.title && base.layout.title && typeof base.layout.title.text === "string") {
+    // the title as Streamlit drew it is the engine's, dressed (bold): dress the new one alike
+    const [before, after] = base.layout.title.text.split(steps.title);
+    if (after !== undefined) layout.title = { ...lay.title, text: before + lay.title.text + after };
+  }
   gd.dataset.liveAt = String(steps.values[at]);
-  window.Plotly.react(gd, data, layout);
+  // drawn: an event for whoever measures the redraw (bench/live.py)
+  window.Plotly.react(gd, data, layout).then(() => gd.dispatchEvent(new Event("fv-live-drawn", { bubbles: true })));
 }
 
 // A copy of `into` with `change`'s keys set (null: removed).

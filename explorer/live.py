@@ -73,7 +73,8 @@ def _diff(base: Mapping[str, Any], other: Mapping[str, Any]) -> dict:
 def steps(make: Callable[[], go.Figure], key: str, values: Sequence[Any]) -> dict | None:
     """The chart at each of a slider's values, as differences from the chart at the current settings:
     {"data": [{trace index: {attr: value}} or a whole list of traces], "layout": [{key: value}]},
-    one entry per value. None when the differences pass MOST_BYTES_PER_VALUE on average."""
+    one entry per value, and the title at the current settings. None when no value changes the chart, or
+    when the differences pass MOST_BYTES_PER_VALUE on average."""
     base = _figure_json(make())
     data, layout = [], []
     for value in values:
@@ -85,7 +86,10 @@ def steps(make: Callable[[], go.Figure], key: str, values: Sequence[Any]) -> dic
         else:  # traces come and go: carry them all
             data.append(traces)
         layout.append(_diff(base.get("layout", {}), fig.get("layout", {})))
-    payload = {"data": data, "layout": layout}
+    if not any(data) and not any(layout):
+        return None  # the chart does not depend on this slider
+    # Streamlit's theme dresses the title it draws (bold): the browser dresses the new one alike
+    payload = {"data": data, "layout": layout, "title": base.get("layout", {}).get("title", {}).get("text")}
     if len(json.dumps(payload)) > MOST_BYTES_PER_VALUE * len(values):
         return None
     return payload
