@@ -54,7 +54,8 @@ def drag(page, knob: str, moves: int) -> list[float]:
     track = el.locator("xpath=../../..")
     thumb.scroll_into_view_if_needed()
     tb, rb = thumb.bounding_box(), track.bounding_box()
-    count = int(el.get_attribute("max")) - int(el.get_attribute("min")) + 1
+    lo, hi, by = (float(el.get_attribute(a)) for a in ("min", "max", "step"))
+    count = round((hi - lo) / by) + 1
     step = max(rb["width"] / max(count - 1, 1), 6)
     x, y = tb["x"] + tb["width"] / 2, tb["y"] + tb["height"] / 2
     page.evaluate("() => { window.__fvLatencies = []; window.__fvMove = null; }")

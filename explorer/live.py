@@ -21,8 +21,10 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
+from plotly.utils import PlotlyJSONEncoder
 
 HERE = Path(__file__).parent
 # A slider whose chart would carry more figures than this stays on the rerun path (the page says so
@@ -62,12 +64,31 @@ def follow(key: str, make: Callable[[], go.Figure], knobs: Sequence[str]) -> Non
 
 
 def _figure_json(fig: go.Figure) -> dict:
-    return json.loads(fig.to_json())
+    """The figure's own data and layout, not copied: only what differs is encoded (`_plain`)."""
+    return {"data": fig._data, "layout": fig._layout}
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.shape == b.shape and \
+            bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f" and b.dtype.kind == "f"))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
 
 
 def _diff(base: Mapping[str, Any], other: Mapping[str, Any]) -> dict:
     """The keys whose values differ, with other's value (None: gone from other)."""
-    return {k: other.get(k) for k in base.keys() | other.keys() if base.get(k) != other.get(k)}
+    return {k: other.get(k) for k in base.keys() | other.keys() if not _same(base.get(k), other.get(k))}
+
+
+def _plain(value: Any) -> Any:
+    """As JSON has it (NumPy arrays and numbers as lists and numbers), the way plotly encodes them."""
+    return json.loads(json.dumps(value, cls=PlotlyJSONEncoder))
 
 
 def steps(make: Callable[[], go.Figure], key: str, values: Sequence[Any]) -> dict | None:
@@ -82,14 +103,14 @@ def steps(make: Callable[[], go.Figure], key: str, values: Sequence[Any]) -> dic
             fig = _figure_json(make())
         traces = fig.get("data", [])
         if len(traces) == len(base.get("data", [])):
-            data.append({str(t): d for t, tr in enumerate(traces) if (d := _diff(base["data"][t], tr))})
+            data.append({str(t): _plain(d) for t, tr in enumerate(traces) if (d := _diff(base["data"][t], tr))})
         else:  # traces come and go: carry them all
-            data.append(traces)
-        layout.append(_diff(base.get("layout", {}), fig.get("layout", {})))
+            data.append(_plain(traces))
+        layout.append(_plain(_diff(base.get("layout", {}), fig.get("layout", {}))))
     if not any(data) and not any(layout):
         return None  # the chart does not depend on this slider
     # Streamlit's theme dresses the title it draws (bold): the browser dresses the new one alike
-    payload = {"data": data, "layout": layout, "title": base.get("layout", {}).get("title", {}).get("text")}
+    payload = {"data": data, "layout": layout, "title": (base["layout"].get("title") or {}).get("text")}
     if len(json.dumps(payload)) > MOST_BYTES_PER_VALUE * len(values):
         return None
     return payload

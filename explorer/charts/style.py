@@ -129,6 +129,12 @@ def _template(trace_types: tuple[str, ...]) -> go.layout.Template:
     return go.layout.Template(layout=layout, data=data)
 
 
+@functools.cache
+def _template_json(trace_types: tuple[str, ...]) -> dict:
+    """_template's JSON, one object shared by every figure of these trace types (never changed after)."""
+    return _template(trace_types).to_plotly_json()
+
+
 def _axis_values(fig: go.Figure, letter: str) -> list:
     """Every number plotted on the x or y axis, reference lines included (for log ticks)."""
     out = []
@@ -170,7 +176,7 @@ def _style(fig: go.Figure, x: str, y: str, title: str = "", height: int = HEIGHT
     title_y = 1 - (lines - 1) * 0.65 * TITLE / height
     layout = fig._layout
     # replaced whole, as plotly's update does: the default template is every trace type's
-    layout["template"] = _template(tuple(sorted({trace["type"] for trace in fig._data}))).to_plotly_json()
+    layout["template"] = _template_json(tuple(sorted({trace["type"] for trace in fig._data})))
     _merge(layout, {
         # the tool icons stand down the right edge, never over the title
         "modebar": {"orientation": "v"},
