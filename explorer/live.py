@@ -31,6 +31,8 @@ HERE = Path(__file__).parent
 # beside it): a 1 KB step over the SRAM budget's 8-512 KB would be 505 figures.
 MOST_VALUES = 128
 SIZES = ("n", "d", "Br", "Bc")  # the sidebar's sliders a chart of sizes follows (the SRAM budget has 505 values)
+# Beside a player's own n: why the player does not follow it live.
+PLAYER_ON_RELEASE = "The player's frames are built when you let go: every n's frames are too many to carry for a drag."
 PENDING = "_live_pending"  # this run's live charts: key -> (make, knobs)
 # What one value's difference from the chart on screen may not exceed on average, in bytes of JSON:
 # past it the chart stays on the rerun path (a heatmap redrawn per value, say).

@@ -15,7 +15,8 @@ c1, c2, c3, c4 = st.columns(4)
 length = ui.bound(control("os_len"), c1)
 block = ui.bound(control("os_block"), c2)
 spread = ui.bound(control("os_spread"), c3)
-seed = ui.bound(control("os_seed"), c4)
+seed = ui.bound(control("os_seed"), c4, help="A new random row: the charts redraw when you let go (100 rows are too "
+                                             "many to carry for a drag).")
 
 st.latex(r"m_{\text{new}} = \max(m_{\text{old}}, \max_j s_j) \qquad "
          r"l_{\text{new}} = \underbrace{e^{\,m_{\text{old}} - m_{\text{new}}}}_{\text{the rescale}}\, l_{\text{old}}"

@@ -82,7 +82,7 @@ def _player() -> None:
     """The player and its own n, d and standard toggle: they rerun this part alone."""
     st.subheader("Watch it stream")
     c1, c2, c3 = st.columns(3)
-    an_n = ui.bound(control("an_n"), c1)
+    an_n = ui.bound(control("an_n"), c1, help=ui.PLAYER_ON_RELEASE)
     an_d = ui.bound(control("an_d"), c2)
     show_standard = ui.bound(control("an_std"), c3,
                              help="The same n, moving the n × n matrices through HBM.")

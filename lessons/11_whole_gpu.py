@@ -21,7 +21,8 @@ H200 = "H200 SXM"
 st.title("The whole GPU")
 st.markdown("#### Many blocks run at once and share a cache. How many bytes does DRAM really see?")
 c = st.columns([1.1, 0.8, 1, 1, 1.25])  # the kernel menu wide enough for "PyTorch flash"
-n = ui.bound(control("wg_n"), c[0])
+n = ui.bound(control("wg_n"), c[0], help="The waves' player is built when you let go: its frames at every n are too "
+                                                  "many to carry for a drag.")
 d = ui.bound(control("wg_d"), c[1])
 bh = ui.bound(control("wg_bh"), c[2])
 gpu = ui.bound(control("wg_gpu"), c[3])
