@@ -64,14 +64,16 @@ def table(df, key: str, caption: str | None = None, show=None, headers: dict | N
                        mime="text/csv", key=f"{key}_csv", on_click="ignore")
 
 
-def chart(fig: go.Figure | Callable[[], go.Figure], key: str, follows: Sequence[str] = ()) -> None:
+def chart(fig: go.Figure | Callable[[], go.Figure], key: str, follows: Sequence[str] = (),
+          player: str | None = None) -> None:
     """A chart: a figure, or `make`, a function that builds it from the settings (ui.config(),
     ui.hardware(), ui.peek()). With `follows` (URL keys of sliders), the chart follows those
-    sliders while they are dragged (explorer/live.py builds it at each of their values)."""
+    sliders while they are dragged (explorer/live.py builds it at each of their values); `player`,
+    one of them, is stepped by the keys as a player is (→ ←, Home, End, space plays it)."""
     if callable(fig):
         make, fig = fig, fig()
         if follows:
-            live_charts.follow(key, make, follows)
+            live_charts.follow(key, make, follows, player)
     st.plotly_chart(fig, key=key, config={
         "displaylogo": False, "displayModeBar": "hover" if not presenting() else False,
         "toImageButtonOptions": {"format": "png", "filename": key, "scale": 2}})

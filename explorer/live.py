@@ -60,9 +60,10 @@ def overridden(key: str) -> tuple[bool, Any]:
     return (True, values[key]) if key in values else (False, None)
 
 
-def follow(key: str, make: Callable[[], go.Figure], knobs: Sequence[str]) -> None:
-    """Have the chart drawn under `key` follow these sliders (URL keys) live; built at `flush`."""
-    st.session_state.setdefault(PENDING, {})[key] = (make, tuple(knobs))
+def follow(key: str, make: Callable[[], go.Figure], knobs: Sequence[str], player: str | None = None) -> None:
+    """Have the chart drawn under `key` follow these sliders (URL keys) live; built at `flush`. `player`: one
+    of them that the keys play, as a player's: → and ← step it, Home and End, space plays it through."""
+    st.session_state.setdefault(PENDING, {})[key] = (make, tuple(knobs), player)
 
 
 def _figure_json(fig: go.Figure) -> dict:
@@ -155,7 +156,8 @@ def flush() -> None:
     pending = st.session_state.pop(PENDING, {})
     charts: dict[str, dict] = {}
     knobs: dict[str, dict] = {}  # key -> how its input counts, and where it stood for this run's figures
-    for chart, (make, names) in pending.items():
+    players = {chart: player for chart, (_, _, player) in pending.items() if player}
+    for chart, (make, names, _) in pending.items():
         for knob in names:
             p = param(knob)
             values, mode = offered(p)
@@ -167,4 +169,4 @@ def flush() -> None:
             charts.setdefault(chart, {})[knob] = {"values": values, **payload}
             now = st.session_state.get(knob, p.default)
             knobs[knob] = {"mode": mode, "at": values.index(now) if mode == "index" else now}
-    _component(data={"charts": charts, "knobs": knobs}, key="fv_live", height="content")
+    _component(data={"charts": charts, "knobs": knobs, "players": players}, key="fv_live", height="content")

@@ -126,3 +126,29 @@ def test_a_live_slider_stepped_by_keyboard_redraws_its_charts_and_reaches_the_ur
     page.wait_for_url(re.compile(rf"[?&]{re.escape(knob)}="), timeout=WAIT)
     drawn(page, k)
     assert knob in query(page)
+
+
+def test_lesson_13s_timeline_is_a_player_stepped_and_played_by_the_keys(server, page):
+    """→ steps the key tile (the chart at once, the URL after the run), space plays it to the last, Home
+    goes back to the first; a key pressed in a focused control stays with the control."""
+    page.goto(lesson_url(server, 12))
+    opened(page, 12)
+    live_state(page)
+    tile = page.locator("[data-live-knob='sc_tile']")
+    first, last = tile.get_attribute("min"), tile.get_attribute("max")
+    start = int(tile.get_attribute("value"))
+    page.get_by_text("← → step the key tiles").click()  # focus on the page by the chart, as a clicker's would be
+    page.keyboard.press("ArrowRight")
+    expect(tile).to_have_attribute("aria-valuetext", str(start + 1), timeout=WAIT)
+    page.wait_for_function("v => document.querySelector('.st-key-sc_timeline .js-plotly-plot').dataset.liveAt === v",
+                           arg=str(start + 1), timeout=WAIT)
+    page.wait_for_url(re.compile(rf"sc_tile={start + 1}"), timeout=WAIT)
+    drawn(page, 12)
+    page.keyboard.press(" ")
+    expect(tile).to_have_attribute("aria-valuetext", last, timeout=WAIT)
+    page.wait_for_url(re.compile(rf"sc_tile={last}"), timeout=WAIT)
+    drawn(page, 12)
+    page.keyboard.press("Home")
+    expect(tile).to_have_attribute("aria-valuetext", first, timeout=WAIT)
+    page.wait_for_url(re.compile(rf"sc_tile={first}"), timeout=WAIT)  # 1: off the default, 2
+    drawn(page, 12)
