@@ -1,12 +1,14 @@
 """Live figures: a chart follows its slider while the slider is dragged, in the browser, from figures
 the engine computed at every value the slider offers.
 
-A lesson draws a chart with `ui.chart(make(), key, live=(make, ("n", "d")))`: `make` builds the
-chart from the settings (through ui.config(), ui.hardware() and ui.setting(), never from a variable
-read before), and each named slider is a URL key. At the end of the run (`flush`, so the page is
-drawn first) every such chart is built again at each value its sliders offer, the other settings
-as they are (`at`), and the page carries what changes from one value to the next: per trace the
-attributes that differ from the chart on screen, per layout key the same. In the browser,
+A lesson draws a chart with `ui.chart(make, key, ("n", "d"))`: `make` builds the chart from the
+settings (through ui.config(), ui.hardware() and ui.peek(control(key)), never from a variable read
+before), and each named slider is a URL key. At the end of the run (`flush`, so the page is drawn
+first) every such chart is built again at each value its sliders offer, the other settings as they
+are (`at`), and the page carries what changes from one value to the next: per trace the attributes
+that differ from the chart on screen, per layout key the same. A slider that changes none of a
+chart's values is not carried for it; one with more than MOST_VALUES values, or whose differences
+would weigh more than MOST_BYTES_PER_VALUE a value, stays on the rerun path. In the browser,
 explorer/live.js watches each named slider (Streamlit's own: a native, labelled range input that
 sends its value to the server only when it is let go), marks it `data-live-knob`, and as it moves
 redraws the chart from the carried values: JavaScript chooses among the engine's figures, it
@@ -33,7 +35,7 @@ MOST_VALUES = 128
 SIZES = ("n", "d", "Br", "Bc")  # the sidebar's sliders a chart of sizes follows (the SRAM budget has 505 values)
 # Beside a player's own n: why the player does not follow it live.
 PLAYER_ON_RELEASE = "The player's frames are built when you let go: every n's frames are too many to carry for a drag."
-PENDING = "_live_pending"  # this run's live charts: key -> (make, knobs)
+PENDING = "_live_pending"  # this run's live charts: key -> (make, knobs, the slider the keys play)
 # What one value's difference from the chart on screen may not exceed on average, in bytes of JSON:
 # past it the chart stays on the rerun path (a heatmap redrawn per value, say).
 MOST_BYTES_PER_VALUE = 12_000
