@@ -152,3 +152,39 @@ def test_lesson_13s_timeline_is_a_player_stepped_and_played_by_the_keys(server, 
     expect(tile).to_have_attribute("aria-valuetext", first, timeout=WAIT)
     page.wait_for_url(re.compile(rf"sc_tile={first}"), timeout=WAIT)  # 1: off the default, 2
     drawn(page, 12)
+
+
+def test_a_live_chart_drawn_mid_drag_equals_the_engines_table_downloaded_after_the_release(server, page):
+    """Lesson 3's traffic chart follows n; what it shows mid-drag is the engine's table at that n, as its CSV
+    gives it once the slider is let go."""
+    import csv
+    import math
+    from pathlib import Path
+
+    page.goto(lesson_url(server, 2))
+    opened(page, 2)
+    live_state(page)
+    before = shown(page, "tiling_traffic")
+    box = thumb(page, "n").bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + 40, y, steps=4)
+    page.wait_for_function(f"b => ({SHOWN})('tiling_traffic') !== b", arg=before, timeout=WAIT)
+    mid = json.loads(shown(page, "tiling_traffic"))
+    n = page.locator("[data-live-knob='n']").get_attribute("aria-valuetext")
+    page.mouse.up()
+    page.wait_for_url(re.compile(rf"[?&]n={n}"), timeout=WAIT)
+    drawn(page, 2)
+    button = page.locator(".st-key-tiling_csv button")
+    expect(button).to_be_enabled(timeout=WAIT)
+    with page.expect_download(timeout=WAIT) as download:
+        button.click()
+    rows = list(csv.DictReader(Path(download.value.path()).read_text().splitlines()))
+    assert n in [r["n"] for r in rows], f"the table at n = {n}"
+    for trace, column in (("standard", "std HBM MB"), ("flash", "flash HBM MB")):
+        drawn_trace = next(t for t in mid["data"] if t["name"] == trace)
+        table = {float(r["n"]): float(r[column]) for r in rows}
+        assert [float(v) for v in drawn_trace["x"]] == sorted(table), f"{trace}: the same n"
+        for at, value in zip(drawn_trace["x"], drawn_trace["y"]):
+            assert math.isclose(value, table[float(at)], rel_tol=1e-12), f"{trace} at n = {at}"
