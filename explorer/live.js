@@ -52,15 +52,21 @@ function current(live, knob) {
   });
 }
 
+// The charts in view are redrawn first, in this frame; those above or below the screen after it, so the
+// ones the reader sees are not kept waiting.
 function moved(live, knob, el) {
   if (!current(live, knob)) return;
-  const raw = Number(el.value);
+  const raw = Number(el.value), later = [];
   for (const [chart, byKnob] of Object.entries(live.charts)) {
     const steps = byKnob[knob];
     if (!steps) continue;
     const at = live.knobs[knob].mode === "index" ? raw : steps.values.findIndex((v) => Math.abs(v - raw) < 1e-9);
-    if (at >= 0 && at < steps.values.length) draw(live, chart, steps, at);
+    if (at < 0 || at >= steps.values.length) continue;
+    const box = document.querySelector(`.st-key-${CSS.escape(chart)}`);
+    if (box && inView(box)) draw(live, chart, steps, at);
+    else later.push(() => draw(live, chart, steps, at));
   }
+  if (later.length) setTimeout(() => later.forEach((f) => f()), 0);
 }
 
 function draw(live, chart, steps, at) {
@@ -80,7 +86,7 @@ function draw(live, chart, steps, at) {
   }
   gd.dataset.liveAt = String(steps.values[at]);
   // drawn: an event for whoever measures the redraw (bench/live.py)
-  window.Plotly.react(gd, data, layout).then(() => gd.dispatchEvent(new Event("fv-live-drawn", { bubbles: true })));
+  window.Plotly.react(gd, data, layout).then(() => gd.dispatchEvent(new CustomEvent("fv-live-drawn", { bubbles: true, detail: { inView: inView(gd) } })));
 }
 
 // A copy of `into` with `change`'s keys set (null: removed).
