@@ -44,8 +44,9 @@ LABELS = {"fa4": "FA3 (authors)", "cudnn": "cuDNN", "flash": "PyTorch flash"}
 FWD_TOL, GRAD_TOL = 5e-2, 3e-2  # what the bench calls a match (max abs diff; relative error of dQ, dK, dV)
 
 
-def load_time(data: Path = DATA) -> pd.DataFrame:
-    return pd.read_csv(data / "fa3_time.csv")
+def load_time(data: Path = DATA, name: str = "fa3_time.csv") -> pd.DataFrame:
+    """The timed rows (fa3_time.csv; fa3_time_rerun.csv is the same script's second run)."""
+    return pd.read_csv(data / name)
 
 
 def load_ncu(data: Path = DATA) -> pd.DataFrame:
