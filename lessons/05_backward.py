@@ -95,7 +95,8 @@ ui.own_setting("These calls were measured at d = 128 in fp16 (bench/gpu/fa3_auth
 st.markdown(
     f"Over the {len(bt) // len(span)} calls measured{' with the causal mask' if cfg.causal else ''}, the backward "
     f"takes {span['FA3 (authors)'][0]:.2f}–{span['FA3 (authors)'][1]:.2f}× the forward's time for FlashAttention-3's "
-    f"own code (its authors' `flash-attn-4`), {span['cuDNN'][0]:.2f}–{span['cuDNN'][1]:.2f}× for cuDNN's kernel of "
+    f"own code (its authors' `flash-attn-4`, {cite('fa_code', 'flash_attn/cute')}), "
+    f"{span['cuDNN'][0]:.2f}–{span['cuDNN'][1]:.2f}× for cuDNN's kernel of "
     f"the same design and {span['PyTorch flash'][0]:.2f}–{span['PyTorch flash'][1]:.2f}× for PyTorch flash "
     f"(FlashAttention-2's code), against 2.5 times the forward's matmul flops (five matmuls against two). At the "
     f"longest call (n = {int(bt['n'].max()):,}) FlashAttention-3's backward runs at "

@@ -109,15 +109,17 @@ st.markdown(
 if fa3 is not None:
     own, vendor = fa3[0]["measured ms"], fa3[1]["measured ms"]
     st.markdown(
-        f"FA3 (authors) is FlashAttention-3's own code, the Hopper path of its authors' `flash-attn-4`, timed in a run "
-        f"of its own (BENCHMARKS.md): at this call **{own:.3g} ms** against cuDNN's {vendor:.3g} ms in that run "
+        f"FA3 (authors) is FlashAttention-3's own code, the Hopper path of its authors' `flash-attn-4` "
+        f"({cite('fa_code', 'flash_attn/cute')}), timed in a run of its own (BENCHMARKS.md): at this call "
+        f"**{own:.3g} ms** against cuDNN's {vendor:.3g} ms in that run "
         f"(cuDNN's time {vendor / own:.2f}× its). The model, with its own tiles and each unit's rate per clock "
         f"times the clock of that call, puts it at **{fa3[0]['time: model ÷ measured']:.2f}×** of its measured time.")
 else:
     timed = authors()
     timed = timed[timed["kernel"] == "FA3 (authors)"]
-    st.markdown(f"FlashAttention-3's own code, the Hopper path of its authors' `flash-attn-4`, was timed in a run of "
-                f"its own at {len(timed)} calls (BENCHMARKS.md), not at this one.")
+    st.markdown(f"FlashAttention-3's own code, the Hopper path of its authors' `flash-attn-4` "
+                f"({cite('fa_code', 'flash_attn/cute')}), was timed in a run of its own at {len(timed)} calls "
+                "(BENCHMARKS.md), not at this one.")
 cudnn_ratio = table[table["kernel"] == label["cudnn"]]["time: model ÷ measured"]
 misses = cudnn_ratio[~cudnn_ratio.between(*TIME_OK)]
 too_fast = ("" if misses.empty else
