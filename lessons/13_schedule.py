@@ -5,7 +5,7 @@ import streamlit as st
 
 from explorer import cache, charts, ui
 from explorer.lessons import control
-from explorer.schedule_view import measured, occupancy, setting, tile_text, timeline
+from explorer.schedule_view import authors, authors_at, measured, occupancy, setting, tile_text, timeline
 from flashviz.players import schedule_lesson as sl
 from flashviz.hardware.measured import TILES
 from flashviz.teach.claims import instruction_pair
@@ -95,6 +95,10 @@ st.subheader("Measured on the H200, and the schedule model")
 st.caption(f"At {call}: the H200's median time by CUDA events beside the schedule model's.")
 bars_at = pd.DataFrame([{"kernel": label[i], "measured ms": at[i]["measured ms"], "model ms": at[i]["model ms"]}
                         for i in ("flash", "triton_128x64", "cudnn")])
+fa3 = authors_at(s)  # FlashAttention-3's own code, where its run timed this call
+if fa3 is not None:
+    bars_at = pd.concat([bars_at, pd.DataFrame([{"kernel": fa3[0]["kernel"], "measured ms": fa3[0]["measured ms"],
+                                                 "model ms": fa3[0]["model ms"]}])], ignore_index=True)
 ui.chart(cache.figure(charts.schedule_measured, bars_at, "Time per call, ms"), "sc_measured")
 ratio = {i: at[i]["time: model ÷ measured"] for i in KERNELS}
 off = sp["model"] / sp["measured"]
@@ -104,6 +108,20 @@ st.markdown(
     f"**{sp['measured']:.2f}×**, the model {sp['model']:.2f}×, {off:.2f}× the measured speed-up "
     f"({'within' if sp['within 15%'] else 'outside'} 15%). The model takes every overlap as perfect "
     f"{ui.assumes('schedule')}.")
+if fa3 is not None:
+    own, vendor = fa3[0]["measured ms"], fa3[1]["measured ms"]
+    st.markdown(
+        f"FA3 (authors) is FlashAttention-3's own code, the Hopper path of its authors' `flash-attn-4` "
+        f"({cite('fa_code', 'flash_attn/cute')}), timed in a run of its own (BENCHMARKS.md): at this call "
+        f"**{own:.3g} ms** against cuDNN's {vendor:.3g} ms in that run "
+        f"(cuDNN's time {vendor / own:.2f}× its). The model, with its own tiles and each unit's rate per clock "
+        f"times the clock of that call, puts it at **{fa3[0]['time: model ÷ measured']:.2f}×** of its measured time.")
+else:
+    timed = authors()
+    timed = timed[timed["kernel"] == "FA3 (authors)"]
+    st.markdown(f"FlashAttention-3's own code, the Hopper path of its authors' `flash-attn-4` "
+                f"({cite('fa_code', 'flash_attn/cute')}), was timed in a run of its own at {len(timed)} calls "
+                "(BENCHMARKS.md), not at this one.")
 cudnn_ratio = table[table["kernel"] == label["cudnn"]]["time: model ÷ measured"]
 misses = cudnn_ratio[~cudnn_ratio.between(*TIME_OK)]
 too_fast = ("" if misses.empty else

@@ -125,6 +125,24 @@ def check_schedule(ck: Claims, p: dict) -> None:
     ck.expect(agrees(m.group(4), measured) and agrees(m.group(5), model) and agrees(m.group(6), model / measured),
               f"{m.group(0)!r}: measured {measured:.4f}, model {model:.4f}")
     ck.expect((m.group(7) == "within") == (abs(measured / model - 1) <= 0.15), f"{m.group(0)!r}")
+    # FlashAttention-3's own code (flash-attn-4's run) at this call, or where that run timed it
+    from explorer.schedule_view import authors
+    fa = authors()
+    here = {k2: fa[(fa["kernel"] == k2) & (fa["dtype"] == s.dtype) & (fa["causal"] == s.causal) & (fa["n"] == s.n)
+                   & (fa["d"] == s.d) & (fa["B·H"] == s.bh)] for k2 in ("FA3 (authors)", "cuDNN")}
+    m = ck.find(rf"timed in a run of its own \(BENCHMARKS\.md\): at this call \*\*({NUM}) ms\*\* against cuDNN's "
+                rf"({NUM}) ms in that run \(cuDNN's time ({NUM})× its\)\. The model, with its own tiles and each "
+                rf"unit's rate per clock times the clock of that call, puts it at \*\*({NUM})×\*\* of its measured "
+                rf"time\.",
+                required=len(here["FA3 (authors)"]) == 1)
+    if m:
+        own, vendor = (here[k2].iloc[0] for k2 in ("FA3 (authors)", "cuDNN"))
+        ck.expect(agrees(m.group(1), own["measured ms"]) and agrees(m.group(2), vendor["measured ms"])
+                  and agrees(m.group(3), vendor["measured ms"] / own["measured ms"])
+                  and agrees(m.group(4), own["time: model ÷ measured"]), f"{m.group(0)!r}")
+    else:
+        m = ck.find(r"was timed in a run of its own at (\d+) calls \(BENCHMARKS\.md\), not at this one\.")
+        ck.expect(int(m.group(1)) == int((fa["kernel"] == "FA3 (authors)").sum()), f"{m.group(0)!r}")
     m = ck.find(r"Over all (\d+) measured calls .+? for PyTorch flash at (\d+), Triton 128×64 at (\d+) and cuDNN at "
                 r"(\d+); its cuDNN speed-up is within 15% of the measured one at (\d+) of (\d+)\.")
     ok = {k2: int(t[t["kernel"] == k2]["time: model ÷ measured"].between(0.8, 1.25).sum())
