@@ -195,3 +195,17 @@ def lagging_row(row, block: int, tau: float) -> tuple[np.ndarray, list[RowStep]]
             l = float(corr) * l + float(np.exp(chunk - m_use).sum())
             steps.append(RowStep(b, float(chunk.max()), float(m_true), float(m_use), l, bool(did), bool(skip)))
     return np.exp(row - m_use) / l, steps
+
+
+def reference_error(Q, K, V, O, causal: bool = False, rows: int = 512) -> float:
+    """Largest |O - softmax(Q K^T) V| against float64 attention computed a block of rows at a time
+    (so an 8192-long check holds rows x n scores, not n x n)."""
+    Q, K, V = (np.asarray(x, np.float64) for x in (Q, K, V))
+    n, worst = Q.shape[0], 0.0
+    for r0 in range(0, n, rows):
+        S = Q[r0:r0 + rows] @ K.T
+        if causal:
+            S[np.arange(S.shape[1])[None, :] > np.arange(r0, r0 + S.shape[0])[:, None]] = -np.inf
+        P = np.exp(S - S.max(axis=1, keepdims=True))
+        worst = max(worst, float(np.abs((P / P.sum(axis=1, keepdims=True)) @ V - O[r0:r0 + rows]).max()))
+    return worst
