@@ -1,5 +1,5 @@
-"""Command line: `flashviz [demo N | cost ... | precision ... | rescale ...] [--json]` (installed by `pip install -e .`),
-or `python -m flashviz ...` from a checkout."""
+"""Command line: `flashviz [demo N | cost ... | precision ... | rescale ...] [--json]` (installed by
+`pip install -e .`), or `python -m flashviz ...` from a checkout."""
 from __future__ import annotations
 
 import argparse
@@ -196,7 +196,8 @@ def _rescale_text(r: dict) -> str:
         f"new maxima (what tau = 0 rescales): {r['skipped_share']:.1%} skipped",
         f"per row, done: {row.format(**r['per_row_done'])}; skipped: {row.format(**r['per_row_skipped'])}",
         f"exactness: max abs error against float64 softmax(QK^T)V = {r['max_abs_error']:.2e}",
-        f"headroom: unnormalised weights reached 2^{r['largest_weight_log2']:.2f} (tau allows 2^{r['threshold_log2']:g}); "
+        f"headroom: unnormalised weights reached 2^{r['largest_weight_log2']:.2f} "
+        f"(tau allows 2^{r['threshold_log2']:g}); "
         f"largest storable: {store}"])
 
 
