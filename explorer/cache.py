@@ -162,6 +162,13 @@ def max_abs_diff(cfg: Config, seed: int = 0) -> float:
 
 
 @cache
+def lagging_run(cfg: Config, spread: float, tau: float):
+    """FlashAttention-4's conditional-rescale forward on random attention (flashviz.run.rescale)."""
+    from flashviz.run import rescale
+    return rescale.lagging_run(cfg, spread, tau)
+
+
+@cache
 def player_html(cfg: Config, kind: str = "flash", bug: str | None = None) -> str:
     """The tile player's finished page for one config: built once, then a cheap string
     on every rerun (the frames' JSON for a 64-step run is a few hundred KB)."""

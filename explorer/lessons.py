@@ -66,6 +66,8 @@ ONLINE_SOFTMAX = (
     Param("os_spread", "score spread (std)", 3.0, lo=0.5, hi=8.0, step=0.5, kind="float"),
     Param("os_seed", "random row", 1, lo=0, hi=99, step=1, kind="int"),
     Param("os_offset", "scores near", 800, lo=0, hi=1000, step=10, kind="int"),
+    # FlashAttention-4's rescale threshold, log2 units (8 in its kernel for 16-bit; past 16, fp16 overflows)
+    Param("os_tau", "rescale threshold τ (log2 units)", 8.0, lo=0.0, hi=20.0, step=0.5, kind="float"),
 )
 TILING = (Param("an_n", "animation n", 256, TEACHING_N), Param("an_d", "animation d", 16, TEACHING_D),
           Param("an_std", "show standard", False, kind="bool"))

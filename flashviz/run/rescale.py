@@ -174,6 +174,7 @@ class RowStep:
     l: float
     rescaled: bool
     skipped: bool
+    peak_log2: float   # log2 of the block's largest weight e^(s - m), m the max in use (at most tau)
 
 
 def lagging_row(row, block: int, tau: float) -> tuple[np.ndarray, list[RowStep]]:
@@ -193,7 +194,8 @@ def lagging_row(row, block: int, tau: float) -> tuple[np.ndarray, list[RowStep]]
             else:
                 m_use, m_true, corr, did, skip = lag_step(m_use, m_true, np.array(chunk.max()), tau)
             l = float(corr) * l + float(np.exp(chunk - m_use).sum())
-            steps.append(RowStep(b, float(chunk.max()), float(m_true), float(m_use), l, bool(did), bool(skip)))
+            steps.append(RowStep(b, float(chunk.max()), float(m_true), float(m_use), l, bool(did), bool(skip),
+                                 float((chunk.max() - m_use) * LOG2E)))
     return np.exp(row - m_use) / l, steps
 
 
@@ -209,3 +211,11 @@ def reference_error(Q, K, V, O, causal: bool = False, rows: int = 512) -> float:
         P = np.exp(S - S.max(axis=1, keepdims=True))
         worst = max(worst, float(np.abs((P / P.sum(axis=1, keepdims=True)) @ V - O[r0:r0 + rows]).max()))
     return worst
+
+
+def lagging_run(cfg: Config, spread: float, tau: float, seed: int = 0) -> RescaleRun:
+    """The conditional-rescale forward on random_qkv's inputs at cfg, its scores' spread (std) `spread`
+    (random_qkv's have unit variance: Q is scaled by it)."""
+    from .attention import random_qkv
+    Q, K, V = random_qkv(cfg.n, cfg.d, seed)
+    return rescale_attention(Q * spread, K, V, cfg.without_bugs(), tau)
