@@ -102,7 +102,9 @@ INFERENCE = (  # the model and the batch being decoded
 )
 SCHEDULE = (*schedule_view.PARAMS.values(),  # the measured call, its data type and mask, the unit rates
             # the key tile the timeline player has reached (the clicker steps it)
-            Param("sc_tile", "key tile", 2, lo=1, hi=TILES_SHOWN, step=1, kind="int"))
+            Param("sc_tile", "key tile", 2, lo=1, hi=TILES_SHOWN, step=1, kind="int"),
+            # FlashAttention-4 on the B200: the share of rescales its lagging max skips (reported: about 90%)
+            Param("sc_skip", "rescales skipped (B200, FA4)", 0.9, lo=0.0, hi=1.0, step=0.05, kind="float"))
 
 LESSONS = [
     Lesson("lessons/01_where_time_goes.py", "Where the time goes", "where-time-goes", ":material/speed:", "Bytes",

@@ -110,3 +110,42 @@ def fa4_tile(gpu: GpuRates, Br: int, Bc: int, d: int, share: float, skipped: flo
 def per_tile(work: TileWork) -> float:
     """FA3's schedule's steady time per tile (schedule.interval): FA4's tile is run on the same ping-pong."""
     return interval("fa3", work)
+
+
+TILE = (128, 128)  # flash_fwd_sm100.py's cta_qk_tiler: a 128 x 128 score tile; FA3's at d = 128 is as large
+
+
+def kernel_share_at(d: int, causal: bool) -> float:
+    """The kernel's polynomial share at head dim d: its tuning entry for the 2-CTA forward (not causal) or the
+    1-CTA one (causal), else its default ex2_emu_freq of 16 from fragment 1 (flash_fwd_sm100.py)."""
+    freq, start = KERNEL_TUNING.get((not causal, causal, d), (16, 1))
+    return kernel_share(freq, start)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One 128 x 128 tile at head dim d on the H200 (FA3's design) and the B200 (FA3's, then FA4's)."""
+
+    d: int
+    share: float
+    skipped: float
+    h200: Fa4Tile
+    b200: Fa4Tile
+
+    def rows(self) -> list[dict]:
+        out = []
+        for gpu, design, w in (("H200", "FA3", self.h200.fa3), ("B200", "FA3", self.b200.fa3),
+                               ("B200", "FA4", self.b200.fa4)):
+            out.append({"GPU": gpu, "design": design, "matmuls ns": 1e9 * w.matmul, "exp unit ns": 1e9 * w.exp,
+                        "FP32 lanes ns": 1e9 * (w.pre + w.post), "per tile ns": 1e9 * per_tile(w),
+                        "exp ÷ matmul": w.exp / w.matmul})
+        return out
+
+
+def compare_tile(d: int, causal: bool, skipped: float) -> Comparison:
+    """The tile of lesson 13's FA4 section: the kernel's polynomial share at (d, causal), `skipped` of the
+    rescales skipped on the B200; the H200 runs FA3's design (no share, no skip)."""
+    share = kernel_share_at(d, causal)
+    Br, Bc = TILE
+    return Comparison(d, share, skipped, fa4_tile(gpu_rates("H200 SXM"), Br, Bc, d, 0.0, 0.0),
+                      fa4_tile(gpu_rates("B200"), Br, Bc, d, share, skipped))

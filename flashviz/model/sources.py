@@ -358,6 +358,20 @@ ASSUMPTIONS: dict[str, Assumption] = {
         "Kernels differ: FlashAttention-2's decoding path packs a group's query heads this way; vLLM's "
         "PagedAttention kernel gives each query head its own block, and the heads of a group then each read "
         "the shared K and V (through L2)."),
+    "b200_model": Assumption(
+        "a B200 from sourced rates",
+        "Lesson 13's B200 is a model of a GPU this project did not measure: one 128 x 128 tile on one SM at "
+        "the sheet's dense 16-bit tensor rate (2.25 PFLOP/s) and FP32 rate ÷ 2 operations a second, the exp "
+        f"unit at 16 a clock per SM ({cite('fa4', 'exp unit and shared-memory rates')}) at the clock that gives "
+        "8,192 tensor flops a clock per SM, FlashAttention-3's ping-pong schedule for both designs, the copies "
+        "left out. FA4's design moves the kernel's share of the exponentials to the FP32 lanes, 7 operations "
+        f"each ({cite('fa4_utils', 'ex2_emulation')}), after the row sum, and drops the rescale work of the "
+        "rows it skips.",
+        "FlashAttention-4's kernel runs its own pipeline: tensor memory holds S, P and O, two softmax warp "
+        "groups and a correction warp group work on two query tiles, and the polynomial interleaves with the "
+        "exp unit's instructions rather than following them; shared memory, which the model does not charge "
+        f"in the forward, bounds the backward ({cite('fa4_blog')}). Its measured 1,605 TFLOP/s (71% of the "
+        "B200's peak) is the kernel's, not this model's."),
     "prefill_full": Assumption(
         "prefill without its mask",
         "Lesson 12 counts prefill as full attention over the prompt: every query row meets every key.",
