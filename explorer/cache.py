@@ -169,7 +169,7 @@ def lagging_run(cfg: Config, spread: float, tau: float):
 
 
 @cache
-def player_html(cfg: Config, kind: str = "flash", bug: str | None = None) -> str:
+def player_html(cfg: Config, kind: str = "flash", bug: str | None = None, tau: float | None = None) -> str:
     """The tile player's finished page for one config: built once, then a cheap string
     on every rerun (the frames' JSON for a 64-step run is a few hundred KB)."""
     from flashviz.players import animation
@@ -179,7 +179,7 @@ def player_html(cfg: Config, kind: str = "flash", bug: str | None = None) -> str
         return render_html(animation.bug_frames(cfg, bug))
     if kind == "standard":
         return render_html(animation.standard_frames(cfg))
-    return render_html(animation.flash_frames(cfg))
+    return render_html(animation.flash_frames(cfg, tau=tau))
 
 
 def figure(builder: Callable[P, go.Figure], *args: P.args, **kwargs: P.kwargs) -> go.Figure:

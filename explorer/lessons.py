@@ -70,7 +70,9 @@ ONLINE_SOFTMAX = (
     Param("os_tau", "rescale threshold τ (log2 units)", 8.0, lo=0.0, hi=20.0, step=0.5, kind="float"),
 )
 TILING = (Param("an_n", "animation n", 256, TEACHING_N), Param("an_d", "animation d", 16, TEACHING_D),
-          Param("an_std", "show standard", False, kind="bool"))
+          Param("an_std", "show standard", False, kind="bool"),
+          # FlashAttention-4's threshold the player marks its rows at (log2 units; 8 is its kernel's for 16-bit)
+          Param("an_tau", "FA4 threshold τ", 8.0, lo=0.0, hi=20.0, step=0.5, kind="float"))
 BACKWARD = (Param("bw_n", "animation n", 256, TEACHING_N), Param("bw_d", "animation d", 16, TEACHING_D))
 EXACT = (Param("ex_window", "local window width (keys)", 128, lo=8, hi=1024, step=8, kind="int"),)
 BREAK_IT = (*(Param(f"bug_{key}", bug.label, False, kind="bool") for key, bug in BUGS.items()),

@@ -121,11 +121,14 @@ def _store(P: np.ndarray, dtype: str) -> np.ndarray:
     return np.minimum(P, STORAGE_MAX[dtype]).astype(target).astype(np.float64)
 
 
-def rescale_attention(Q, K, V, cfg: Config, tau: float = KERNEL_TAU, store_p: bool = False) -> RescaleRun:
+def rescale_attention(Q, K, V, cfg: Config, tau: float = KERNEL_TAU, store_p: bool = False,
+                      record: dict | None = None) -> RescaleRun:
     """FlashAttention-2's tiled forward (Q-outer) with FlashAttention-4's conditional rescale.
 
     store_p=True casts each tile's P to cfg.dtype before PV, as the kernel does (the sum l stays in
     the compute type): past overflow_tau(cfg.dtype) the largest weights saturate and O shrinks.
+    record, if given, receives (i, j) -> (rescaled, skipped): each row's flags at query block i's key
+    tile j (all False on the first), for the tile player.
     """
     tau = check_tau(tau)
     Q, K, V, meter = _prepare(Q, K, V, cfg, Counters(cfg.element_bytes))
@@ -137,22 +140,25 @@ def rescale_attention(Q, K, V, cfg: Config, tau: float = KERNEL_TAU, store_p: bo
     done, skipped = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
     peak = -np.inf
     with np.errstate(over="ignore", invalid="ignore"):
-        for r0 in range(0, n, cfg.Br):
+        for i, r0 in enumerate(range(0, n, cfg.Br)):
             r1 = min(r0 + cfg.Br, n)
             Qi = Q[r0:r1]
             Oi = np.zeros((r1 - r0, d))
             m_use = np.full((r1 - r0, 1), -np.inf)
             m_true, li = m_use.copy(), np.zeros((r1 - r0, 1))
-            for k0 in range(0, last_key(r1, n, cfg.causal), cfg.Bc):
+            for j, k0 in enumerate(range(0, last_key(r1, n, cfg.causal), cfg.Bc)):
                 k1 = min(k0 + cfg.Bc, n)
                 S = _score_tile(Qi, K[k0:k1], (r0, r1), (k0, k1), cfg, meter, None)   # (r, c)
                 tile_max = S.max(axis=1, keepdims=True)
                 if k0 == 0:          # the first tile sets the max: nothing to rescale yet
                     m_use, m_true, corr = tile_max, tile_max, np.ones_like(tile_max)
+                    did = skip = np.zeros(tile_max.shape, dtype=bool)
                 else:
                     m_use, m_true, corr, did, skip = lag_step(m_use, m_true, tile_max, tau)
                     done[r0:r1] += did.ravel()
                     skipped[r0:r1] += skip.ravel()
+                if record is not None:
+                    record[(i, j)] = (did.ravel(), skip.ravel())
                 P = np.exp(S - m_use)                                  # up to 2^tau, not 1
                 peak = max(peak, float(np.max(P)))
                 li = corr * li + P.sum(axis=1, keepdims=True)
