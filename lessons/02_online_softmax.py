@@ -135,6 +135,6 @@ if predict.inline(questions.lagging_max_skips(lag_cfg, spread, tau, lag), "os_la
     c[1].metric(f"done at τ = {tau:g}", f"{lag.done:,}")
     c[2].metric(f"skipped at τ = {tau:g}", f"{lag.skips:,}")
     c[3].metric("largest weight", f"2^{lag.peak_log2:.2f}", help=f"τ allows 2^{tau:g}")
-    st.caption(f"Random attention at the sidebar's n = {lag_cfg.n:,}, d = {lag_cfg.d}, {lag_cfg.Br} × {lag_cfg.Bc} "
+    st.caption(f"Random attention at the sidebar's n = {lag_cfg.n}, d = {lag_cfg.d}, {lag_cfg.Br} × {lag_cfg.Bc} "
                f"tiles{', causal' if lag_cfg.causal else ''}, its scores scaled to std {spread:g} (the spread "
                "slider above); `python -m flashviz rescale` prints the same counts.")

@@ -94,14 +94,14 @@ def lagging_max_skips(cfg: Config, spread: float, tau: float, run=None) -> Quest
     tiles = f"up to {cfg.Tc} key tiles each, to the diagonal" if cfg.causal else f"{cfg.Tc} key tiles each"
     share = share_text(run.skips, every) if every else "0%"
     if every:
-        why = (f"FlashAttention-2's rule rescales {every:,} times over the {cfg.n:,} rows ({tiles}): once per "
+        why = (f"FlashAttention-2's rule rescales {every:,} times over the {cfg.n} rows ({tiles}): once per "
                f"tile that raises a row's max. At τ = {tau:g} the max in use moves only when a tile's max is more "
                f"than {tau:g} log2 units above it: {run.done:,} rescales done, {run.skips:,} skipped ({share}).")
     else:
-        why = (f"No tile after the first raised any row's max over the {cfg.n:,} rows, so there is nothing to "
+        why = (f"No tile after the first raised any row's max over the {cfg.n} rows, so there is nothing to "
                "skip: both rules rescale 0 times.")
     return Question(
-        f"Random attention at n = {cfg.n:,}, d = {cfg.d}, {cfg.Br} × {cfg.Bc} tiles, scores with std {spread:g}: "
+        f"Random attention at n = {cfg.n}, d = {cfg.d}, {cfg.Br} × {cfg.Bc} tiles, scores with std {spread:g}: "
         f"of the rescales FlashAttention-2 does, what share does FlashAttention-4's lagging max skip at "
         f"τ = {tau:g}?", "share", run.skip_share, why, shown=f"{share} ({run.skips:,} of {every:,})")
 
