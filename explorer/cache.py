@@ -169,6 +169,13 @@ def lagging_run(cfg: Config, spread: float, tau: float):
 
 
 @cache
+def poly_exp_error(dtype: str):
+    """FlashAttention-4's polynomial 2^x against exact 2^x in one output type (2^16 inputs)."""
+    from flashviz.run import poly_exp
+    return poly_exp.exp_error(dtype, count=1 << 16)
+
+
+@cache
 def player_html(cfg: Config, kind: str = "flash", bug: str | None = None, tau: float | None = None) -> str:
     """The tile player's finished page for one config: built once, then a cheap string
     on every rerun (the frames' JSON for a 64-step run is a few hundred KB)."""

@@ -131,3 +131,12 @@ def test_lagging_max_question_answers_the_skipped_share_of_fa2s_rescales():
 def test_lagging_max_question_at_tau_zero_skips_nothing():
     q = questions.lagging_max_skips(Config(n=256), 3.0, 0.0)
     assert q.answer == 0.0 and "0 skipped" in q.why, q.why
+
+
+@pytest.mark.parametrize("d", [64, 128])
+def test_b200_question_answers_the_exponentials_over_the_matmuls(d):
+    from flashviz.hardware.blackwell import compare_tile
+    cmp = compare_tile(d, False, 0.9)
+    q = questions.b200_exp_ratio(d, False, 0.9)
+    assert q.kind == "ratio" and q.answer == cmp.b200.fa3.exp / cmp.b200.fa3.matmul, q.answer
+    assert q.answer > cmp.h200.fa3.exp / cmp.h200.fa3.matmul, "the B200's exponentials weigh more than the H200's"

@@ -106,6 +106,22 @@ def lagging_max_skips(cfg: Config, spread: float, tau: float, run=None) -> Quest
         f"τ = {tau:g}?", "share", run.skip_share, why, shown=f"{share} ({run.skips:,} of {every:,})")
 
 
+def b200_exp_ratio(d: int, causal: bool, skipped: float) -> Question:
+    """Lesson 13's FlashAttention-4 question: on the modelled B200, a 128 x 128 tile's exponentials on the
+    exp unit against its two matmuls on the tensor cores (hardware.blackwell.compare_tile)."""
+    from ..hardware.blackwell import compare_tile
+    cmp = compare_tile(d, causal, skipped)
+    b, h = cmp.b200.fa3, cmp.h200.fa3
+    ratio = b.exp / b.matmul
+    return Question(
+        f"On a B200 (modelled from its sheet), one 128 × 128 tile at d = {d}: its exponentials on the exp unit "
+        "take how many times the time of its two matmuls on the tensor cores?", "ratio", ratio,
+        f"The matmuls are 4 · 128 · 128 · {d} flops, {b.matmul * 1e9:.0f} ns at the B200's tensor rate; the "
+        f"128 · 128 exponentials (and one per row for the rescale) take {b.exp * 1e9:.0f} ns at 16 a clock per SM: "
+        f"{ratio:.2f}× the matmul time, against {h.exp / h.matmul:.2f}× on the H200, whose tensor cores do half the "
+        "work a second with the same exp unit.", LADDER, f"{ratio:.2f}×")
+
+
 def why_flash_moves(cfg: Config) -> str:
     """What flash's HBM traffic is made of, in the loop order's own terms, then the overflow when
     the tiles do not fit (claims.overflow_note): the cause a traffic sentence names."""
