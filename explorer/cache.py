@@ -21,13 +21,17 @@ import streamlit as st
 from flashviz.run import attention, decode
 from flashviz.teach import bugs, demos
 from flashviz.model import sweeps
-from flashviz.model.config import Config
+from flashviz.model.config import Config, Hardware
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
 
 P = ParamSpec("P")
-cache = st.cache_data(max_entries=64, show_spinner=False)
+# 512 entries: a live chart builds its figure at every value of its sliders (explorer/live.py), some 60
+# configs a run. A frozen config is keyed by its repr, which names every field: Streamlit's own hash of one
+# walked it field by field, 0.8 ms a call, most of a live chart's cost.
+cache = st.cache_data(max_entries=512, show_spinner=False,
+                      hash_funcs={Config: repr, decode.DecodeConfig: repr, Hardware: repr})
 
 
 @cache

@@ -18,17 +18,30 @@ c1, c2, c3, c4 = st.columns(4)
 length = ui.bound(control("os_len"), c1)
 block = ui.bound(control("os_block"), c2)
 spread = ui.bound(control("os_spread"), c3)
-seed = ui.bound(control("os_seed"), c4)
+seed = ui.bound(control("os_seed"), c4, help="A new random row: the charts redraw when you let go (100 rows are too "
+                                             "many to carry for a drag).")
 
 st.latex(r"m_{\text{new}} = \max(m_{\text{old}}, \max_j s_j) \qquad "
          r"l_{\text{new}} = \underbrace{e^{\,m_{\text{old}} - m_{\text{new}}}}_{\text{the rescale}}\, l_{\text{old}}"
          r" + \sum_j e^{\,s_j - m_{\text{new}}}")
-row = random_row(length, seed, spread)
-steps: list[tuple[float, float]] = []  # (m, l) after each block
-broken_steps: list[tuple[float, float]] = []
-exact = softmax(row)
-online = online_softmax(row, block, steps=steps)
-broken = online_softmax(row, block, rescale=False, steps=broken_steps)
+
+
+def streamed():
+    """The row at the lesson's controls: its softmax, online and without the rescale, and the
+    running (m, l) after each block, rescaled and not."""
+    row = random_row(ui.peek(control("os_len")), ui.peek(control("os_seed")), ui.peek(control("os_spread")))
+    by = ui.peek(control("os_block"))
+    steps: list[tuple[float, float]] = []  # (m, l) after each block
+    broken_steps: list[tuple[float, float]] = []
+    online = online_softmax(row, by, steps=steps)
+    broken = online_softmax(row, by, rescale=False, steps=broken_steps)
+    weights = pd.DataFrame({"score": row, "softmax": softmax(row), "online": online, "no rescale": broken})
+    return weights, steps, broken_steps
+
+
+ROW = ("os_len", "os_block", "os_spread")  # its charts follow these live; a new random row (os_seed) redraws on release
+weights, steps, broken_steps = streamed()
+row, exact, online, broken = (weights[k].to_numpy() for k in ("score", "softmax", "online", "no rescale"))
 
 # On a projector the clicker shows the row twice: at the default spread, then a wide one, where the
 # max moves far more often and dropping the rescale costs far more.
@@ -50,9 +63,8 @@ adds numbers on different baselines, like adding prices in three currencies. (Th
 Gimelshein's, 2018; FlashAttention carries O through it as well.)
 """)
 
-weights = pd.DataFrame({"score": row, "softmax": exact, "online": online, "no rescale": broken})
-ui.side_by_side((cache.figure(charts.weights_bars, weights), "weights"),
-                (cache.figure(charts.running_stats, steps), "running_stats"), widths=[3, 2])
+ui.side_by_side((lambda: cache.figure(charts.weights_bars, streamed()[0]), "weights", ROW),
+                (lambda: cache.figure(charts.running_stats, streamed()[1]), "running_stats", ROW), widths=[3, 2])
 blocks = pd.DataFrame({"block": range(1, len(steps) + 1), "m": [m for m, _ in steps],
                        "l (rescaled)": [l for _, l in steps], "l (no rescale)": [l for _, l in broken_steps]})
 ui.slide("The running statistics")

@@ -15,8 +15,15 @@ st.title("Tiling: same answer, flat memory")
 st.markdown("#### Cut Q into row blocks and K, V into column blocks; the n×n matrix never goes to HBM.")
 cfg = ui.config()
 sim = ui.simulable(cfg)
-ns = sweeps.ns_around(cfg.n, 128, 2048, 2)
-table = cache.over_n(ui.sweep_config(ns), ns)
+
+
+def over_n():
+    """Memory and traffic over n around the sidebar's n, at its d and tiles."""
+    ns = sweeps.ns_around(ui.config().n, 128, 2048, 2)
+    return cache.over_n(ui.sweep_config(ns), ns)
+
+
+table = over_n()
 here = table[table["n"] == cfg.n].iloc[0]
 diff = cache.max_abs_diff(sim)
 
@@ -75,7 +82,7 @@ def _player() -> None:
     """The player and its own n, d and standard toggle: they rerun this part alone."""
     st.subheader("Watch it stream")
     c1, c2, c3, c4 = st.columns(4)
-    an_n = ui.bound(control("an_n"), c1)
+    an_n = ui.bound(control("an_n"), c1, help=ui.PLAYER_ON_RELEASE)
     an_d = ui.bound(control("an_d"), c2)
     an_tau = ui.bound(control("an_tau"), c3, help="FlashAttention-4's rescale threshold, in log2 units (lesson 2)")
     show_standard = ui.bound(control("an_std"), c4,
@@ -102,8 +109,8 @@ def _player() -> None:
 _player()
 
 ui.slide("Memory and traffic over n")
-ui.side_by_side((cache.figure(charts.memory_over_n, table), "tiling_memory"),
-                (cache.figure(charts.traffic_over_n, table), "tiling_traffic"))
+ui.side_by_side((lambda: cache.figure(charts.memory_over_n, over_n()), "tiling_memory", ui.SIZES),
+                (lambda: cache.figure(charts.traffic_over_n, over_n()), "tiling_traffic", ui.SIZES))
 ui.slide("The table")
 ui.table(table, "tiling", f"d = {cfg.d}, Br = {cfg.Br}, Bc = {cfg.Bc} (cut to n where n is smaller), {cfg.dtype}"
          + (", causal" if cfg.causal else "") + "; HBM traffic in MB, peak memory in KB; cut: std HBM ÷ flash HBM"

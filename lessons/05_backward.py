@@ -14,8 +14,16 @@ st.title("The backward pass")
 st.markdown("#### Standard attention stores P for the backward. FlashAttention keeps a few numbers per row "
             "and recomputes.")
 cfg = ui.config()
-ns = tuple(sorted({512, 2048, 8192, cfg.n}))
-demo = cache.demo(5, ns=ns, d=cfg.d, block=min(cfg.Br, 512), dtype=cfg.dtype, causal=cfg.causal)
+
+
+def seed_demo():
+    """The seed's demo 5 at 512, 2048, 8192 and the sidebar's n, its d, Br (square tiles), type and mask."""
+    at = ui.config()
+    return cache.demo(5, ns=tuple(sorted({512, 2048, 8192, at.n})), d=at.d, block=min(at.Br, 512), dtype=at.dtype,
+                      causal=at.causal)
+
+
+demo = seed_demo()
 mem, traffic = demo.tables["memory and flops"], demo.tables["traffic"]
 here = mem[mem["n"] == cfg.n].iloc[0]
 
@@ -73,8 +81,11 @@ It is the trade `gradient_checkpointing=True` makes, for one operator: pay
 {compare(here["std stored MB"], here["flash stored + O MB"])}.
 """)
 ui.slide("Stored and moved")
-ui.side_by_side((cache.figure(charts.backward_bars, mem), "backward_memory"),
-                (cache.figure(charts.flops_bars, mem), "backward_flops"))
+ui.side_by_side(
+    (lambda: cache.figure(charts.backward_bars, seed_demo().tables["memory and flops"]), "backward_memory",
+     ("n", "d", "Br")),
+    (lambda: cache.figure(charts.flops_bars, seed_demo().tables["memory and flops"]), "backward_flops",
+     ("n", "d", "Br")))
 ui.slide("The tables")
 ui.table(mem, "backward_memory", f"d = {cfg.d}, {cfg.dtype}; stored in MB",
          headers={"std stored MB": "std stored", "flash stored MB": "flash stored",
@@ -94,7 +105,7 @@ def _player() -> None:
         player_slot = st.container()
     st.subheader("Watch the backward")
     c1, c2 = st.columns(2)
-    bw_n = ui.bound(control("bw_n"), c1)
+    bw_n = ui.bound(control("bw_n"), c1, help=ui.PLAYER_ON_RELEASE)
     bw_d = ui.bound(control("bw_d"), c2)
     bcfg, note = animation.teaching_config(cfg, bw_n, bw_d)
     ui.own_setting(note or f"The player runs its own n = {bcfg.n} and d = {bcfg.d}, small enough to watch; "

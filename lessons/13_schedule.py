@@ -38,7 +38,9 @@ ui.slide("Two schedules, one tile", steps=tuple({"sc_tile": k} for k in range(1,
 bars, steps, per_tile = timeline(s, occ)
 tile = ui.bound(control("sc_tile"), st.columns([1, 2])[0], help="PageDown on a projector steps through the tiles")
 lanes = {sched: sl.lanes(sched) for sched in ("fa2", "fa3")}
-ui.chart(cache.figure(charts.schedule_timeline, bars, tile, lanes), "sc_timeline")
+ui.chart(lambda: cache.figure(charts.schedule_timeline, bars, ui.peek(control("sc_tile")), lanes), "sc_timeline",
+         ("sc_tile",), player="sc_tile")
+st.caption("← → step the key tiles · space plays them · Home, End")
 st.markdown(tile_text(sl.tile_story(steps, tile), per_tile))
 w = sl.schedule_work(s, rates, occ)
 Br, Bc = KERNELS[sl.SCHEDULE_KERNEL][1], KERNELS[sl.SCHEDULE_KERNEL][2 if s.d <= 64 else 3]
