@@ -258,3 +258,9 @@ def check_b200(ck: Claims, p: dict) -> None:
               f"{f.group(0)!r}: the engine {[round(v, 3) for v in values]}")
     _time_phrase(ck, re.fullmatch(TIME, f.group("cmp")), bw.per_tile(b3), bw.per_tile(b4), "FA4 against FA3")
     ck.expect(agrees(ck.metric(f"B200 exp ÷ matmul, d = {s.d}"), b3.exp / b3.matmul), "B200 exp ÷ matmul")
+    g = bw.gpu_rates("B200")
+    for label, value, unit in (("B200 tensor cores", g.rates.tensor / 1e15, " PFLOP/s"),
+                               ("B200 exp unit", g.rates.exp / 1e12, " T/s"),
+                               ("B200 shared memory", g.smem_bytes / 1e12, " TB/s")):
+        shown = ck.metric(label)
+        ck.expect(shown.endswith(unit) and agrees(shown.removesuffix(unit), value), f"{label}: {shown}, {value:.4g}")
