@@ -166,7 +166,21 @@ def max_abs_diff(cfg: Config, seed: int = 0) -> float:
 
 
 @cache
-def player_html(cfg: Config, kind: str = "flash", bug: str | None = None) -> str:
+def lagging_run(cfg: Config, spread: float, tau: float):
+    """FlashAttention-4's conditional-rescale forward on random attention (flashviz.run.rescale)."""
+    from flashviz.run import rescale
+    return rescale.lagging_run(cfg, spread, tau)
+
+
+@cache
+def poly_exp_error(dtype: str):
+    """FlashAttention-4's polynomial 2^x against exact 2^x in one output type (2^16 inputs)."""
+    from flashviz.run import poly_exp
+    return poly_exp.exp_error(dtype, count=1 << 16)
+
+
+@cache
+def player_html(cfg: Config, kind: str = "flash", bug: str | None = None, tau: float | None = None) -> str:
     """The tile player's finished page for one config: built once, then a cheap string
     on every rerun (the frames' JSON for a 64-step run is a few hundred KB)."""
     from flashviz.players import animation
@@ -176,7 +190,7 @@ def player_html(cfg: Config, kind: str = "flash", bug: str | None = None) -> str
         return render_html(animation.bug_frames(cfg, bug))
     if kind == "standard":
         return render_html(animation.standard_frames(cfg))
-    return render_html(animation.flash_frames(cfg))
+    return render_html(animation.flash_frames(cfg, tau=tau))
 
 
 def figure(builder: Callable[P, go.Figure], *args: P.args, **kwargs: P.kwargs) -> go.Figure:

@@ -81,10 +81,11 @@ m &\leftarrow m^{\text{new}} \\
 def _player() -> None:
     """The player and its own n, d and standard toggle: they rerun this part alone."""
     st.subheader("Watch it stream")
-    c1, c2, c3 = st.columns(3)
+    c1, c2, c3, c4 = st.columns(4)
     an_n = ui.bound(control("an_n"), c1, help=ui.PLAYER_ON_RELEASE)
     an_d = ui.bound(control("an_d"), c2)
-    show_standard = ui.bound(control("an_std"), c3,
+    an_tau = ui.bound(control("an_tau"), c3, help="FlashAttention-4's rescale threshold, in log2 units (lesson 2)")
+    show_standard = ui.bound(control("an_std"), c4,
                              help="The same n, moving the n × n matrices through HBM.")
     acfg, note = animation.teaching_config(cfg, an_n, an_d)
     ui.slide("The tile player")
@@ -94,9 +95,11 @@ def _player() -> None:
             f"its scores would stay on chip, but here {overflow_cause(acfg)} ({ui.assumes('spill')})")
     ui.explain(f"Each step is one tile: {kept}. In FlashAttention-2's kernels the scores sit in registers, not "
                f"in the shared memory the papers call SRAM ({cite('fa2', '§2.1')}); this model counts them in the same "
-               "SRAM budget. Rows whose running max moved are "
-               "highlighted with their rescale factor. ← → step, space plays; PageDown still moves on.")
-    player(cache.player_html(acfg, "standard" if show_standard else "flash"))
+               "SRAM budget. Rows whose running max moved are highlighted with their rescale factor; a row's "
+               "number, coloured, says what FlashAttention-4's lagging max "
+               f"would do there at τ = {an_tau:g} (lesson 2): skip the rescale, or do it. ← → step, space plays; "
+               "PageDown still moves on.")
+    player(cache.player_html(acfg, "standard" if show_standard else "flash", tau=an_tau))
     st.download_button("Download the listing", listing.script(cfg.loop_order), file_name="flash_listing.py",
                        mime="text/x-python", key="download_listing", on_click="ignore",
                        help="The code beside the player as one script that needs only NumPy: it prints "
