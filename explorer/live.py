@@ -30,8 +30,8 @@ from plotly.utils import PlotlyJSONEncoder
 
 HERE = Path(__file__).parent
 # A slider whose chart would carry more figures than this stays on the rerun path (the page says so
-# beside it): a 1 KB step over the SRAM budget's 8-512 KB would be 505 figures.
-MOST_VALUES = 128
+# beside it): a 1 KB step over the SRAM budget's 8-512 KB would be 505 figures, lesson 12's layers 128.
+MOST_VALUES = 64
 SIZES = ("n", "d", "Br", "Bc")  # the sidebar's sliders a chart of sizes follows (the SRAM budget has 505 values)
 # Beside a player's own n: why the player does not follow it live.
 PLAYER_ON_RELEASE = "The player's frames are built when you let go: every n's frames are too many to carry for a drag."

@@ -15,11 +15,15 @@ from flashviz.model.sources import cite, figure_source
 st.title("Inference: one query, the whole cache")
 
 
+# Beside the layers: why the cache's chart does not follow them live (128 values, the chart built at each).
+LAYERS_ON_RELEASE = "The cache's chart redraws when you let go: 128 values are too many to carry for a drag."
+
+
 def inference_controls():
     """The model and batch being decoded (this lesson's own settings, in the URL)."""
     cols = st.columns(5)
     for col, key in zip(cols, ("inf_ctx", "inf_batch", "inf_heads", "inf_kv", "inf_layers")):
-        ui.bound(control(key), col, note_where=st)
+        ui.bound(control(key), col, note_where=st, help=LAYERS_ON_RELEASE if key == "inf_layers" else None)
     cfg = predict.inference_config()
     if st.session_state.get("inf_kv", 0) > cfg.heads:
         cols[3].caption(f"above the query heads: MHA uses {cfg.heads}")
@@ -108,7 +112,7 @@ st.markdown(f"At batch {cfg.batch} with {name} the cache takes **{bytes_text(mod
             "weights. It grows with n, with the batch and with the K/V heads, each in proportion.")
 ui.chart(lambda: cache.figure(charts.cache_over_n, cache.decode_cache_over_n(ns, predict.inference_config(),
                                                                             ui.peek(control("inf_layers"))),
-                              hw.hbm_gb, hw.name), "inference_cache", (*MODEL, "inf_layers"))
+                              hw.hbm_gb, hw.name), "inference_cache", MODEL)
 
 # --- MHA, GQA, MQA ------------------------------------------------------------------------
 ui.slide("MHA, GQA, MQA")

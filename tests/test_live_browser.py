@@ -71,7 +71,7 @@ def live_at(page, chart: str):
 # not carried.
 EXPECTED = {0: {"n", "d", "Br", "Bc"}, 1: {"os_len", "os_block", "os_spread"}, 2: {"n", "d", "Br", "Bc"},
             3: {"n", "d"}, 4: {"n", "d"}, 6: {"n", "d", "Br", "Bc"}, 7: {"n", "d", "Br", "Bc"},
-            10: {"wg_d", "wg_bh"}, 11: {"inf_ctx", "inf_batch", "inf_heads", "inf_kv", "inf_layers"},
+            10: {"wg_d", "wg_bh"}, 11: {"inf_ctx", "inf_batch", "inf_heads", "inf_kv"},
             12: {"sc_tile"}}
 
 
