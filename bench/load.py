@@ -1,18 +1,21 @@
 """Many readers at once: websocket clients that speak Streamlit's own protocol.
 
 Starts `streamlit run app.py` on loopback, opens --sessions sessions spread over
-the lessons, and has each move the n slider back and forth for --seconds. The clients
+the lessons, and has each move the n slider back and forth for --seconds. With --drag each reader
+drags instead: the figures follow the slider in the browser (explorer/live.py), so the server
+hears only where it is let go, a few values along from the last, anywhere in n's range. The clients
 keep the browser's message cache (tests/st_client.py), so the server sends them what it
 would send a browser. Reports errors, rerun round-trip times under load (p50/p95), the
 server's CPU time and bytes sent per rerun, its memory with one session and with all of
 them, and what each extra session costs. Bounded in count and time; talks to 127.0.0.1 only.
 
-    python bench/load.py --sessions 30 --seconds 60 [--think 3] [--app CHECKOUT] [--port P | --url URL]
+    python bench/load.py --sessions 30 --seconds 60 [--think 3] [--drag] [--app CHECKOUT] [--port P | --url URL]
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
+import random
 import statistics
 import sys
 import time
@@ -22,14 +25,18 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from tests.st_client import N_VALUES, Client, Server, free_port  # noqa: E402
 from explorer.lessons import LESSONS  # noqa: E402
+from flashviz.model.config import SEQUENCE_LENGTHS  # noqa: E402
 
 
 class Session:
     """One reader: opens a lesson, then moves the n slider back and forth. Its client keeps
     the browser's message cache, so an unchanged element comes back as a reference."""
 
-    def __init__(self, url: str, page: str):
+    def __init__(self, url: str, page: str, drag: int | None = None):
         self.client = Client(url, page)
+        # a dragging reader (seeded): where each drag is let go, one to four of n's values from the last
+        self.drag = None if drag is None else random.Random(drag)
+        self.at = SEQUENCE_LENGTHS.index(int(N_VALUES[0]))
         self.moved = False
         self.times: list[float] = []
         self.bytes: list[int] = []
@@ -41,7 +48,7 @@ class Session:
             k = 0
             while time.time() < until:
                 k += 1
-                run = await self.client.rerun({"n": N_VALUES[k % 2]})
+                run = await self.client.rerun({"n": self.next_n(k)})
                 self.moved = True
                 self.times.append(run.seconds)
                 self.bytes.append(run.bytes)
@@ -52,17 +59,25 @@ class Session:
             self.errors.append(f"{type(err).__name__}: {err}"[:200])
 
 
+    def next_n(self, k: int) -> str:
+        if self.drag is None:
+            return N_VALUES[k % 2]
+        step = self.drag.choice((-4, -3, -2, -1, 1, 2, 3, 4))
+        self.at = min(max(self.at + step, 0), len(SEQUENCE_LENGTHS) - 1)
+        return str(SEQUENCE_LENGTHS[self.at])
+
+
 def percentile(xs: list[float], q: float) -> float:
     xs = sorted(xs)
     return xs[int(q * (len(xs) - 1))] if xs else float("nan")
 
 
-async def load(server: Server | Running, sessions: int, seconds: float, think: float) -> dict:
+async def load(server: Server | Running, sessions: int, seconds: float, think: float, drag: bool = False) -> dict:
     """Warm the server with one session, then run `sessions` readers for `seconds`."""
     pages = [lesson.url_path for lesson in LESSONS]
     await Session(server.ws_url, pages[0]).run(time.time() + 5)  # warm: imports, caches at defaults
     base = server.rss_mb()
-    clients = [Session(server.ws_url, pages[k % len(pages)]) for k in range(sessions)]
+    clients = [Session(server.ws_url, pages[k % len(pages)], k if drag else None) for k in range(sessions)]
     until = time.time() + seconds
     cpu = server.cpu()
     mem_task = asyncio.create_task(asyncio.sleep(seconds * 0.9))
@@ -105,12 +120,15 @@ class Running:
         return float("nan")
 
 
-async def main(sessions: int, seconds: float, think: float, app: Path, port: int, url: str | None) -> None:
+async def main(sessions: int, seconds: float, think: float, app: Path, port: int, url: str | None,
+               drag: bool) -> None:
+    if drag:
+        print("readers who drag: one rerun where each drag is let go, one to four of n's values along")
     if url:
-        report(await load(Running(url), sessions, seconds, think), seconds, think)
+        report(await load(Running(url), sessions, seconds, think, drag), seconds, think)
         return
     with Server(app, port) as server:
-        report(await load(server, sessions, seconds, think), seconds, think)
+        report(await load(server, sessions, seconds, think, drag), seconds, think)
 
 
 if __name__ == "__main__":
@@ -120,7 +138,8 @@ if __name__ == "__main__":
     p.add_argument("--think", type=float, default=0.0, help="seconds each session waits between moves")
     p.add_argument("--app", type=Path, default=ROOT, help="the checkout to serve (default: this one)")
     p.add_argument("--port", type=int, default=0, help="loopback port (default: a free one)")
+    p.add_argument("--drag", action="store_true", help="readers who drag: each release a new n along the range")
     p.add_argument("--url", help="load a server already running there (e.g. deploy/serve_replicas.py's)")
     a = p.parse_args()
     asyncio.run(main(min(a.sessions, 200), min(a.seconds, 600), min(max(a.think, 0.0), 60.0), a.app,
-                     a.port or free_port(), a.url))
+                     a.port or free_port(), a.url, a.drag))

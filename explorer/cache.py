@@ -21,13 +21,17 @@ import streamlit as st
 from flashviz.run import attention, decode
 from flashviz.teach import bugs, demos
 from flashviz.model import mask_sweeps, sweeps
-from flashviz.model.config import Config
+from flashviz.model.config import Config, Hardware
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
 
 P = ParamSpec("P")
-cache = st.cache_data(max_entries=64, show_spinner=False)
+# 512 entries: a live chart builds its figure at every value of its sliders (explorer/live.py), some 60
+# configs a run. A frozen config is keyed by its repr, which names every field: Streamlit's own hash of one
+# walked it field by field, 0.8 ms a call, most of a live chart's cost.
+cache = st.cache_data(max_entries=512, show_spinner=False,
+                      hash_funcs={Config: repr, decode.DecodeConfig: repr, Hardware: repr})
 
 
 @cache
@@ -173,7 +177,21 @@ def max_abs_diff(cfg: Config, seed: int = 0) -> float:
 
 
 @cache
-def player_html(cfg: Config, kind: str = "flash", bug: str | None = None) -> str:
+def lagging_run(cfg: Config, spread: float, tau: float):
+    """FlashAttention-4's conditional-rescale forward on random attention (flashviz.run.rescale)."""
+    from flashviz.run import rescale
+    return rescale.lagging_run(cfg, spread, tau)
+
+
+@cache
+def poly_exp_error(dtype: str):
+    """FlashAttention-4's polynomial 2^x against exact 2^x in one output type (2^16 inputs)."""
+    from flashviz.run import poly_exp
+    return poly_exp.exp_error(dtype, count=1 << 16)
+
+
+@cache
+def player_html(cfg: Config, kind: str = "flash", bug: str | None = None, tau: float | None = None) -> str:
     """The tile player's finished page for one config: built once, then a cheap string
     on every rerun (the frames' JSON for a 64-step run is a few hundred KB)."""
     from flashviz.players import animation
@@ -183,7 +201,7 @@ def player_html(cfg: Config, kind: str = "flash", bug: str | None = None) -> str
         return render_html(animation.bug_frames(cfg, bug))
     if kind == "standard":
         return render_html(animation.standard_frames(cfg))
-    return render_html(animation.flash_frames(cfg))
+    return render_html(animation.flash_frames(cfg, tau=tau))
 
 
 def figure(builder: Callable[P, go.Figure], *args: P.args, **kwargs: P.kwargs) -> go.Figure:

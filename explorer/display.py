@@ -2,10 +2,14 @@
 every column; a chart's toolbar and its PNG's name."""
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
+import plotly.graph_objects as go
 import streamlit as st
 
 from flashviz.teach.format import column_format
 
+from . import live as live_charts
 from .widgets import presenting
 
 
@@ -60,14 +64,23 @@ def table(df, key: str, caption: str | None = None, show=None, headers: dict | N
                        mime="text/csv", key=f"{key}_csv", on_click="ignore")
 
 
-def chart(fig, key: str) -> None:
+def chart(fig: go.Figure | Callable[[], go.Figure], key: str, follows: Sequence[str] = (),
+          player: str | None = None) -> None:
+    """A chart: a figure, or `make`, a function that builds it from the settings (ui.config(),
+    ui.hardware(), ui.peek()). With `follows` (URL keys of sliders), the chart follows those
+    sliders while they are dragged (explorer/live.py builds it at each of their values); `player`,
+    one of them, is stepped by the keys as a player is (→ ←, Home, End, space plays it)."""
+    if callable(fig):
+        make, fig = fig, fig()
+        if follows:
+            live_charts.follow(key, make, follows, player)
     st.plotly_chart(fig, key=key, config={
         "displaylogo": False, "displayModeBar": "hover" if not presenting() else False,
         "toImageButtonOptions": {"format": "png", "filename": key, "scale": 2}})
 
 
-def side_by_side(*charts_and_keys, widths=None) -> None:
-    """Charts in columns: side_by_side((fig, "key"), (fig, "key"))."""
-    for col, (fig, key) in zip(st.columns(widths or len(charts_and_keys)), charts_and_keys):
+def side_by_side(*charts_and_keys: tuple, widths=None) -> None:
+    """Charts in columns: side_by_side((fig, "key"), (make, "key", ("n", "d"))), each as chart() takes it."""
+    for col, args in zip(st.columns(widths or len(charts_and_keys)), charts_and_keys):
         with col:
-            chart(fig, key)
+            chart(*args)

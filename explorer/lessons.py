@@ -67,10 +67,14 @@ ONLINE_SOFTMAX = (
     Param("os_spread", "score spread (std)", 3.0, lo=0.5, hi=8.0, step=0.5, kind="float"),
     Param("os_seed", "random row", 1, lo=0, hi=99, step=1, kind="int"),
     Param("os_offset", "scores near", 800, lo=0, hi=1000, step=10, kind="int"),
+    # FlashAttention-4's rescale threshold, log2 units (8 in its kernel for 16-bit; past 16, fp16 overflows)
+    Param("os_tau", "rescale threshold τ (log2 units)", 8.0, lo=0.0, hi=20.0, step=0.5, kind="float"),
     Param("os_sink", "sink logit (lesson 14)", 2.0, lo=-4.0, hi=12.0, step=0.5, kind="float"),
 )
 TILING = (Param("an_n", "animation n", 256, TEACHING_N), Param("an_d", "animation d", 16, TEACHING_D),
-          Param("an_std", "show standard", False, kind="bool"))
+          Param("an_std", "show standard", False, kind="bool"),
+          # FlashAttention-4's threshold the player marks its rows at (log2 units; 8 is its kernel's for 16-bit)
+          Param("an_tau", "FA4 threshold τ", 8.0, lo=0.0, hi=20.0, step=0.5, kind="float"))
 BACKWARD = (Param("bw_n", "animation n", 256, TEACHING_N), Param("bw_d", "animation d", 16, TEACHING_D))
 EXACT = (Param("ex_window", "local window width (keys)", 128, lo=8, hi=1024, step=8, kind="int"),)
 BREAK_IT = (*(Param(f"bug_{key}", bug.label, False, kind="bool") for key, bug in BUGS.items()),
@@ -102,7 +106,9 @@ INFERENCE = (  # the model and the batch being decoded
 )
 SCHEDULE = (*schedule_view.PARAMS.values(),  # the measured call, its data type and mask, the unit rates
             # the key tile the timeline player has reached (the clicker steps it)
-            Param("sc_tile", "key tile", 2, lo=1, hi=TILES_SHOWN, step=1, kind="int"))
+            Param("sc_tile", "key tile", 2, lo=1, hi=TILES_SHOWN, step=1, kind="int"),
+            # FlashAttention-4 on the B200: the share of rescales its lagging max skips (reported: about 90%)
+            Param("sc_skip", "rescales skipped (B200, FA4)", 0.9, lo=0.0, hi=1.0, step=0.05, kind="float"))
 
 MASKS = (
     Param("mk_n", "sequence length n", 16384, tuple(2**k for k in range(10, 21))),

@@ -11,7 +11,7 @@ from collections.abc import Callable
 import pandas as pd
 
 from flashviz.players import schedule_lesson as sl
-from flashviz.hardware import schedule_targets
+from flashviz.hardware import fa3_authors, schedule_targets
 from flashviz.teach.claims import compare
 
 from .cache import cache
@@ -46,6 +46,23 @@ def measured(occupancy: bool = True) -> tuple[pd.DataFrame, dict[str, float], pd
     df, rates = schedule_targets.load()
     t = schedule_targets.targets(df, rates, occupancy=occupancy)
     return df, rates, t, schedule_targets.speedups(t), schedule_targets.summary(t)
+
+
+@cache
+def authors() -> pd.DataFrame:
+    """FlashAttention-3's own code (flash-attn-4 on the H200, its own run): every forward of it, cuDNN and
+    PyTorch flash, measured and modelled (fa3_authors.targets)."""
+    return fa3_authors.targets()
+
+
+def authors_at(s: sl.Setting) -> tuple[pd.Series, pd.Series] | None:
+    """The authors' kernel's row and cuDNN's of the same run at the lesson's call, or None where that run
+    did not time it."""
+    t = authors()
+    try:
+        return sl.row(t, fa3_authors.LABELS["fa4"], s), sl.row(t, fa3_authors.LABELS["cudnn"], s)
+    except ValueError:
+        return None
 
 
 def measured_at(s: sl.Setting, kernel: str, occupancy: bool = True) -> pd.Series:

@@ -9,19 +9,22 @@ A lesson reads `ui.bound(...)`, `ui.slide(...)`, `ui.chart(...)`, and need not k
 - `notes.py`: explanations, the overflow banner, the model's assumptions and their marks, the reading list.
 - `display.py`: tables and charts as a page draws them.
 - `css.py`: the app's CSS and the clicker's script.
+- `live.py`: live charts, which follow their sliders in the browser.
 """
 from __future__ import annotations
 
 from .css import style
 from .deck import deck, lesson_nav, resumes_inside, section, shared_link, slide, sync_url
 from .display import chart, side_by_side, table
+from .live import PLAYER_ON_RELEASE, SIZES
+from .live import flush as live_flush
 from .notes import about, assumes, assumptions, explain, overflow_banner, overflow_text, reading_list
 from .share import share_link, share_params
 from .widgets import (NO_ICON, bound, config, custom_gpu, custom_gpu_controls, hardware, own_setting, peek,
                       presenting, shared_controls, simulable, sweep_config, value)
 
-__all__ = ["NO_ICON", "about", "assumes", "assumptions", "bound", "chart", "config", "custom_gpu",
-           "custom_gpu_controls", "deck", "explain", "hardware", "lesson_nav", "own_setting", "overflow_banner",
-           "overflow_text", "peek", "presenting", "reading_list", "resumes_inside", "section", "share_link",
-           "share_params", "shared_controls", "shared_link", "side_by_side", "simulable", "slide", "style",
-           "sweep_config", "sync_url", "table", "value"]
+__all__ = ["NO_ICON", "PLAYER_ON_RELEASE", "SIZES", "about", "assumes", "assumptions", "bound", "chart", "config",
+           "custom_gpu", "custom_gpu_controls", "deck", "explain", "hardware", "lesson_nav", "live_flush",
+           "own_setting", "overflow_banner", "overflow_text", "peek", "presenting", "reading_list", "resumes_inside",
+           "section", "share_link", "share_params", "shared_controls", "shared_link", "side_by_side", "simulable",
+           "slide", "style", "sweep_config", "sync_url", "table", "value"]

@@ -7,6 +7,7 @@ import streamlit as st
 from flashviz.model.config import CUSTOM, HARDWARE, Config, Hardware, custom_hardware
 from flashviz.model.memory import clamp_tiles
 
+from . import live
 from .params import CUSTOM_GPU, FIELDS, SHARED, UNITS, Param
 
 SIMULATE_MAX = 2048  # largest n a page runs in NumPy on a slider move
@@ -72,7 +73,11 @@ def bound(p: Param, where=None, help: str | None = None, note_where=None):
 
 
 def peek(p: Param):
-    """A control's value before it is drawn this run: what bound() will start it at."""
+    """A control's value before it is drawn this run (what bound() will start it at), or after:
+    what it holds. Inside live.at, the value a live chart is being built at."""
+    set_here, at = live.overridden(p.key)
+    if set_here:
+        return at
     state = st.session_state
     if p.key in state:
         return state[p.key]
@@ -88,6 +93,7 @@ def _use_gpu_budget(kb: int) -> None:
 def shared_controls() -> None:
     """The sidebar every lesson shares (rendered by app.py on every run)."""
     st.session_state[LINK] = {}
+    st.session_state[live.PENDING] = {}  # the live charts of this whole run, gathered as the lesson draws
     side = st.sidebar
     n = bound(SHARED["n"], side, "Past 2048 the pages stop running NumPy and use the exact closed forms.")
     c1, c2, c3 = side.columns(3)
@@ -103,7 +109,8 @@ def shared_controls() -> None:
         custom_gpu_controls(side)
     gpu = hardware()
     sram = bound(SHARED["sram"], side, "M: the shared memory one thread block may use: "
-                                       f"{gpu.smem_per_block_kb} KB on the {gpu.name}.")
+                                       f"{gpu.smem_per_block_kb} KB on the {gpu.name}. Charts redraw when you let go: "
+                                       "its 505 values are too many to carry for a drag, as n, d and the tiles are.")
     if sram > gpu.smem_per_block_kb:
         side.caption(f"{sram} KB is more than one block may use on the {gpu.name} ({gpu.smem_per_block_kb} KB).")
     if sram != gpu.smem_per_block_kb:
@@ -131,7 +138,8 @@ def custom_gpu_controls(side) -> None:
 
 
 def value(key: str):
-    return st.session_state.get(key, SHARED[key].default)
+    set_here, at = live.overridden(key)
+    return at if set_here else st.session_state.get(key, SHARED[key].default)
 
 
 def presenting() -> bool:

@@ -1,5 +1,5 @@
-"""Command line: `flashviz [demo N | cost ... | precision ...] [--json]` (installed by `pip install -e .`),
-or `python -m flashviz ...` from a checkout."""
+"""Command line: `flashviz [demo N | cost ... | precision ... | rescale ...] [--json]` (installed by
+`pip install -e .`), or `python -m flashviz ...` from a checkout."""
 from __future__ import annotations
 
 import argparse
@@ -48,6 +48,21 @@ def _parser() -> argparse.ArgumentParser:
     prec.add_argument("--d", type=int, default=PAPER_D, help=f"head dimension, a power of two (default {PAPER_D})")
     prec.add_argument("--seed", type=int, default=0, help="the inputs' random draw (default 0)")
     prec.add_argument("--json", action="store_true", dest="json_sub")
+    from .run.rescale import KERNEL_TAU
+    resc = sub.add_parser("rescale", help="FlashAttention-4's conditional rescale: rescales done and skipped at a "
+                                          "threshold, the error against standard attention, the weights' headroom")
+    resc.add_argument("--threshold", type=float, default=KERNEL_TAU,
+                      help=f"tau, log2 units the running max may lag (default {KERNEL_TAU:g}, the kernel's for 16-bit; "
+                           "0 rescales at every new max)")
+    resc.add_argument("--n", type=int, default=1024, help="sequence length (default 1024)")
+    resc.add_argument("--d", type=int, default=64, help="head dimension (default 64)")
+    resc.add_argument("--br", type=int, default=64)
+    resc.add_argument("--bc", type=int, default=64)
+    resc.add_argument("--seed", type=int, default=0, help="the inputs' random draw (default 0)")
+    resc.add_argument("--spread", type=float, default=1.0,
+                      help="standard deviation of the scores (default 1: random_qkv's unit variance)")
+    resc.add_argument("--causal", action="store_true")
+    resc.add_argument("--json", action="store_true", dest="json_sub")
     return p
 
 
@@ -159,6 +174,55 @@ def _precision_text(summary: dict) -> str:
               f"(the paper: {summary['paper_headline_ratio']:g}x)")
 
 
+RESCALE_MAX_N = 32768  # the check against float64 attention runs a block of rows at a time
+
+
+def rescale_summary(tau: float, n: int, d: int, Br: int, Bc: int, seed: int, spread: float = 1.0,
+                    causal: bool = False) -> dict:
+    """The conditional-rescale forward at these settings: rescales done and skipped (in all and per row),
+    its largest error against float64 standard attention, and each storage type's headroom."""
+    import numpy as np
+    from .run.attention import random_qkv
+    from .run import rescale as rs
+    if not 1 <= n <= RESCALE_MAX_N:
+        raise ValueError(f"--n must be between 1 and {RESCALE_MAX_N}")
+    if not (spread > 0 and math.isfinite(spread)):
+        raise ValueError("--spread must be a positive number")
+    rs.check_tau(tau)
+    cfg = Config.clamped(n, Br, Bc, d=d, causal=causal)
+    Q, K, V = random_qkv(n, d, seed)
+    run = rs.rescale_attention(Q * spread, K, V, cfg, tau)
+
+    def spread_of(counts):
+        return {"min": int(counts.min()), "median": float(np.median(counts)), "max": int(counts.max())}
+
+    return {"n": n, "d": d, "Br": cfg.Br, "Bc": cfg.Bc, "seed": seed, "spread": spread, "causal": causal,
+            "threshold_log2": run.tau, "rescales_done": run.done, "rescales_skipped": run.skips,
+            "rescales_at_threshold_0": run.every_new_max, "skipped_share": run.skip_share,
+            "per_row_done": spread_of(run.rescaled), "per_row_skipped": spread_of(run.skipped),
+            "max_abs_error": rs.reference_error(Q * spread, K, V, run.O, causal),
+            "largest_weight_log2": run.peak_log2,
+            "storage": {t: {"largest_log2": rs.overflow_tau(t), "headroom_log2": rs.overflow_tau(t) - run.tau,
+                            "fits": run.tau < rs.overflow_tau(t)} for t in ("float16", "bfloat16", "float32")}}
+
+
+def _rescale_text(r: dict) -> str:
+    row = "min {min}, median {median:g}, max {max}"
+    store = "; ".join(f"{t} 2^{v['largest_log2']:.4f} ({v['headroom_log2']:+.2f} to spare"
+                      f"{'' if v['fits'] else ': OVERFLOWS'})" for t, v in r["storage"].items())
+    return "\n".join([
+        f"FlashAttention-4's conditional rescale: n = {r['n']}, d = {r['d']}, {r['Br']} x {r['Bc']} tiles, "
+        f"seed {r['seed']}, score spread {r['spread']:g}{', causal' if r['causal'] else ''}",
+        f"threshold tau = {r['threshold_log2']:g} log2 units (0: rescale at every new max)",
+        f"rescales: {r['rescales_done']} done, {r['rescales_skipped']} skipped, of {r['rescales_at_threshold_0']} "
+        f"new maxima (what tau = 0 rescales): {r['skipped_share']:.1%} skipped",
+        f"per row, done: {row.format(**r['per_row_done'])}; skipped: {row.format(**r['per_row_skipped'])}",
+        f"exactness: max abs error against float64 softmax(QK^T)V = {r['max_abs_error']:.2e}",
+        f"headroom: unnormalised weights reached 2^{r['largest_weight_log2']:.2f} "
+        f"(tau allows 2^{r['threshold_log2']:g}); "
+        f"largest storable: {store}"])
+
+
 def main(argv: list[str] | None = None) -> int:
     """The console script `flashviz` and `python -m flashviz`: returns the exit status."""
     args = _parser().parse_args(argv)
@@ -185,6 +249,11 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps({k: _plain(v) if not isinstance(v, list) else [{a: _plain(b) for a, b in r.items()}
                                                                             for r in v]
                               for k, v in summary.items()}, indent=2) if as_json else _precision_text(summary))
+            return 0
+        if args.command == "rescale":
+            summary = rescale_summary(args.threshold, args.n, args.d, args.br, args.bc, args.seed, args.spread,
+                                      args.causal)
+            print(json.dumps(summary, indent=2) if as_json else _rescale_text(summary))
             return 0
         from .teach.demos import DEMOS
         numbers = [args.number] if args.command == "demo" else list(DEMOS)

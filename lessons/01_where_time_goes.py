@@ -90,13 +90,31 @@ The count masks S as the first kernel writes it; PyTorch's attention in that fig
 dropout as kernels of their own, more passes over n² elements of the same kind.
 """)
 
-sweep = ui.sweep_config(ns).with_(dtype=roof.dtype)
+
+
+def bytes_figure():
+    """The sweep around the sidebar's n, at its d, tiles and 16-bit type."""
+    at = ui.config()
+    around, dtype = sweeps.ns_around(at.n, 128, 8192, 4), tensor_dtype(at.dtype)
+    return cache.figure(charts.bytes_vs_flops, cache.over_n(ui.sweep_config(around).with_(dtype=dtype), around), dtype)
+
+
 ui.slide("Bytes against flops")
-ui.chart(cache.figure(charts.bytes_vs_flops, cache.over_n(sweep, ns), roof.dtype), "bytes_vs_flops")
+ui.chart(bytes_figure, "bytes_vs_flops", ui.SIZES)
 # Where the real kernel sits, on the chart of the GPU it was measured on (float16 forward, d = 64 and 128).
 measured_pts = cache.h200_flash(cfg.d)[0] if hw.name == H200 and cfg.d in MEASURED_D else None
 ui.slide("The kernels on the roofline")  # full width: three labelled marks and a roof per GPU
-ui.chart(cache.figure(charts.roofline, kernels, gpus, roof.dtype, hw.name, measured_pts), "roofline")
+
+
+def roofline_figure():
+    """The three kernels and flash's one on every GPU's roof, at the sidebar's sizes."""
+    at, gpu = ui.config(), ui.hardware()
+    at = at.with_(dtype=tensor_dtype(at.dtype))
+    ran = cache.h200_flash(at.d)[0] if gpu.name == H200 and at.d in MEASURED_D else None
+    return cache.figure(charts.roofline, cache.roofline_points(at, gpu, kernels=True), gpus, at.dtype, gpu.name, ran)
+
+
+ui.chart(roofline_figure, "roofline", ui.SIZES)
 measured_note = ""
 if measured_pts is not None:
     least = float(measured_pts["flops per DRAM byte"].min())

@@ -7,6 +7,8 @@ from explorer import cache, charts, predict, ui
 from explorer.lessons import control
 from flashviz.model.sources import cite
 from flashviz.run.attention import EXP_LIMIT, online_softmax, random_row, softmax
+from flashviz.run.rescale import lagging_row, overflow_tau
+from flashviz.teach import questions
 
 st.title("Online softmax")
 st.markdown("#### Stream a row in blocks, carry two numbers: the largest score so far, m, and a running sum, l.")
@@ -16,17 +18,30 @@ c1, c2, c3, c4 = st.columns(4)
 length = ui.bound(control("os_len"), c1)
 block = ui.bound(control("os_block"), c2)
 spread = ui.bound(control("os_spread"), c3)
-seed = ui.bound(control("os_seed"), c4)
+seed = ui.bound(control("os_seed"), c4, help="A new random row: the charts redraw when you let go (100 rows are too "
+                                             "many to carry for a drag).")
 
 st.latex(r"m_{\text{new}} = \max(m_{\text{old}}, \max_j s_j) \qquad "
          r"l_{\text{new}} = \underbrace{e^{\,m_{\text{old}} - m_{\text{new}}}}_{\text{the rescale}}\, l_{\text{old}}"
          r" + \sum_j e^{\,s_j - m_{\text{new}}}")
-row = random_row(length, seed, spread)
-steps: list[tuple[float, float]] = []  # (m, l) after each block
-broken_steps: list[tuple[float, float]] = []
-exact = softmax(row)
-online = online_softmax(row, block, steps=steps)
-broken = online_softmax(row, block, rescale=False, steps=broken_steps)
+
+
+def streamed():
+    """The row at the lesson's controls: its softmax, online and without the rescale, and the
+    running (m, l) after each block, rescaled and not."""
+    row = random_row(ui.peek(control("os_len")), ui.peek(control("os_seed")), ui.peek(control("os_spread")))
+    by = ui.peek(control("os_block"))
+    steps: list[tuple[float, float]] = []  # (m, l) after each block
+    broken_steps: list[tuple[float, float]] = []
+    online = online_softmax(row, by, steps=steps)
+    broken = online_softmax(row, by, rescale=False, steps=broken_steps)
+    weights = pd.DataFrame({"score": row, "softmax": softmax(row), "online": online, "no rescale": broken})
+    return weights, steps, broken_steps
+
+
+ROW = ("os_len", "os_block", "os_spread")  # its charts follow these live; a new random row (os_seed) redraws on release
+weights, steps, broken_steps = streamed()
+row, exact, online, broken = (weights[k].to_numpy() for k in ("score", "softmax", "online", "no rescale"))
 
 # On a projector the clicker shows the row twice: at the default spread, then a wide one, where the
 # max moves far more often and dropping the rescale costs far more.
@@ -48,9 +63,8 @@ adds numbers on different baselines, like adding prices in three currencies. (Th
 Gimelshein's, 2018; FlashAttention carries O through it as well.)
 """)
 
-weights = pd.DataFrame({"score": row, "softmax": exact, "online": online, "no rescale": broken})
-ui.side_by_side((cache.figure(charts.weights_bars, weights), "weights"),
-                (cache.figure(charts.running_stats, steps), "running_stats"), widths=[3, 2])
+ui.side_by_side((lambda: cache.figure(charts.weights_bars, streamed()[0]), "weights", ROW),
+                (lambda: cache.figure(charts.running_stats, streamed()[1]), "running_stats", ROW), widths=[3, 2])
 blocks = pd.DataFrame({"block": range(1, len(steps) + 1), "m": [m for m, _ in steps],
                        "l (rescaled)": [l for _, l in steps], "l (no rescale)": [l for _, l in broken_steps]})
 ui.slide("The running statistics")
@@ -90,6 +104,52 @@ ui.table(pd.DataFrame({"score": scores, "exp(score)": [shown_value(w) for w in r
                        "weight, with the max": [shown_value(w) for w in safe],
                        "weight, without the max": [shown_value(w) for w in unsafe]}),
          "overflow", "Subtracting the running max keeps every exponent at or below zero")
+
+# ---- FlashAttention-4: the lagging max ------------------------------------------------------------
+ui.slide("Rescale only when it must")
+st.subheader("Rescale only when it must: FlashAttention-4's lagging max")
+tau = ui.bound(control("os_tau"), st.columns(2)[0], help="0: FlashAttention-2's rule, a rescale at every new max")
+ui.explain(f"""
+FlashAttention-4 keeps the max it already uses until a block's max is more than τ above it, τ in log2
+units (the kernel computes 2^x, not e^x); its Blackwell forward uses τ = 8 for 16-bit inputs
+({cite("fa4_fwd", "rescale_threshold")}; the test is in {cite("fa4_softmax", "SoftmaxSm100.update_row_max")}).
+It stays exact: every term of l and of O is taken against the same max, the one in use, and the final O / l
+cancels it, whichever it was ({cite("fa4", "conditional softmax rescaling")}).
+""")
+lag_weights, lag_steps = lagging_row(row, block, tau)
+k0 = sum(1 for a, b in zip(steps, steps[1:]) if b[0] > a[0])
+done_row, skipped_row = sum(s.rescaled for s in lag_steps), sum(s.skipped for s in lag_steps)
+st.markdown(f"In the row above, FlashAttention-2's rule rescales {k0} time{'s' if k0 != 1 else ''}; at "
+            f"τ = {tau:g}, {done_row} of them {'is' if done_row == 1 else 'are'} done and {skipped_row} skipped, and "
+            f"the weights still match softmax to {np.abs(lag_weights - exact).max():.1e}.")
+ui.table(pd.DataFrame({"block": [s.block + 1 for s in lag_steps], "block max": [s.block_max for s in lag_steps],
+                       "true max": [s.m_true for s in lag_steps], "max in use": [s.m_use for s in lag_steps],
+                       f"τ = {tau:g}": ["rescaled" if s.rescaled else "skipped" if s.skipped else "—"
+                                        for s in lag_steps],
+                       "l": [s.l for s in lag_steps]}),
+         "lagging_blocks", f"Each block at τ = {tau:g}: rescaled (the max in use moved), skipped (the true max rose, "
+         "the max in use stayed), or — (no new max)")
+lim16, lim_bf = overflow_tau("float16"), overflow_tau("bfloat16")
+fp16_text = (f"τ = {tau:g} leaves {lim16 - tau:.2f} log2 units to spare" if tau < lim16 else
+             f"τ = {tau:g} overflows it: the largest weights saturate while the float32 sum l counts them whole, so "
+             f"O comes out too small, which is why the kernel asserts τ stays below {lim16:.4f} "
+             f"({cite('fa4_fwd', 'Note [Low Precision Scaling]')})")
+st.markdown(f"The price is headroom. A weight e^(s − m) is at most 1 when m is the true max; a max that lags by up "
+            f"to τ lets it reach 2^τ = {2 ** tau:,.6g}. The kernel stores P in the input's 16-bit type before PV: "
+            f"fp16's largest value, 65,504, is 2^{lim16:.4f}, so {fp16_text}. bf16's is 2^{lim_bf:.2f}, "
+            f"{lim_bf - tau:.2f} log2 units above 2^τ. In this row the largest weight reached "
+            f"2^{max(s.peak_log2 for s in lag_steps):.2f}.")
+lag_cfg = ui.simulable(ui.config())
+lag = cache.lagging_run(lag_cfg, spread, tau)
+if predict.inline(questions.lagging_max_skips(lag_cfg, spread, tau, lag), "os_lagging"):
+    c = st.columns(4)
+    c[0].metric("rescales at τ = 0 (FA2)", f"{lag.every_new_max:,}")
+    c[1].metric(f"done at τ = {tau:g}", f"{lag.done:,}")
+    c[2].metric(f"skipped at τ = {tau:g}", f"{lag.skips:,}")
+    c[3].metric("largest weight", f"2^{lag.peak_log2:.2f}", help=f"τ allows 2^{tau:g}")
+    st.caption(f"Random attention at the sidebar's n = {lag_cfg.n}, d = {lag_cfg.d}, {lag_cfg.Br} × {lag_cfg.Bc} "
+               f"tiles{', causal' if lag_cfg.causal else ''}, its scores scaled to std {spread:g} (the spread "
+               "slider above); `python -m flashviz rescale` prints the same counts.")
 
 # ---- a learnable sink (lesson 14's; kept apart from the rest of this lesson) ---------------------------
 ui.slide("A sink in the sum")

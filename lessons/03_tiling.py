@@ -15,8 +15,15 @@ st.title("Tiling: same answer, flat memory")
 st.markdown("#### Cut Q into row blocks and K, V into column blocks; the n×n matrix never goes to HBM.")
 cfg = ui.config()
 sim = ui.simulable(cfg)
-ns = sweeps.ns_around(cfg.n, 128, 2048, 2)
-table = cache.over_n(ui.sweep_config(ns), ns)
+
+
+def over_n():
+    """Memory and traffic over n around the sidebar's n, at its d and tiles."""
+    ns = sweeps.ns_around(ui.config().n, 128, 2048, 2)
+    return cache.over_n(ui.sweep_config(ns), ns)
+
+
+table = over_n()
 here = table[table["n"] == cfg.n].iloc[0]
 diff = cache.max_abs_diff(sim)
 
@@ -74,10 +81,11 @@ m &\leftarrow m^{\text{new}} \\
 def _player() -> None:
     """The player and its own n, d and standard toggle: they rerun this part alone."""
     st.subheader("Watch it stream")
-    c1, c2, c3 = st.columns(3)
-    an_n = ui.bound(control("an_n"), c1)
+    c1, c2, c3, c4 = st.columns(4)
+    an_n = ui.bound(control("an_n"), c1, help=ui.PLAYER_ON_RELEASE)
     an_d = ui.bound(control("an_d"), c2)
-    show_standard = ui.bound(control("an_std"), c3,
+    an_tau = ui.bound(control("an_tau"), c3, help="FlashAttention-4's rescale threshold, in log2 units (lesson 2)")
+    show_standard = ui.bound(control("an_std"), c4,
                              help="The same n, moving the n × n matrices through HBM.")
     acfg, note = animation.teaching_config(cfg, an_n, an_d)
     ui.slide("The tile player")
@@ -87,9 +95,11 @@ def _player() -> None:
             f"its scores would stay on chip, but here {overflow_cause(acfg)} ({ui.assumes('spill')})")
     ui.explain(f"Each step is one tile: {kept}. In FlashAttention-2's kernels the scores sit in registers, not "
                f"in the shared memory the papers call SRAM ({cite('fa2', '§2.1')}); this model counts them in the same "
-               "SRAM budget. Rows whose running max moved are "
-               "highlighted with their rescale factor. ← → step, space plays; PageDown still moves on.")
-    player(cache.player_html(acfg, "standard" if show_standard else "flash"))
+               "SRAM budget. Rows whose running max moved are highlighted with their rescale factor; a row's "
+               "number, coloured, says what FlashAttention-4's lagging max "
+               f"would do there at τ = {an_tau:g} (lesson 2): skip the rescale, or do it. ← → step, space plays; "
+               "PageDown still moves on.")
+    player(cache.player_html(acfg, "standard" if show_standard else "flash", tau=an_tau))
     st.download_button("Download the listing", listing.script(cfg.loop_order), file_name="flash_listing.py",
                        mime="text/x-python", key="download_listing", on_click="ignore",
                        help="The code beside the player as one script that needs only NumPy: it prints "
@@ -99,8 +109,8 @@ def _player() -> None:
 _player()
 
 ui.slide("Memory and traffic over n")
-ui.side_by_side((cache.figure(charts.memory_over_n, table), "tiling_memory"),
-                (cache.figure(charts.traffic_over_n, table), "tiling_traffic"))
+ui.side_by_side((lambda: cache.figure(charts.memory_over_n, over_n()), "tiling_memory", ui.SIZES),
+                (lambda: cache.figure(charts.traffic_over_n, over_n()), "tiling_traffic", ui.SIZES))
 ui.slide("The table")
 ui.table(table, "tiling", f"d = {cfg.d}, Br = {cfg.Br}, Bc = {cfg.Bc} (cut to n where n is smaller), {cfg.dtype}"
          + (", causal" if cfg.causal else "") + "; HBM traffic in MB, peak memory in KB; cut: std HBM ÷ flash HBM"

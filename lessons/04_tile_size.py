@@ -12,8 +12,31 @@ from flashviz.teach.format import bytes_text
 st.title("Tile size and SRAM")
 st.markdown("#### Bigger tiles mean fewer passes over HBM — until the tile no longer fits.")
 cfg = ui.config()
-blocks = tuple(b for b in TILE_SIZES if 8 <= b <= cfg.n)  # every square tile the sidebar offers from 8 up
-table = cache.over_blocks(cfg, blocks)
+
+
+def square_tiles(n: int) -> tuple[int, ...]:
+    return tuple(b for b in TILE_SIZES if 8 <= b <= n)  # every square tile the sidebar offers from 8 up
+
+
+def over_blocks():
+    """Every square tile from 8 up to n, at the sidebar's settings."""
+    at = ui.config()
+    return cache.over_blocks(at, square_tiles(at.n))
+
+
+def sweep_figure():
+    at, table = ui.config(), over_blocks()
+    return cache.figure(charts.block_sweep, table, costs.standard_cost(at).hbm_bytes / 2**20,
+                        sweeps.best_fitting_block(table))
+
+
+def io_figure():
+    at = ui.config()
+    return cache.figure(charts.io_theorem, cache.io_curves(at, sweeps.ns_around(at.n, 256, 65536, 2)))
+
+
+blocks = square_tiles(cfg.n)
+table = over_blocks()
 best = sweeps.best_fitting_block(table)
 std_bytes = costs.standard_cost(cfg).hbm_bytes
 rule = sweeps.paper_rule(cfg)
@@ -54,8 +77,9 @@ spill column. The paper picks
 working set ({rule['working set KB']:.1f} KB against {cfg.sram_bytes // 1024} KB).
 """)
 ui.slide("The block-size sweep")
-ui.side_by_side((cache.figure(charts.block_sweep, table, std_bytes / 2**20, best), "block_sweep"),
-                (cache.figure(charts.working_set_sweep, table, cfg.sram_bytes / 1024), "working_set"))
+ui.side_by_side((sweep_figure, "block_sweep", ("n", "d")),
+                (lambda: cache.figure(charts.working_set_sweep, over_blocks(), ui.config().sram_bytes / 1024),
+                 "working_set", ("n", "d")))
 ui.slide("Every tile size")
 ui.table(table, "tile_size", f"Square tiles, n = {cfg.n}, d = {cfg.d}, {cfg.dtype}, {cfg.loop_order} order, "
          f"budget {cfg.sram_bytes // 1024} KB; spill MB: the seed's charge for a tile over the budget "
@@ -96,7 +120,7 @@ traffic falls as M grows. In FlashAttention-2's order the block that stays is Q'
 blocks reads all of K and V, about 2N²d/Br elements, so that order meets the bound only with Br = Θ(M/d)
 query rows. {capped}{moved_by}
 """)
-ui.chart(cache.figure(charts.io_theorem, io), "io_theorem")
+ui.chart(io_figure, "io_theorem", ("n", "d"))
 ui.slide("Theorem 2's counts")
 ui.table(io, "io_theorem", f"HBM accesses in elements, M = {cfg.sram_elements:,} elements of {cfg.dtype}, "
          f"the paper's rule's tiles in each loop order",

@@ -5,6 +5,7 @@ from explorer import cache, charts, ui
 from explorer.backward_player import backward_player, backward_player_html
 from explorer.lessons import control
 from flashviz.players import animation
+from flashviz.hardware.fa3_authors import backward_table
 from flashviz.model import costs
 from flashviz.teach.claims import change_percent, compare
 from flashviz.teach.format import bytes_text
@@ -14,8 +15,16 @@ st.title("The backward pass")
 st.markdown("#### Standard attention stores P for the backward. FlashAttention keeps a few numbers per row "
             "and recomputes.")
 cfg = ui.config()
-ns = tuple(sorted({512, 2048, 8192, cfg.n}))
-demo = cache.demo(5, ns=ns, d=cfg.d, block=min(cfg.Br, 512), dtype=cfg.dtype, causal=cfg.causal)
+
+
+def seed_demo():
+    """The seed's demo 5 at 512, 2048, 8192 and the sidebar's n, its d, Br (square tiles), type and mask."""
+    at = ui.config()
+    return cache.demo(5, ns=tuple(sorted({512, 2048, 8192, at.n})), d=at.d, block=min(at.Br, 512), dtype=at.dtype,
+                      causal=at.causal)
+
+
+demo = seed_demo()
 mem, traffic = demo.tables["memory and flops"], demo.tables["traffic"]
 here = mem[mem["n"] == cfg.n].iloc[0]
 
@@ -73,8 +82,11 @@ It is the trade `gradient_checkpointing=True` makes, for one operator: pay
 {compare(here["std stored MB"], here["flash stored + O MB"])}.
 """)
 ui.slide("Stored and moved")
-ui.side_by_side((cache.figure(charts.backward_bars, mem), "backward_memory"),
-                (cache.figure(charts.flops_bars, mem), "backward_flops"))
+ui.side_by_side(
+    (lambda: cache.figure(charts.backward_bars, seed_demo().tables["memory and flops"]), "backward_memory",
+     ("n", "d", "Br")),
+    (lambda: cache.figure(charts.flops_bars, seed_demo().tables["memory and flops"]), "backward_flops",
+     ("n", "d", "Br")))
 ui.slide("The tables")
 ui.table(mem, "backward_memory", f"d = {cfg.d}, {cfg.dtype}; stored in MB",
          headers={"std stored MB": "std stored", "flash stored MB": "flash stored",
@@ -82,6 +94,29 @@ ui.table(mem, "backward_memory", f"d = {cfg.d}, {cfg.dtype}; stored in MB",
 ui.table(traffic, "backward_traffic", "HBM traffic of forward + backward")
 st.caption(f"Stored: the seed's rule, {cfg.dtype}. GFLOPs: forward + backward as counted"
            + (", causal." if cfg.causal else "."))
+
+ui.slide("Measured on the H200")
+st.subheader("Forward and backward, measured on the H200")
+bt = backward_table()
+bt = bt[bt["causal"] == cfg.causal]
+span = {k: (g["backward ÷ forward"].min(), g["backward ÷ forward"].max()) for k, g in bt.groupby("kernel")}
+longest = bt[bt["n"] == bt["n"].max()].set_index("kernel")
+ui.own_setting("These calls were measured at d = 128 in fp16 (bench/gpu/fa3_authors.py): of the sidebar's "
+               "settings only the mask applies here.")
+st.markdown(
+    f"Over the {len(bt) // len(span)} calls measured{' with the causal mask' if cfg.causal else ''}, the backward "
+    f"takes {span['FA3 (authors)'][0]:.2f}–{span['FA3 (authors)'][1]:.2f}× the forward's time for FlashAttention-3's "
+    f"own code (its authors' `flash-attn-4`, {cite('fa_code', 'flash_attn/cute')}), "
+    f"{span['cuDNN'][0]:.2f}–{span['cuDNN'][1]:.2f}× for cuDNN's kernel of "
+    f"the same design and {span['PyTorch flash'][0]:.2f}–{span['PyTorch flash'][1]:.2f}× for PyTorch flash "
+    f"(FlashAttention-2's code), against 2.5 times the forward's matmul flops (five matmuls against two). At the "
+    f"longest call (n = {int(bt['n'].max()):,}) FlashAttention-3's backward runs at "
+    f"**{longest.loc['FA3 (authors)', 'backward TFLOP/s']:.0f} TFLOP/s** and FlashAttention-2's at "
+    f"**{longest.loc['PyTorch flash', 'backward TFLOP/s']:.0f}** ({cite('h200_measured', 'fa3_time.csv')}).")
+wide = bt.pivot_table(index=["n", "B·H"], columns="kernel", values=["backward ÷ forward", "backward TFLOP/s"])
+wide.columns = [f"{k} {v}" for v, k in wide.columns]
+ui.table(wide.reset_index().round(2), "backward_h200", "The H200, d = 128, fp16: each kernel's backward time over "
+         "its forward's, and its backward's rate in TFLOP/s (counted as 2.5 forwards' flops).")
 
 
 @ui.section
@@ -94,7 +129,7 @@ def _player() -> None:
         player_slot = st.container()
     st.subheader("Watch the backward")
     c1, c2 = st.columns(2)
-    bw_n = ui.bound(control("bw_n"), c1)
+    bw_n = ui.bound(control("bw_n"), c1, help=ui.PLAYER_ON_RELEASE)
     bw_d = ui.bound(control("bw_d"), c2)
     bcfg, note = animation.teaching_config(cfg, bw_n, bw_d)
     ui.own_setting(note or f"The player runs its own n = {bcfg.n} and d = {bcfg.d}, small enough to watch; "

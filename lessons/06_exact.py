@@ -16,7 +16,8 @@ st.title("Exact means exact")
 st.markdown("#### FlashAttention computes the same function. A local window computes a different one.")
 cfg = ui.config()
 n = ui.simulable(cfg.with_tiles(64, 64)).n
-asked = ui.bound(control("ex_window"))
+asked = ui.bound(control("ex_window"), help="The heatmaps redraw when you let go: a heatmap at each of 128 widths is "
+                                           "too much to carry for a drag.")
 window = min(asked, n)
 ui.own_setting(f"This lesson runs its own 64 × 64 tiles (cut to n), no mask, in float64, at n = {n}"
                + (f"; the window is cut to n = {n}" if window < asked else "")

@@ -12,8 +12,22 @@ from flashviz.model.sources import cite
 
 st.title(LESSONS[6].title)
 cfg = ui.config()
-ns = sweeps.ns_around(cfg.n, 512, 4096, 2)
-full = cache.over_n(ui.sweep_config(ns), ns)
+
+
+def over_n():
+    """Flops and bytes over n around the sidebar's n, at its d and tiles."""
+    ns = sweeps.ns_around(ui.config().n, 512, 4096, 2)
+    return cache.over_n(ui.sweep_config(ns), ns)
+
+
+def cut_figure():
+    """The traffic cut by block size at the sidebar's n (512 at least), type and mask."""
+    at = ui.config()
+    cut = cache.cut_by_block(max(at.n, 512), (32, 64, 128), (16, 32, 64, 128, 256, 512), at.dtype, at.causal)
+    return cache.figure(charts.cut_vs_block, cut, at.causal)
+
+
+full = over_n()
 table = full[["n", "std GFLOPs", "flash GFLOPs", "std HBM MB", "flash HBM MB", "traffic cut"]]
 here = table[table["n"] == cfg.n].iloc[0]
 std_flops, flash_flops = here["std GFLOPs"] * 1e9, here["flash GFLOPs"] * 1e9
@@ -64,8 +78,8 @@ cut_n = max(cfg.n, 512)
 cut = cache.cut_by_block(cut_n, (32, 64, 128), (16, 32, 64, 128, 256, 512), cfg.dtype, cfg.causal)
 mask = "with the causal mask" if cfg.causal else "no mask"
 ui.slide("Bytes against flops")
-ui.side_by_side((cache.figure(charts.bytes_vs_flops, full), "same_flops_chart"),
-                (cache.figure(charts.cut_vs_block, cut, cfg.causal), "cut_vs_block"))
+ui.side_by_side((lambda: cache.figure(charts.bytes_vs_flops, over_n()), "same_flops_chart", ui.SIZES),
+                (cut_figure, "cut_vs_block", ("n",)))
 ui.slide("The tables")
 ui.table(table, "same_flops", f"d = {cfg.d}, Br = {cfg.Br}, Bc = {cfg.Bc}, {cfg.dtype}")
 ui.table(cut, "cut_vs_block", f"Traffic cut at n = {cut_n}, {mask}, FlashAttention-2's order, spill not counted")

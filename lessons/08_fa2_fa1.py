@@ -67,11 +67,18 @@ causal mask is such a mask. FlashAttention-2 spells out the causal case: skip th
 apply the mask only on the tiles the diagonal crosses, about 1.7–1.8× faster than without a mask on its
 A100s ({cite("fa2", "§3.1.1")}).
 """)
-ns = sweeps.ns_around(cfg.n, 256, 4096, 2)
-by_n = cache.loop_orders_over_n(ui.sweep_config(ns), ns)
+
+
+def by_n():
+    """Both loop orders over n around the sidebar's n, at its d and tiles."""
+    ns = sweeps.ns_around(ui.config().n, 256, 4096, 2)
+    return cache.figure(charts.loop_orders_over_n, cache.loop_orders_over_n(ui.sweep_config(ns), ns))
+
+
 ui.slide("The two loop orders")
-ui.side_by_side((cache.figure(charts.loop_order_bars, orders), "loop_order"),
-                (cache.figure(charts.loop_orders_over_n, by_n), "loop_order_over_n"))
+ui.side_by_side((lambda: cache.figure(charts.loop_order_bars, cache.loop_orders(ui.config())), "loop_order",
+                 ui.SIZES),
+                (by_n, "loop_order_over_n", ui.SIZES))
 ui.slide("The table")
 ui.table(orders, "loop_orders", f"n = {cfg.n}, d = {cfg.d}, Br = {cfg.Br}, Bc = {cfg.Bc}, {cfg.dtype}"
          + (", causal" if cfg.causal else ""))

@@ -21,7 +21,8 @@ H200 = "H200 SXM"
 st.title("The whole GPU")
 st.markdown("#### Many blocks run at once and share a cache. How many bytes does DRAM really see?")
 c = st.columns([1.1, 0.8, 1, 1, 1.25])  # the kernel menu wide enough for "PyTorch flash"
-n = ui.bound(control("wg_n"), c[0])
+n = ui.bound(control("wg_n"), c[0], help="The waves' player is built when you let go: its frames at every n are too "
+                                                  "many to carry for a drag.")
 d = ui.bound(control("wg_d"), c[1])
 bh = ui.bound(control("wg_bh"), c[2])
 gpu = ui.bound(control("wg_gpu"), c[3])
@@ -102,11 +103,23 @@ pts = df[(df["impl"] == impl) & (df["d"] == d) & (df["batch_heads"] == bh)].sort
 plain_pts = plain_df[(plain_df["d"] == d) & (plain_df["batch_heads"] == bh)].sort_values("n")
 on_h200 = gpu == H200
 chart_hw = HARDWARE[H200] if occ.launch else hw  # a kernel that cannot launch here: the H200's models
-title = f"{kname}, d = {d}, batch × heads = {bh}, {chart_hw.name}"
-ui.chart(cache.figure(charts.reads_figure, model_curves(d, bh, kname, chart_hw),
-                      measured_reads(pts if on_h200 else pts.iloc[0:0]), crossover(d, bh, kname, chart_hw), title,
-                      measured_reads(plain_pts if on_h200 else plain_pts.iloc[0:0]), arch_of(chart_hw).cache),
-         "wg_reads")
+
+
+def reads_figure():
+    """The models' reads over n and the H200's measured ones, at the lesson's d, batch × heads, GPU and kernel."""
+    d_, bh_, kname_ = (ui.peek(control(k)) for k in ("wg_d", "wg_bh", "wg_kernel"))
+    hw_ = gpu_named(ui.peek(control("wg_gpu")))
+    at_hw = HARDWARE[H200] if kernel_named(kname_, d_).occupancy(d_, hw_).launch else hw_
+    ran = df[(df["impl"] == IMPL[kname_]) & (df["d"] == d_) & (df["batch_heads"] == bh_)].sort_values("n")
+    plain = plain_df[(plain_df["d"] == d_) & (plain_df["batch_heads"] == bh_)].sort_values("n")
+    if hw_.name != H200:  # the measurements are the H200's
+        ran, plain = ran.iloc[0:0], plain.iloc[0:0]
+    return cache.figure(charts.reads_figure, model_curves(d_, bh_, kname_, at_hw), measured_reads(ran),
+                        crossover(d_, bh_, kname_, at_hw), f"{kname_}, d = {d_}, batch × heads = {bh_}, {at_hw.name}",
+                        measured_reads(plain), arch_of(at_hw).cache)
+
+
+ui.chart(reads_figure, "wg_reads", ("wg_d", "wg_bh"))
 have = sorted(int(x) for x in df[(df["impl"] == impl) & (df["d"] == d)]["batch_heads"].unique())
 if occ.launch:
     st.caption(f"{kname} cannot launch on the {hw.name} at d = {d}: the chart shows the models on the H200, "

@@ -15,11 +15,15 @@ from flashviz.model.sources import cite, figure_source
 st.title("Inference: one query, the whole cache")
 
 
+# Beside the layers: why the cache's chart does not follow them live (128 values, the chart built at each).
+LAYERS_ON_RELEASE = "The cache's chart redraws when you let go: 128 values are too many to carry for a drag."
+
+
 def inference_controls():
     """The model and batch being decoded (this lesson's own settings, in the URL)."""
     cols = st.columns(5)
     for col, key in zip(cols, ("inf_ctx", "inf_batch", "inf_heads", "inf_kv", "inf_layers")):
-        ui.bound(control(key), col, note_where=st)
+        ui.bound(control(key), col, note_where=st, help=LAYERS_ON_RELEASE if key == "inf_layers" else None)
     cfg = predict.inference_config()
     if st.session_state.get("inf_kv", 0) > cfg.heads:
         cols[3].caption(f"above the query heads: MHA uses {cfg.heads}")
@@ -27,6 +31,7 @@ def inference_controls():
 
 
 cfg = inference_controls()
+MODEL = ("inf_ctx", "inf_batch", "inf_heads", "inf_kv")  # the model's sliders: the charts follow them live
 layers = st.session_state["inf_layers"]
 hw = ui.hardware()
 gpus = {**HARDWARE, hw.name: hw} if ui.value("hw") == CUSTOM else HARDWARE
@@ -82,7 +87,8 @@ left, right = st.columns([4, 3])  # the table wide enough for its four columns a
 with left:
     # on the H200's chart, where PyTorch's flash forward (prefill's kernel) was measured to sit
     ran = cache.h200_flash(cfg.d)[0] if hw.name == "H200 SXM" and cfg.d in (64, 128) else None
-    ui.chart(cache.figure(charts.roofline, points, gpus, cfg.dtype, hw.name, ran), "inference_roofline")
+    ui.chart(lambda: cache.figure(charts.roofline, cache.decode_roofline_points(predict.inference_config(), hw), gpus,
+                                  cfg.dtype, hw.name, ran), "inference_roofline", MODEL)
 with right:
     ui.table(table, "decode_prefill_by_gpu", f"{cfg.dtype}, n = {cfg.n_kv:,}, {name}: where each GPU's roof "
              "puts the two; balance in bytes per flop",
@@ -104,8 +110,9 @@ st.markdown(f"At batch {cfg.batch} with {name} the cache takes **{bytes_text(mod
             + (fit if fit == "fits" else f"**{fit}**")
             + f". The longest context that fits is about **{longest:,} tokens** per sequence, before any "
             "weights. It grows with n, with the batch and with the K/V heads, each in proportion.")
-ui.chart(cache.figure(charts.cache_over_n, cache.decode_cache_over_n(ns, cfg, layers), hw.hbm_gb, hw.name),
-         "inference_cache")
+ui.chart(lambda: cache.figure(charts.cache_over_n, cache.decode_cache_over_n(ns, predict.inference_config(),
+                                                                            ui.peek(control("inf_layers"))),
+                              hw.hbm_gb, hw.name), "inference_cache", MODEL)
 
 # --- MHA, GQA, MQA ------------------------------------------------------------------------
 ui.slide("MHA, GQA, MQA")
@@ -165,7 +172,10 @@ else:
                 "(the partials and the query read again), so the best is not to split.")
 left, right = st.columns(2)
 with left:
-    ui.chart(cache.figure(charts.split_times, sweep, best), "inference_splits")
+    def splits_figure():
+        split = cache.decode_split_sweep(predict.inference_config(), hw)
+        return cache.figure(charts.split_times, split, decode.best_splits(split))
+    ui.chart(splits_figure, "inference_splits", MODEL)
 with right:
     ui.table(sweep, "split_kv", "Split-KV for this batch and model, one layer; time in µs, by the model. "
              "Chunk sizes, blocks and extra KB are in the CSV.",

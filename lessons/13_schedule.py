@@ -3,15 +3,18 @@ PyTorch's flash kernel (FlashAttention-2's) on the H200: the same bytes, the sam
 import pandas as pd
 import streamlit as st
 
-from explorer import cache, charts, ui
+from explorer import cache, charts, predict, ui
 from explorer.lessons import control
-from explorer.schedule_view import measured, occupancy, setting, tile_text, timeline
+from explorer.schedule_view import authors, authors_at, measured, occupancy, setting, tile_text, timeline
 from flashviz.players import schedule_lesson as sl
 from flashviz.hardware.measured import TILES
 from flashviz.teach.claims import instruction_pair
 from flashviz.hardware.schedule import describe
 from flashviz.hardware.schedule_targets import KERNELS, SPEEDUP_OK, TIME_OK
 from flashviz.model.sources import cite
+from flashviz.hardware import blackwell as bw
+from flashviz.teach import questions
+from flashviz.teach.claims import compare
 
 st.title("After the bytes, the schedule")
 st.markdown("#### cuDNN's kernel moves the same bytes as PyTorch's flash kernel. Why is it faster?")
@@ -35,7 +38,9 @@ ui.slide("Two schedules, one tile", steps=tuple({"sc_tile": k} for k in range(1,
 bars, steps, per_tile = timeline(s, occ)
 tile = ui.bound(control("sc_tile"), st.columns([1, 2])[0], help="PageDown on a projector steps through the tiles")
 lanes = {sched: sl.lanes(sched) for sched in ("fa2", "fa3")}
-ui.chart(cache.figure(charts.schedule_timeline, bars, tile, lanes), "sc_timeline")
+ui.chart(lambda: cache.figure(charts.schedule_timeline, bars, ui.peek(control("sc_tile")), lanes), "sc_timeline",
+         ("sc_tile",), player="sc_tile")
+st.caption("← → step the key tiles · space plays them · Home, End")
 st.markdown(tile_text(sl.tile_story(steps, tile), per_tile))
 w = sl.schedule_work(s, rates, occ)
 Br, Bc = KERNELS[sl.SCHEDULE_KERNEL][1], KERNELS[sl.SCHEDULE_KERNEL][2 if s.d <= 64 else 3]
@@ -93,6 +98,10 @@ st.subheader("Measured on the H200, and the schedule model")
 st.caption(f"At {call}: the H200's median time by CUDA events beside the schedule model's.")
 bars_at = pd.DataFrame([{"kernel": label[i], "measured ms": at[i]["measured ms"], "model ms": at[i]["model ms"]}
                         for i in ("flash", "triton_128x64", "cudnn")])
+fa3 = authors_at(s)  # FlashAttention-3's own code, where its run timed this call
+if fa3 is not None:
+    bars_at = pd.concat([bars_at, pd.DataFrame([{"kernel": fa3[0]["kernel"], "measured ms": fa3[0]["measured ms"],
+                                                 "model ms": fa3[0]["model ms"]}])], ignore_index=True)
 ui.chart(cache.figure(charts.schedule_measured, bars_at, "Time per call, ms"), "sc_measured")
 ratio = {i: at[i]["time: model ÷ measured"] for i in KERNELS}
 off = sp["model"] / sp["measured"]
@@ -102,6 +111,20 @@ st.markdown(
     f"**{sp['measured']:.2f}×**, the model {sp['model']:.2f}×, {off:.2f}× the measured speed-up "
     f"({'within' if sp['within 15%'] else 'outside'} 15%). The model takes every overlap as perfect "
     f"{ui.assumes('schedule')}.")
+if fa3 is not None:
+    own, vendor = fa3[0]["measured ms"], fa3[1]["measured ms"]
+    st.markdown(
+        f"FA3 (authors) is FlashAttention-3's own code, the Hopper path of its authors' `flash-attn-4` "
+        f"({cite('fa_code', 'flash_attn/cute')}), timed in a run of its own (BENCHMARKS.md): at this call "
+        f"**{own:.3g} ms** against cuDNN's {vendor:.3g} ms in that run "
+        f"(cuDNN's time {vendor / own:.2f}× its). The model, with its own tiles and each unit's rate per clock "
+        f"times the clock of that call, puts it at **{fa3[0]['time: model ÷ measured']:.2f}×** of its measured time.")
+else:
+    timed = authors()
+    timed = timed[timed["kernel"] == "FA3 (authors)"]
+    st.markdown(f"FlashAttention-3's own code, the Hopper path of its authors' `flash-attn-4` "
+                f"({cite('fa_code', 'flash_attn/cute')}), was timed in a run of its own at {len(timed)} calls "
+                "(BENCHMARKS.md), not at this one.")
 cudnn_ratio = table[table["kernel"] == label["cudnn"]]["time: model ÷ measured"]
 misses = cudnn_ratio[~cudnn_ratio.between(*TIME_OK)]
 too_fast = ("" if misses.empty else
@@ -175,3 +198,56 @@ unit and FP32 rates those measured with the SM full; the tile's copies are left 
 timed here: FlashAttention-3's paper reaches close to 1.2 PFLOP/s in FP8 on the H100 ({cite("fa3", "abstract")}),
 with block quantisation and incoherent processing to keep its error down (lesson 6) {ui.assumes("schedule")}.
 """)
+
+# ---- after Hopper: the B200, modelled (FlashAttention-4) -------------------------------------------
+ui.slide("After Hopper: the B200, modelled")
+st.subheader("After Hopper: FlashAttention-4 on a B200, modelled")
+skip = ui.bound(control("sc_skip"), st.columns(2)[0],
+                help="Lesson 2 counts them for random rows: `python -m flashviz rescale` at your settings")
+cmp = bw.compare_tile(s.d, s.causal, skip)
+ui.explain(f"""
+This section models a GPU this project did not measure {ui.assumes("b200_model")}. From the H100 to the B200 the
+tensor cores' dense 16-bit rate grows from about 1 to 2.25 PFLOP/s while the exp unit (16 exponentials a clock per
+SM) and shared memory (128 bytes a clock per SM) stay as they were ({cite("fa4_blog")}; {cite("fa4")}). Every
+figure below is the sheets' rates on one 128 × 128 tile on one SM, FlashAttention-4's tile
+({cite("fa4_fwd", "cta_qk_tiler")}), under FlashAttention-3's ping-pong schedule, the copies left out; the H200's
+row uses its sheet and FlashAttention-3's exp rate, not the rates measured above.
+""")
+if predict.inline(questions.b200_exp_ratio(s.d, s.causal, skip), "sc_b200_exp"):  # question first
+    h200, b3, b4 = cmp.h200.fa3, cmp.b200.fa3, cmp.b200.fa4
+    b_rates = bw.gpu_rates("B200")
+    m = st.columns(4)
+    m[0].metric("B200 tensor cores", f"{b_rates.rates.tensor / 1e15:.2f} PFLOP/s", help="dense 16-bit, the sheet's")
+    m[1].metric("B200 exp unit", f"{b_rates.rates.exp / 1e12:.2f} T/s", help="16 a clock per SM, as on Hopper")
+    m[2].metric("B200 shared memory", f"{b_rates.smem_bytes / 1e12:.1f} TB/s", help="128 B a clock per SM")
+    m[3].metric(f"B200 exp ÷ matmul, d = {s.d}", f"{b3.exp / b3.matmul:.2f}")
+    st.markdown(
+        f"At d = {s.d} the B200's tensor cores do a tile's two matmuls in {b3.matmul * 1e9:.0f} ns against the H200's "
+        f"{h200.matmul * 1e9:.0f} ns ({compare(h200.matmul, b3.matmul, 'time', fewer='less')}); its exp unit takes the "
+        f"tile's exponentials in {b3.exp * 1e9:.0f} ns against {h200.exp * 1e9:.0f} ns "
+        f"({compare(h200.exp, b3.exp, 'time', fewer='less')}). The exponentials take "
+        f"**{b3.exp / b3.matmul:.2f}** of the matmul time on the B200, against {h200.exp / h200.matmul:.2f} on the "
+        "H200. "
+        f"Under FA3's schedule a tile takes {bw.per_tile(b3) * 1e9:.0f} ns on the B200, "
+        f"{bw.per_tile(b3) / b3.matmul:.2f}× its matmul time, against {bw.per_tile(h200) * 1e9:.0f} ns on the H200.")
+    st.markdown(
+        f"FlashAttention-4 sends {cmp.share:.2%} of the exponentials to the FP32 lanes as the polynomial of lesson 2's "
+        f"engine (the kernel's share at d = {s.d}{', causal' if s.causal else ''}: "
+        f"{cite('fa4_fwd', 'ex2_emu_freq')}, {cite('fa4_softmax', 'apply_exp2_convert')}) and skips {skip:.0%} of the "
+        f"rescales. The exp unit's part of a tile drops to {b4.exp * 1e9:.0f} ns, the FP32 lanes' work goes from "
+        f"{(b3.pre + b3.post) * 1e9:.0f} to {(b4.pre + b4.post) * 1e9:.0f} ns, and a tile takes "
+        f"**{bw.per_tile(b4) * 1e9:.0f} ns** against FA3's design's {bw.per_tile(b3) * 1e9:.0f} ns on the same B200: "
+        f"{compare(bw.per_tile(b3), bw.per_tile(b4), 'time', fewer='less')} {ui.assumes('b200_model')}.")
+    poly = {t: cache.poly_exp_error(t) for t in ("bfloat16", "float16")}
+    st.markdown(
+        "The polynomial is 2^x split into an integer and a fraction, a cubic on the fraction in three FMAs and the "
+        f"integer added into the exponent's bits ({cite('fa4_utils', 'ex2_emulation')}), repeated bit for bit in "
+        f"`flashviz/run/poly_exp.py`. Over the inputs a softmax sees its largest error is "
+        f"{poly['bfloat16'].max_rel:.2e} of the result, "
+        + " and ".join(f"{'below' if e.below_rounding else 'above'} half an ulp of {t} ({e.half_ulp:.2e})"
+                       for t, e in poly.items())
+        + f": rounded to bf16 it moves {poly['bfloat16'].differ_share:.1%} of the results by one ulp, to fp16 "
+        f"{poly['float16'].differ_share:.1%}, and P is rounded to 16 bits before PV anyway.")
+    ui.table(pd.DataFrame(cmp.rows()).round(2), "sc_b200",
+             f"One 128 × 128 tile at d = {s.d} on one SM, sheets' rates (B200: a model of a GPU not measured "
+             "here): each unit's busy time and the schedule's time per tile, in ns.")

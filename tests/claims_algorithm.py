@@ -151,6 +151,25 @@ def unchanged_by_halving(cfg: Config, tile: str) -> bool:
 
 def check_backward(ck: Claims, p: dict) -> None:
     cfg = engine_config(p)
+    # the H200's measured forward and backward (bench/gpu/fa3_authors.py), at the sidebar's mask
+    from flashviz.hardware.fa3_authors import backward_table
+    bt = backward_table()
+    bt = bt[bt["causal"] == cfg.causal]
+    m = ck.find(rf"Over the (\d+) calls measured( with the causal mask)?, the backward\s+takes ({NUM})–({NUM})× the "
+                rf"forward's time for FlashAttention-3's\s+own code .+?, ({NUM})–({NUM})× for cuDNN's kernel of\s+the "
+                rf"same design and ({NUM})–({NUM})× for PyTorch flash\s+\(FlashAttention-2's code\), against 2\.5 "
+                rf"times the forward's matmul flops \(five matmuls against two\)\. At the longest\s+call \(n = "
+                rf"([\d,]+)\) FlashAttention-3's backward runs at\s+\*\*({NUM}) TFLOP/s\*\* and FlashAttention-2's at"
+                rf"\s+\*\*({NUM})\*\*")
+    ratio = bt.groupby("kernel")["backward ÷ forward"]
+    ck.expect(int(m.group(1)) == len(bt) // 3 and bool(m.group(2)) == cfg.causal, f"{m.group(0)!r}")
+    for g, kernel in ((3, "FA3 (authors)"), (5, "cuDNN"), (7, "PyTorch flash")):
+        ck.expect(agrees(m.group(g), ratio.min()[kernel]) and agrees(m.group(g + 1), ratio.max()[kernel]),
+                  f"{m.group(0)!r}: {kernel} {ratio.min()[kernel]:.3f}–{ratio.max()[kernel]:.3f}")
+    top = bt[bt["n"] == bt["n"].max()].set_index("kernel")
+    ck.expect(int(m.group(9).replace(",", "")) == bt["n"].max()
+              and agrees(m.group(10), top.loc["FA3 (authors)", "backward TFLOP/s"])
+              and agrees(m.group(11), top.loc["PyTorch flash", "backward TFLOP/s"]), f"{m.group(0)!r}")
     tiles = cfg.with_(Bc=cfg.Br)
     flash_total = costs.flash_cost(tiles).flops + costs.flash_backward_cost(tiles).flops
     stored_total = costs.flash_cost(tiles).flops + costs.storing_backward_flops(tiles)

@@ -13,7 +13,9 @@ from flashviz.hardware.gpu_arch import arch_of
 from flashviz.model import costs
 from flashviz.model.config import Config, DTYPE_BYTES, HARDWARE, tensor_dtype
 from flashviz.model.memory import fits, working_set
+from flashviz.run import rescale
 from flashviz.run.attention import online_softmax, random_row
+from flashviz.run.rescale import lagging_row
 from tests.claims_settings import engine_config
 from tests.claims_core import agrees, Claims, COMPARE, half_unit, NUM, number, same_bytes
 
@@ -215,6 +217,58 @@ def check_online_softmax(ck: Claims, p: dict) -> None:
     ck.expect(("inf" in set(table["exp(score)"])) == overflows, f"the overflow table disagrees: {table}")
     broken = online_softmax(random_row(p["os_len"], p["os_seed"], p["os_spread"]), p["os_block"], rescale=False)
     ck.expect(ck.metric("no rescale: sum") == f"{broken.sum():.6f}", f"no-rescale sum {broken.sum():.6f}")
+    check_lagging_max(ck, p)
+
+
+def check_lagging_max(ck: Claims, p: dict) -> None:
+    """FlashAttention-4's section: the row's counts, the headroom, and (revealed) the tiled run's counts."""
+    tau, spread, block = float(p["os_tau"]), p["os_spread"], p["os_block"]
+    row = random_row(p["os_len"], p["os_seed"], spread)
+    weights, steps = lagging_row(row, block, tau)
+    fa2: list = []
+    online_softmax(row, block, steps=fa2)
+    k0 = sum(1 for a, b in zip(fa2, fa2[1:]) if b[0] > a[0])
+    m = ck.find(rf"FlashAttention-2's rule rescales (\d+) times?; at τ = ({NUM}), (\d+) of them (?:is|are) done and "
+                rf"(\d+) skipped, and the weights still match softmax to ({NUM})\.")
+    done, skipped = sum(s.rescaled for s in steps), sum(s.skipped for s in steps)
+    ck.expect((int(m.group(1)), int(m.group(3)), int(m.group(4))) == (k0, done, skipped) and done + skipped == k0,
+              f"{m.group(0)!r}: FA2 {k0}, done {done}, skipped {skipped}")
+    ck.expect(agrees(m.group(2), tau) and number(m.group(5)) <= 1e-12, f"{m.group(0)!r}: tau {tau}, exact")
+    lim16, lim_bf = math.log2(65504.0), math.log2((2 - 2.0**-7) * 2.0**127)
+    h = ck.find(rf"lets it reach 2\^τ = ({NUM})\..*?is 2\^({NUM}), so τ = ({NUM}) (leaves ({NUM}) log2 units to "
+                rf"spare|overflows it)")
+    ck.expect(agrees(h.group(1), 2**tau), f"{h.group(0)!r}: 2^τ = {2**tau}")
+    ck.expect(agrees(h.group(2), lim16) and h.group(4).startswith("leaves") == (tau < lim16),
+              f"{h.group(0)!r}: fp16's limit 2^{lim16:.4f}, τ = {tau}")
+    if h.group(5):
+        ck.expect(agrees(h.group(5), lim16 - tau), f"{h.group(0)!r}: {lim16 - tau:.2f} to spare")
+    b = ck.find(rf"bf16's is 2\^({NUM}), ({NUM}) log2 units above 2\^τ\. In this row the largest weight reached "
+                rf"2\^({NUM})\.")
+    peak = max(s.peak_log2 for s in steps)
+    ck.expect(agrees(b.group(1), lim_bf) and agrees(b.group(2), lim_bf - tau) and agrees(b.group(3), peak)
+              and peak <= tau + 1e-9, f"{b.group(0)!r}: bf16 2^{lim_bf:.2f}, peak 2^{peak:.2f} ≤ 2^{tau}")
+    # the tiled run, once its question is revealed: the why line and the metrics against the engine
+    ck.at.button(key="reveal_inline_os_lagging").click().run()
+    text = "\n".join(md.value for md in ck.at.markdown)
+    q = ck.find(rf"Random attention at n = ({NUM}), d = (\d+), (\d+) × (\d+) tiles, scores with std ({NUM})", text)
+    n = int(number(q.group(1)))
+    cfg = engine_config(p)
+    ck.expect(n == min(cfg.n, 2048, 64 * min(cfg.Br, cfg.Bc)), f"the run's n {n} is not ui.simulable's")
+    run = rescale.lagging_run(cfg.at_n(n), spread, tau)
+    ck.expect(ck.metric("rescales at τ = 0 (FA2)") == f"{run.every_new_max:,}", f"FA2 rescales {run.every_new_max}")
+    ck.expect(ck.metric(f"done at τ = {tau:g}") == f"{run.done:,}", f"done {run.done}")
+    ck.expect(ck.metric(f"skipped at τ = {tau:g}") == f"{run.skips:,}", f"skipped {run.skips}")
+    why = ck.find(r"(FlashAttention-2's rule rescales ([\d,]+) times.*?(\d[\d,]*) rescales done, ([\d,]+) skipped "
+                  rf"\((>99|{NUM})%\)\.|No tile after the first raised any row's max)", text)
+    if run.every_new_max:
+        ck.expect(why.group(2) is not None and [int(number(why.group(k))) for k in (2, 3, 4)]
+                  == [run.every_new_max, run.done, run.skips], f"{why.group(0)!r}: {run.every_new_max}, "
+                  f"{run.done}, {run.skips}")
+        share = 100 * run.skip_share
+        ck.expect(why.group(5) == ">99" and 99 < share < 100 or why.group(5) != ">99" and agrees(why.group(5), share),
+                  f"{why.group(0)!r}: {share:.3g}% skipped")
+    else:
+        ck.expect(why.group(2) is None, f"{why.group(0)!r}: no new max in the run")
 
 
 # ---------------------------------------------------------------------------------------------

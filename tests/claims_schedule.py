@@ -39,6 +39,7 @@ def check_schedule(ck: Claims, p: dict) -> None:
     s, occupancy = _schedule_setting(p), p["sc_rates"] == "each kernel's own"
     rates, t, sp = _schedule_model(occupancy)
     check_fa3_order(ck, ck.text, "lesson 13")
+    check_b200(ck, p)
     # Triton against PyTorch flash is not the instruction alone (issue 37's expert read): the tile changes at d = 64
     from flashviz.hardware.measured import TILES
     tile = TILES[("flash", s.d)]
@@ -125,6 +126,24 @@ def check_schedule(ck: Claims, p: dict) -> None:
     ck.expect(agrees(m.group(4), measured) and agrees(m.group(5), model) and agrees(m.group(6), model / measured),
               f"{m.group(0)!r}: measured {measured:.4f}, model {model:.4f}")
     ck.expect((m.group(7) == "within") == (abs(measured / model - 1) <= 0.15), f"{m.group(0)!r}")
+    # FlashAttention-3's own code (flash-attn-4's run) at this call, or where that run timed it
+    from explorer.schedule_view import authors
+    fa = authors()
+    here = {k2: fa[(fa["kernel"] == k2) & (fa["dtype"] == s.dtype) & (fa["causal"] == s.causal) & (fa["n"] == s.n)
+                   & (fa["d"] == s.d) & (fa["B·H"] == s.bh)] for k2 in ("FA3 (authors)", "cuDNN")}
+    m = ck.find(rf"timed in a run of its own \(BENCHMARKS\.md\): at this call \*\*({NUM}) ms\*\* against cuDNN's "
+                rf"({NUM}) ms in that run \(cuDNN's time ({NUM})× its\)\. The model, with its own tiles and each "
+                rf"unit's rate per clock times the clock of that call, puts it at \*\*({NUM})×\*\* of its measured "
+                rf"time\.",
+                required=len(here["FA3 (authors)"]) == 1)
+    if m:
+        own, vendor = (here[k2].iloc[0] for k2 in ("FA3 (authors)", "cuDNN"))
+        ck.expect(agrees(m.group(1), own["measured ms"]) and agrees(m.group(2), vendor["measured ms"])
+                  and agrees(m.group(3), vendor["measured ms"] / own["measured ms"])
+                  and agrees(m.group(4), own["time: model ÷ measured"]), f"{m.group(0)!r}")
+    else:
+        m = ck.find(r"was timed in a run of its own at (\d+) calls \(BENCHMARKS\.md\), not at this one\.")
+        ck.expect(int(m.group(1)) == int((fa["kernel"] == "FA3 (authors)").sum()), f"{m.group(0)!r}")
     m = ck.find(r"Over all (\d+) measured calls .+? for PyTorch flash at (\d+), Triton 128×64 at (\d+) and cuDNN at "
                 r"(\d+); its cuDNN speed-up is within 15% of the measured one at (\d+) of (\d+)\.")
     ok = {k2: int(t[t["kernel"] == k2]["time: model ÷ measured"].between(0.8, 1.25).sum())
@@ -190,3 +209,76 @@ def why_schedule(ck: Claims, p: dict) -> None:
     ck.expect(agrees(m.group(3), model) and agrees(m.group(4), off) and m.group(5) == pick,
               f"{m.group(0)!r}: {off:.4f}")
     ck.expect(agrees(ck.shown.split("engine says:** ")[-1].split("×")[0], measured), f"the answer {ck.shown!r}")
+
+
+TIME = rf"(?:(?P<ratio>{NUM})× (?P<word>less|more) time|(?P<pct>{NUM})% (?P<pword>less|more) time|the same time)"
+
+
+def _time_phrase(ck: Claims, m, base: float, other: float, what: str) -> None:
+    """A claims.compare(base, other, 'time', fewer='less') phrase against the two times."""
+    word, ratio = compare_words(base, other)
+    said = m.group("word") or m.group("pword")
+    if m.group("ratio"):
+        ck.expect({"less": "fewer", "more": "more"}[said] == word and agrees(m.group("ratio"), ratio),
+                  f"{what}: {m.group(0)!r}, the engine {word} {ratio:.4g}×")
+    elif m.group("pct"):
+        ck.expect({"less": "fewer", "more": "more"}[said] == word and agrees(m.group("pct"), 100 * (ratio - 1)),
+                  f"{what}: {m.group(0)!r}, the engine {word} by {100 * (ratio - 1):.3g}%")
+    else:
+        ck.expect(abs(other / base - 1) < 0.01, f"{what}: 'the same time' for {base:.4g} and {other:.4g}")
+
+
+def check_b200(ck: Claims, p: dict) -> None:
+    """The B200 section: a model of a GPU not measured here, FA3's and FA4's tile against the engine."""
+    from flashviz.hardware import blackwell as bw
+    s = _schedule_setting(p)
+    cmp = bw.compare_tile(s.d, s.causal, float(p["sc_skip"]))
+    h, b3, b4 = cmp.h200.fa3, cmp.b200.fa3, cmp.b200.fa4
+    ck.expect("models a GPU this project did not measure" in ck.text, "the B200 section must say it is a model")
+    ck.at.button(key="reveal_inline_sc_b200_exp").click().run()   # the question first; then the section
+    text = "\n".join(md.value for md in ck.at.markdown)
+    q = ck.find(rf"The matmuls are 4 · 128 · 128 · (\d+) flops, ({NUM}) ns at the B200's tensor rate; the 128 · 128 "
+                rf"exponentials \(and one per row for the rescale\) take ({NUM}) ns at 16 a clock per SM: ({NUM})× the "
+                rf"matmul time, against ({NUM})× on the H200", text)
+    ck.expect(int(q.group(1)) == s.d and all(agrees(q.group(k), v) for k, v in zip(
+        (2, 3, 4, 5), (b3.matmul * 1e9, b3.exp * 1e9, b3.exp / b3.matmul, h.exp / h.matmul))),
+        f"{q.group(0)!r}: the engine {b3.matmul * 1e9:.4g}, {b3.exp * 1e9:.4g} ns")
+    from flashviz.run import poly_exp
+    e = {t: poly_exp.exp_error(t, count=1 << 16) for t in ("bfloat16", "float16")}
+    pm = ck.find(rf"its largest error is ({NUM}) of the result, (below|above) half an ulp of bfloat16 \(({NUM})\) and "
+                 rf"(below|above) half an ulp of float16 \(({NUM})\): rounded to bf16 it moves ({NUM})% of the results "
+                 rf"by one ulp, to fp16 ({NUM})%", text)
+    bf, fp = e["bfloat16"], e["float16"]
+    ck.expect(agrees(pm.group(1), bf.max_rel) and (pm.group(2) == "below") == bf.below_rounding
+              and agrees(pm.group(3), bf.half_ulp) and (pm.group(4) == "below") == fp.below_rounding
+              and agrees(pm.group(5), fp.half_ulp) and agrees(pm.group(6), 100 * bf.differ_share)
+              and agrees(pm.group(7), 100 * fp.differ_share) and max(bf.max_ulps, fp.max_ulps) <= 1,
+              f"{pm.group(0)!r}: {e}")
+    m = ck.find(rf"At d = (\d+) the B200's tensor cores do a tile's two matmuls in ({NUM}) ns against the H200's "
+                rf"({NUM}) ns \((?P<mm>[^)]*)\); its exp unit takes the tile's exponentials in ({NUM}) ns against "
+                rf"({NUM}) ns \((?P<exp>[^)]*)\)\. The exponentials take \*\*({NUM})\*\* of the matmul time on the "
+                rf"B200, against ({NUM}) on the H200\. Under FA3's schedule a tile takes ({NUM}) ns on the B200, "
+                rf"({NUM})× its matmul time, against ({NUM}) ns on the H200\.", text)
+    values = [b3.matmul * 1e9, h.matmul * 1e9, b3.exp * 1e9, h.exp * 1e9, b3.exp / b3.matmul, h.exp / h.matmul,
+              bw.per_tile(b3) * 1e9, bw.per_tile(b3) / b3.matmul, bw.per_tile(h) * 1e9]
+    shown = [m.group(k) for k in (2, 3, 5, 6, 8, 9, 10, 11, 12)]
+    ck.expect(int(m.group(1)) == s.d and all(agrees(a, v) for a, v in zip(shown, values)),
+              f"{m.group(0)!r}: the engine {[round(v, 3) for v in values]}")
+    _time_phrase(ck, re.fullmatch(TIME, m.group("mm")), h.matmul, b3.matmul, "B200 matmuls against the H200's")
+    _time_phrase(ck, re.fullmatch(TIME, m.group("exp")), h.exp, b3.exp, "B200 exponentials against the H200's")
+    f = ck.find(rf"FlashAttention-4 sends ({NUM})% of the exponentials to the FP32 lanes.*?skips ({NUM})% of the "
+                rf"rescales\. The exp unit's part of a tile drops to ({NUM}) ns, the FP32 lanes' work goes from "
+                rf"({NUM}) to ({NUM}) ns, and a tile takes \*\*({NUM}) ns\*\* against FA3's design's ({NUM}) ns on "
+                rf"the same B200: (?P<cmp>{TIME})", text)
+    values = [100 * cmp.share, 100 * cmp.skipped, b4.exp * 1e9, (b3.pre + b3.post) * 1e9, (b4.pre + b4.post) * 1e9,
+              bw.per_tile(b4) * 1e9, bw.per_tile(b3) * 1e9]
+    ck.expect(all(agrees(f.group(k), v) for k, v in zip(range(1, 8), values)) and b4.exp <= b3.exp,
+              f"{f.group(0)!r}: the engine {[round(v, 3) for v in values]}")
+    _time_phrase(ck, re.fullmatch(TIME, f.group("cmp")), bw.per_tile(b3), bw.per_tile(b4), "FA4 against FA3")
+    ck.expect(agrees(ck.metric(f"B200 exp ÷ matmul, d = {s.d}"), b3.exp / b3.matmul), "B200 exp ÷ matmul")
+    g = bw.gpu_rates("B200")
+    for label, value, unit in (("B200 tensor cores", g.rates.tensor / 1e15, " PFLOP/s"),
+                               ("B200 exp unit", g.rates.exp / 1e12, " T/s"),
+                               ("B200 shared memory", g.smem_bytes / 1e12, " TB/s")):
+        shown = ck.metric(label)
+        ck.expect(shown.endswith(unit) and agrees(shown.removesuffix(unit), value), f"{label}: {shown}, {value:.4g}")

@@ -265,6 +265,26 @@ def test_the_code_panel_adds_little_to_the_payload():
     assert "def flash_forward(Q, K, V, Br, Bc, causal, hbm):" in render_html(data)
 
 
+@pytest.mark.parametrize("tau", [0.0, 1.0, 8.0])
+def test_lag_marks_add_up_to_the_runs_fa4_counts(tau):
+    # Br = 8 shows every row of a block, so every rescale FA4 does or skips is marked on some frame.
+    from flashviz.run.rescale import rescale_attention
+    cfg = Config(n=64, d=4, Br=8, Bc=8)
+    data = flash_frames(cfg, tau=tau, score_scale=3.0)
+    marks = [m for f in data["frames"] for m in f["lag"]]
+    Q, K, V = animation.teaching_inputs(cfg, 0, 3.0)
+    run = rescale_attention(Q, K, V, cfg, tau)
+    assert (marks.count("rescaled"), marks.count("skipped")) == (run.done, run.skips) == (
+        data["lag_done"], data["lag_skipped"]), (marks.count("rescaled"), marks.count("skipped"), run.done, run.skips)
+    rose = sum(f["rose"] for f in data["frames"])
+    assert run.done + run.skips == rose, (run.done, run.skips, rose)
+
+
+def test_a_broken_run_carries_no_lag_marks():
+    data = flash_frames(Config(n=32, d=4, Br=16, Bc=16, rescale=False), tau=8.0)
+    assert "tau" not in data and all("lag" not in f for f in data["frames"]), list(data)
+
+
 def test_the_player_refuses_a_mask_its_listing_cannot_run():
     with pytest.raises(ValueError, match="causal attention or no mask"):
         flash_frames(Config(n=64, d=8, Br=16, Bc=16, causal=True, window_left=8))

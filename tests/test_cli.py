@@ -172,3 +172,41 @@ def test_precision_json_gives_every_method_with_the_papers_rmse(capsys):
 def test_precision_refuses_what_it_cannot_run(args, message):
     out = cli("precision", *args)
     assert out.returncode == 2 and message in out.stderr and not out.stdout
+
+
+def test_rescale_prints_counts_exactness_and_headroom():
+    out = cli("rescale", "--threshold", "8", "--n", "512", "--spread", "4")
+    assert out.returncode == 0, out.stderr
+    from flashviz.__main__ import rescale_summary
+    r = rescale_summary(8.0, 512, 64, 64, 64, 0, 4.0)
+    for text in ("tau = 8 log2 units", f"{r['rescales_done']} done, {r['rescales_skipped']} skipped, of "
+                 f"{r['rescales_at_threshold_0']} new maxima", "per row, done: min", "max abs error",
+                 "float16 2^15.9993 (+8.00 to spare)"):
+        assert text in out.stdout, text
+
+
+def test_rescale_json_counts_add_up_to_tau_zeros_and_it_stays_exact(capsys):
+    assert main(["rescale", "--threshold", "8", "--n", "256", "--spread", "4", "--json"]) == 0
+    lag = json.loads(capsys.readouterr().out)
+    assert main(["rescale", "--threshold", "0", "--n", "256", "--spread", "4", "--json"]) == 0
+    zero = json.loads(capsys.readouterr().out)
+    assert lag["rescales_done"] + lag["rescales_skipped"] == zero["rescales_done"], (lag, zero)
+    assert zero["rescales_skipped"] == 0 and lag["rescales_skipped"] > 0, (lag, zero)
+    assert max(lag["max_abs_error"], zero["max_abs_error"]) < 1e-12, (lag["max_abs_error"], zero["max_abs_error"])
+
+
+def test_rescale_json_flags_fp16_overflow_past_its_limit(capsys):
+    assert main(["rescale", "--threshold", "16", "--n", "64", "--json"]) == 0
+    storage = json.loads(capsys.readouterr().out)["storage"]
+    assert not storage["float16"]["fits"] and storage["bfloat16"]["fits"], storage
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--threshold", "-1"], "tau must be a finite number"),
+    (["--threshold", "nan"], "tau must be a finite number"),
+    (["--n", "0"], "--n must be between 1 and 32768"),
+    (["--spread", "0"], "--spread must be a positive number"),
+])
+def test_rescale_refuses_what_it_cannot_run(args, message):
+    out = cli("rescale", *args)
+    assert out.returncode == 2 and message in out.stderr and not out.stdout, out.stderr

@@ -27,9 +27,11 @@ def _bench():
 
 BENCH = _bench()
 TIME, NCU, MASKS = fa.load_time(), fa.load_ncu(), fa.load_masks()
+RERUN = fa.load_time(name="fa3_time_rerun.csv")
 
 
-@pytest.mark.parametrize("df, columns", [(TIME, fa.TIME_COLUMNS), (NCU, fa.NCU_COLUMNS), (MASKS, fa.MASK_COLUMNS)])
+@pytest.mark.parametrize("df, columns", [(TIME, fa.TIME_COLUMNS), (RERUN, fa.TIME_COLUMNS), (NCU, fa.NCU_COLUMNS),
+                                         (MASKS, fa.MASK_COLUMNS)])
 def test_every_row_has_its_columns_and_its_provenance(df, columns):
     assert len(df) > 0
     assert set(columns) <= set(df.columns), set(columns) - set(df.columns)
@@ -50,9 +52,17 @@ def test_the_sets_are_the_bench_lists_and_every_config_ran_every_way():
     assert len(TIME[(TIME["set"] == "model") & (TIME["impl"] == "fa4") & (TIME["pass"] == "fwd")]) >= 48
 
 
-def test_every_output_matched_pytorch_flash():
-    assert TIME["status"].eq("ok").all(), TIME[TIME["status"] != "ok"][["impl", "n", "d", "status"]]
-    fwd, bwd = TIME[TIME["pass"] == "fwd"], TIME[TIME["pass"] == "bwd"]
+def test_the_rerun_timed_the_same_calls_with_the_same_packages():
+    key = ["set", "impl", "pass", "dtype", "causal", "n", "d", "batch_heads"]
+    assert sorted(map(tuple, RERUN[key].to_numpy().tolist())) == sorted(map(tuple, TIME[key].to_numpy().tolist()))
+    for col in ("flash_attn_4", "cutlass_dsl", "torch", "cudnn", "driver"):
+        assert set(RERUN[col]) == set(TIME[col]), col
+
+
+@pytest.mark.parametrize("df", [TIME, RERUN], ids=["run", "rerun"])
+def test_every_output_matched_pytorch_flash(df):
+    assert df["status"].eq("ok").all(), df[df["status"] != "ok"][["impl", "n", "d", "status"]]
+    fwd, bwd = df[df["pass"] == "fwd"], df[df["pass"] == "bwd"]
     assert fwd["max_abs_diff"].between(0, fa.FWD_TOL).all()
     assert bwd["grad_rel_err"].between(0, fa.GRAD_TOL).all()
     assert (fwd[fwd["impl"] == "flash"]["max_abs_diff"] == 0).all()  # the yardstick against itself
@@ -135,6 +145,17 @@ def test_the_model_is_slower_with_a_slower_clock_and_fa3_overlaps_what_fa2_adds(
     # the units' work scales with the clock; the copies, at DRAM's rate, do not
     assert fast.arithmetic_s < slow.arithmetic_s <= fast.arithmetic_s * 1.5 * (1 + 1e-9)
     assert fast.work.matmul < fast.per_tile < fast.work.matmul + fast.work.softmax
+
+
+def test_the_bench_prints_the_counts_the_model_gives(capsys):
+    from bench import fa3_model
+    fa3_model.main([])
+    out = capsys.readouterr().out
+    summ = fa.summary(fa.targets()).reset_index()
+    for r in summ.itertuples():
+        assert f"| {r.set} | {r.kernel} | {r.configs} | {r._4} |" in out, (r.set, r.kernel)
+    for r in fa.speedup_summary(fa.targets()).itertuples():
+        assert f"| {r.set} | {r.kernel} | {r.configs} | {r._4} |" in out, (r.set, r.kernel)
 
 
 def test_dry_run_executes_on_the_cpu(tmp_path):

@@ -180,3 +180,31 @@ def test_a_tile_past_the_last_frame_is_to_do_and_a_masked_one_is_crossed_out(ser
     assert fr.locator("#fv").evaluate(TILE_PIXEL, [2, D["Tc"] - 1, 0.5, 0.5])[3] == 0, "masked: left blank"
     assert fr.locator("#fv").evaluate(TILE_PIXEL, [0, 0, 0.5, 0.5]) != pending, "step 1's tile is drawn"
     screenshot(page, iframe, "player_causal_capped_1280")
+
+
+def test_rows_carry_fa4s_mark_from_the_engine_and_the_info_line_its_counts(server, page):
+    # tau = 0.5: at the teaching n some new maxima rise past it (rescaled) and some do not (skipped)
+    from flashviz.run.rescale import rescale_attention
+    _, fr = open_player(page, server + TILING + "?an_tau=0.5")
+    D = fr.locator("#data").evaluate("el => JSON.parse(el.textContent)")
+    cfg = Config(n=D["n"], d=D["d"], Br=D["Br"], Bc=D["Bc"], sram_bytes=D["budget"],
+                 loop_order=D["order"], causal=D["causal"], compute="float64")
+    record: dict = {}
+    run = rescale_attention(*teaching_inputs(cfg), cfg, 0.5, record=record)
+    expect(fr.locator("#info")).to_contain_text(
+        f"FlashAttention-4, τ = 0.5: {run.done} rescales over the run against {run.done + run.skips} by FA2's rule "
+        f"({run.skips} skipped)")
+    seen = set()
+    for k in range(min(12, len(D["frames"]))):
+        go_to_step(fr, k)
+        f = D["frames"][k]
+        did, skip = record[(f["i"], f["j"])]
+        marks = fr.locator("#rows tr[data-row]").evaluate_all(
+            "trs => trs.map(tr => [Number(tr.dataset.row), tr.classList.contains('lagskip'), "
+            "tr.classList.contains('lagdone')])")
+        for row, skipped, done in marks:
+            q = row - f["rows"][0]
+            assert (skipped, done) == (bool(skip[q]), bool(did[q])), f"step {k}, row {row}"
+            seen.update({"skipped"} if skipped else {"rescaled"} if done else set())
+    assert seen, "no row marked in the first steps"
+    expect(fr.locator("#key")).to_contain_text("FlashAttention-4 at τ = 0.5")

@@ -123,6 +123,12 @@ def test_flash_frames_match_the_schema(cfg):
 
 
 @EXAMPLES
+@given(cfg=configs(), tau=st.sampled_from([0.0, 1.5, 8.0, 17.0]))
+def test_flash_frames_with_fa4s_lagging_max_match_the_schema(cfg, tau):
+    conforms(flash_frames(cfg, tau=tau, score_scale=3.0), FlashRun)
+
+
+@EXAMPLES
 @given(cfg=configs())
 def test_standard_frames_match_the_schema(cfg):
     conforms(standard_frames(cfg), StandardRun)
@@ -348,6 +354,7 @@ PAGES = {
     "flash": ("forward", lambda: player.render_html(flash_frames(_teaching()))),
     "flash causal fa1": ("forward", lambda: player.render_html(flash_frames(_teaching(causal=True, loop_order="fa1",
                                                                                       Br=16, Bc=32)))),
+    "flash fa4": ("forward", lambda: player.render_html(flash_frames(_teaching(), tau=2.0, score_scale=3.0))),
     "standard": ("forward", lambda: player.render_html(standard_frames(_teaching()))),
     **{bug: ("forward", lambda bug=bug: player.render_html(bug_frames(_teaching(), bug))) for bug in sorted(BUGS)},
     "backward": ("backward", lambda: backward_player.render_html(backward_frames(_teaching(Br=32, Bc=32)))),

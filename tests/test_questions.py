@@ -117,3 +117,26 @@ def test_the_papers_figure_2_is_counted_at_its_setting():
     engine = table[table["source"].str.startswith("this engine")].set_index("method")
     assert engine.loc["standard", "GFLOPs"] == std / 1e9
     assert q.answer == engine.loc["standard", "HBM GB"] / engine.loc["FlashAttention", "HBM GB"]
+
+
+def test_lagging_max_question_answers_the_skipped_share_of_fa2s_rescales():
+    from flashviz.run.rescale import lagging_run
+    cfg = Config(n=512)
+    q = questions.lagging_max_skips(cfg, 6.0, 8.0)
+    run = lagging_run(cfg, 6.0, 8.0)
+    assert q.kind == "share" and q.answer == run.skips / run.every_new_max, (q.answer, run.skips, run.every_new_max)
+    assert f"{run.done:,} rescales done, {run.skips:,} skipped" in q.why, q.why
+
+
+def test_lagging_max_question_at_tau_zero_skips_nothing():
+    q = questions.lagging_max_skips(Config(n=256), 3.0, 0.0)
+    assert q.answer == 0.0 and "0 skipped" in q.why, q.why
+
+
+@pytest.mark.parametrize("d", [64, 128])
+def test_b200_question_answers_the_exponentials_over_the_matmuls(d):
+    from flashviz.hardware.blackwell import compare_tile
+    cmp = compare_tile(d, False, 0.9)
+    q = questions.b200_exp_ratio(d, False, 0.9)
+    assert q.kind == "ratio" and q.answer == cmp.b200.fa3.exp / cmp.b200.fa3.matmul, q.answer
+    assert q.answer > cmp.h200.fa3.exp / cmp.h200.fa3.matmul, "the B200's exponentials weigh more than the H200's"

@@ -3,7 +3,7 @@ grows, the roofline (lessons 1, 10 and 12 draw it), softmax's weights and its ru
 from __future__ import annotations
 
 import math
-from itertools import combinations, cycle, product
+from itertools import combinations, cycle
 
 import numpy as np
 import pandas as pd
@@ -112,14 +112,21 @@ def _label_spots(marks, x_range, y_range) -> list[tuple[int, int, str]]:
               + sum(b[0] - 12 < x < b[2] + 12 and b[1] - 12 < y < b[3] + 12 for j, (x, y) in enumerate(at) if j != k)
               for b in boxes[k]] for k in range(len(at))]
 
-    def cost(choice: tuple[int, ...]) -> tuple[int, int]:
-        bad = sum(alone[k][i] for k, i in enumerate(choice))
-        for (j, i), (k, m) in combinations(enumerate(choice), 2):
-            a, b = drawn[j][i], drawn[k][m]
-            bad += (a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]) + _crosses(arrows[j][i], arrows[k][m])
-        return bad, sum(choice)
-    best = min(product(range(len(_LABEL_SPOTS)), repeat=len(at)), key=cost)
-    return [_LABEL_SPOTS[i] for i in best]
+    # The cost of every choice at once: one axis per mark, its spots along it (C order is product()'s
+    # order, so argmin's first minimum is the choice min() over product() took).
+    spots, marks_n = len(_LABEL_SPOTS), len(at)
+    bad = np.zeros((spots,) * marks_n, dtype=np.int64)
+    for k in range(marks_n):
+        bad += np.asarray(alone[k]).reshape([spots if axis == k else 1 for axis in range(marks_n)])
+    for j, k in combinations(range(marks_n), 2):
+        pair = np.array([[(a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3])
+                           + _crosses(arrows[j][i], arrows[k][m]) for m, b in enumerate(drawn[k])]
+                          for i, a in enumerate(drawn[j])], dtype=np.int64)
+        bad += pair.reshape([spots if axis in (j, k) else 1 for axis in range(marks_n)])
+    index_sum = sum(np.arange(spots).reshape([spots if axis == k else 1 for axis in range(marks_n)])
+                    for k in range(marks_n))
+    best = np.unravel_index(np.argmin(bad * (spots * marks_n + 1) + index_sum), bad.shape) if marks_n else ()
+    return [_LABEL_SPOTS[int(i)] for i in best]
 
 
 def _cuda_core_ceiling(fig: go.Figure, hw, ai) -> None:

@@ -44,8 +44,9 @@ LABELS = {"fa4": "FA3 (authors)", "cudnn": "cuDNN", "flash": "PyTorch flash"}
 FWD_TOL, GRAD_TOL = 5e-2, 3e-2  # what the bench calls a match (max abs diff; relative error of dQ, dK, dV)
 
 
-def load_time(data: Path = DATA) -> pd.DataFrame:
-    return pd.read_csv(data / "fa3_time.csv")
+def load_time(data: Path = DATA, name: str = "fa3_time.csv") -> pd.DataFrame:
+    """The timed rows (fa3_time.csv; fa3_time_rerun.csv is the same script's second run)."""
+    return pd.read_csv(data / name)
 
 
 def load_ncu(data: Path = DATA) -> pd.DataFrame:
@@ -159,3 +160,23 @@ def measured_speed(t: pd.DataFrame | None = None, data: Path = DATA) -> pd.DataF
     wide["FA3 ÷ flash"] = wide["fa4"] / wide["flash"]
     wide["FA3 ÷ cuDNN"] = wide["fa4"] / wide["cudnn"]
     return wide
+
+
+def backward_table(t: pd.DataFrame | None = None, d: int = 128, dtype: str = "float16",
+                   data: Path = DATA) -> pd.DataFrame:
+    """Each kernel's measured forward and backward at one head dimension and data type (the model set): the
+    backward's time over the forward's, and its rate (the backward counted as 2.5 forwards' flops: five
+    matmuls against two)."""
+    t = load_time(data) if t is None else t
+    t = t[(t["set"] == "model") & (t["d"] == d) & (t["dtype"] == dtype)]
+    key = ["impl", "causal", "n", "batch_heads"]
+    f = t[t["pass"] == "fwd"].set_index(key)
+    b = t[t["pass"] == "bwd"].set_index(key)
+    out = pd.DataFrame({"forward ms": f["ms"], "backward ms": b["ms"], "backward TFLOP/s": b["tflops"]}).dropna()
+    out["backward ÷ forward"] = out["backward ms"] / out["forward ms"]
+    out = out.reset_index().rename(columns={"batch_heads": "B·H"})
+    out.insert(0, "kernel", out.pop("impl").map(LABELS))
+    out["causal"] = out["causal"].astype(bool)
+    order = {label: i for i, label in enumerate(LABELS.values())}
+    return out.sort_values(["kernel", "causal", "n"], key=lambda c: c.map(order) if c.name == "kernel" else c,
+                           ignore_index=True)

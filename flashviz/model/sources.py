@@ -51,6 +51,37 @@ SOURCES: dict[str, Source] = {
     "paged": Source("PagedAttention", "Efficient memory management for large language model serving with "
                     "PagedAttention", "Kwon, Li, Zhuang, Sheng, Zheng, Yu, Gonzalez, Zhang and Stoica, 2023",
                     "https://arxiv.org/abs/2309.06180"),
+    "fa4": Source("FlashAttention-4", "FlashAttention-4: algorithm and kernel pipelining co-design for asymmetric "
+                  "hardware scaling", "Zadouri, Hoehnerbach, Shah, Liu, Thakkar and Dao, 2026",
+                  "https://github.com/Dao-AILab/flash-attention/blob/main/assets/fa4_paper.pdf"),
+    "fa4_blog": Source("the FlashAttention-4 blog", "FlashAttention-4: algorithm and kernel pipelining co-design "
+                       "for asymmetric hardware scaling (blog)", "Together AI, 2026",
+                       "https://www.together.ai/blog/flashattention-4"),
+    # flash-attn-4's CuTe DSL source at commit 0251105 (2026-08-15), read for this project.
+    "fa4_fwd": Source("flash-attn-4's flash_fwd_sm100.py", "flash_attn/cute/flash_fwd_sm100.py: the Blackwell "
+                      "forward; rescale_threshold = 8.0 for 16-bit inputs (0 otherwise), asserted below log2 of the "
+                      "type's largest value (_LOG2_DTYPE_MAX); the ex2_emu_freq tuning table; Note [Low Precision "
+                      "Scaling]", "Dao-AILab, 2026",
+                      "https://github.com/Dao-AILab/flash-attention/blob/0251105a2fb19d2957484b7f023cd8c115286ced/"
+                      "flash_attn/cute/flash_fwd_sm100.py"),
+    "fa4_softmax": Source("flash-attn-4's softmax.py", "flash_attn/cute/softmax.py: SoftmaxSm100.update_row_max "
+                          "keeps the old max while (m_old - m_new) · scale · log2 e ≥ -rescale_threshold; "
+                          "apply_exp2_convert picks, by ex2_emu_freq, which pairs of entries take the polynomial",
+                          "Dao-AILab, 2026",
+                          "https://github.com/Dao-AILab/flash-attention/blob/0251105a2fb19d2957484b7f023cd8c115286ced/"
+                          "flash_attn/cute/softmax.py"),
+    "fa4_utils": Source("flash-attn-4's utils.py", "flash_attn/cute/utils.py: ex2_emulation (clamp at -127, floor by "
+                        "a round-down add of 2^23 + 2^22, a degree-3 polynomial on the fraction with Sollya fpminimax "
+                        "coefficients POLY_EX2[3], the integer shifted into the exponent field)", "Dao-AILab, 2026",
+                        "https://github.com/Dao-AILab/flash-attention/blob/0251105a2fb19d2957484b7f023cd8c115286ced/"
+                        "flash_attn/cute/utils.py"),
+    "fa4_sm90": Source("flash-attn-4's flash_fwd_sm90.py", "flash_attn/cute/flash_fwd_sm90.py: the Hopper forward, "
+                       "Softmax.create without a rescale threshold, exp2 on the special-function unit only",
+                       "Dao-AILab, 2026",
+                       "https://github.com/Dao-AILab/flash-attention/blob/0251105a2fb19d2957484b7f023cd8c115286ced/"
+                       "flash_attn/cute/flash_fwd_sm90.py"),
+    "modal_fa4": Source("Modal's reading of FlashAttention-4", "We reverse-engineered Flash Attention 4",
+                        "Modal, 2025", "https://modal.com/blog/reverse-engineer-flash-attention-4"),
     "fa_code": Source("flash-attention code", "Dao-AILab/flash-attention", "Dao and contributors",
                       "https://github.com/Dao-AILab/flash-attention"),
     # Masks and sinks: flash-attn's own code at one commit (2026-08-15), and the models that use them.
@@ -108,7 +139,7 @@ SOURCES: dict[str, Source] = {
 }
 
 # The reading list, in the order a reader meets the ideas.
-READING = ("fa1", "online", "rabe", "fa2", "fa3", "mqa", "gqa", "paged", "flashdecoding")
+READING = ("fa1", "online", "rabe", "fa2", "fa3", "fa4", "mqa", "gqa", "paged", "flashdecoding")
 
 
 def cite(key: str, where: str = "") -> str:
@@ -353,6 +384,20 @@ ASSUMPTIONS: dict[str, Assumption] = {
         f"only the partial ones, a few instructions per score ({cite('fa_window', 'block_info.py, mask.py')}). "
         "Its variable-length path (cu_seqlens) tiles each document on its own, a query block never spanning two "
         "documents, so at a document boundary it computes a few tiles other than this count's."),
+    "b200_model": Assumption(
+        "a B200 from sourced rates",
+        "Lesson 13's B200 is a model of a GPU this project did not measure: one 128 x 128 tile on one SM at "
+        "the sheet's dense 16-bit tensor rate (2.25 PFLOP/s) and FP32 rate ÷ 2 operations a second, the exp "
+        f"unit at 16 a clock per SM ({cite('fa4', 'exp unit and shared-memory rates')}) at the clock that gives "
+        "8,192 tensor flops a clock per SM, FlashAttention-3's ping-pong schedule for both designs, the copies "
+        "left out. FA4's design moves the kernel's share of the exponentials to the FP32 lanes, 7 operations "
+        f"each ({cite('fa4_utils', 'ex2_emulation')}), after the row sum, and drops the rescale work of the "
+        "rows it skips.",
+        "FlashAttention-4's kernel runs its own pipeline: tensor memory holds S, P and O, two softmax warp "
+        "groups and a correction warp group work on two query tiles, and the polynomial interleaves with the "
+        "exp unit's instructions rather than following them; shared memory, which the model does not charge "
+        f"in the forward, bounds the backward ({cite('fa4_blog')}). Its measured 1,605 TFLOP/s (71% of the "
+        "B200's peak) is the kernel's, not this model's."),
     "prefill_full": Assumption(
         "prefill without its mask",
         "Lesson 12 counts prefill as full attention over the prompt: every query row meets every key.",

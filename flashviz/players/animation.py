@@ -19,6 +19,7 @@ from ..model import costs, masks
 from ..run import listing
 from ..model.breaks import BREAKS
 from ..run.attention import flash_attention, random_qkv, standard_attention
+from ..run.rescale import overflow_tau, rescale_attention
 from ..model.config import Config
 from ..model.memory import fits
 from .player_schema import (BugRun, CodePanel, FlashFrame, FlashRun, Payload, StandardFrame, StandardPhase,
@@ -174,7 +175,7 @@ def tile_kinds(cfg: Config) -> list[list[int]]:
 
 def flash_frames(cfg: Config, seed: int = 0, score_scale: float = 1.0,
                  reference: Config | None = None, max_frames: int = MAX_FRAMES,
-                 bug: str | None = None) -> FlashRun:
+                 bug: str | None = None, tau: float | None = None) -> FlashRun:
     """One frame per computed tile (causal skips excluded), capped at max_frames.
 
     Each frame shows SHOW_ROWS rows of the block (see shown_rows) and counts over all of
@@ -183,6 +184,10 @@ def flash_frames(cfg: Config, seed: int = 0, score_scale: float = 1.0,
 
     The code panel's listing (flashviz.run.listing, edited by `bug`, or by the edit cfg's bug
     flags stand for) runs on the same inputs: each frame's "code" holds what it computed.
+
+    `tau`, on a correct run: FlashAttention-4's lagging max on the same inputs and tiles
+    (flashviz.run.rescale), each frame's rows marked with what its rule does there, and its counts
+    over the run.
     """
     if cfg.mask not in (masks.Mask(cfg.n), masks.causal(cfg.n)):
         raise ValueError("the player's listing runs causal attention or no mask; a window, documents or a block "
@@ -200,10 +205,17 @@ def flash_frames(cfg: Config, seed: int = 0, score_scale: float = 1.0,
             raise ValueError("a reference run must use the same tiles and loop order, step for step")
         flash_attention(Q, K, V, reference, trace=true_trace)
     rescales = cfg.rescale and cfg.subtract_max
+    lag_at: dict = {}
+    lag = None
+    if tau is not None and cfg == cfg.without_bugs():
+        lag = rescale_attention(Q, K, V, cfg, tau, record=lag_at)
     frames: list[FlashFrame] = []
     kept = 0
     for k in range(min(len(trace), max_frames)):
         frame = _frame(trace, k, rescales, steps[k], panel)
+        if lag is not None:
+            did, skip = lag_at[(trace[k].i, trace[k].j)]
+            frame["lag"] = ["rescaled" if did[q] else "skipped" if skip[q] else "" for q in frame["show"]]
         if true_trace:
             frame["l_true"] = [rounded(true_trace[k].l[q]) for q in frame["show"]]
         if cfg.keep_full_S:  # bytes of score tiles copied to the n x n buffer so far
@@ -215,7 +227,7 @@ def flash_frames(cfg: Config, seed: int = 0, score_scale: float = 1.0,
     census = costs.census(cfg.n, cfg.Br, cfg.Bc, cfg.mask)
     std = costs.standard_cost(cfg)
     first_bad = next((k for k, f in enumerate(frames) if f["bad"]), None)
-    return {
+    run: FlashRun = {
         "kind": "flash", "n": cfg.n, "d": cfg.d, "Br": cfg.Br, "Bc": cfg.Bc, "Tr": cfg.Tr, "Tc": cfg.Tc,
         "order": cfg.loop_order, "causal": cfg.causal, "kinds": tile_kinds(cfg), "first_rows": FIRST_ROWS,
         "budget": cfg.sram_bytes, "standard_bytes": std.hbm_bytes,
@@ -226,6 +238,11 @@ def flash_frames(cfg: Config, seed: int = 0, score_scale: float = 1.0,
         "code": {"src": src, "marks": panel.marks, "bug": bug,
                  "edited": listing.changed_lines(bug, cfg.loop_order) if bug else []},
     }
+    if lag is not None:
+        run["tau"], run["lag_done"], run["lag_skipped"] = lag.tau, lag.done, lag.skips
+        run["lag_peak"] = rounded(lag.peak_log2)
+        run["lag_limit"] = overflow_tau("float16")   # unrounded: 15.9993, not 16
+    return run
 
 
 def standard_frames(cfg: Config) -> StandardRun:

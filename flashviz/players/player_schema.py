@@ -87,6 +87,10 @@ class FlashFrame(TypedDict):
     mmax: NotRequired[Num]                      # the largest score (running max) in the block so far
     l_true: NotRequired[Annotated[list[Num], Len("show")]]  # a correct run's l, per row (no_rescale only)
     kept: NotRequired[int]                      # bytes of score tiles copied to HBM so far (keep_full_S only)
+    # FlashAttention-4's lagging max at the run's tau (a correct run with tau given only): what its rule
+    # does at this tile, per shown row: "rescaled" (the max in use moved), "skipped" (the true max rose,
+    # the max in use stayed) or "" (no new max)
+    lag: NotRequired[Annotated[list[Literal["rescaled", "skipped", ""]], Len("show")]]
 
 
 class FlashRun(TypedDict):
@@ -113,6 +117,12 @@ class FlashRun(TypedDict):
     final_diff: Num                             # max |O - standard attention| at the end
     first_bad: int | None                       # the first frame with inf or nan, or None
     start: NotRequired[int]                     # the frame the player opens at (a bug's symptom); absent: 0
+    # FlashAttention-4's lagging max over the whole run (a correct run with tau given only):
+    tau: NotRequired[float]                     # the threshold, log2 units
+    lag_done: NotRequired[int]                  # rescales its rule does over every tile of the run
+    lag_skipped: NotRequired[int]               # new maxima it does not rescale (+ lag_done: FA2's rescales)
+    lag_peak: NotRequired[Num]                  # log2 of the largest unnormalised weight it reaches (at most tau)
+    lag_limit: NotRequired[Num]                 # log2 of fp16's largest value, 65,504: P overflows past it
     frames: list[FlashFrame]                    # one per computed tile, in order
     code: Listing                               # the listing beside the tiles
 

@@ -14,7 +14,7 @@ import pandas as pd
 from ..model import costs, sweeps
 from ..run.attention import online_softmax, random_row
 from .claims import (ORDER_NAMES, compare, crossover, overflow_cause, overflow_note, overflow_share, regime,
-                     rule_br_text, tiles_overflow)
+                     rule_br_text, share_text, tiles_overflow)
 from ..model.config import KB, MB, Config, Hardware, tensor_dtype
 from ..run.decode import DecodeConfig, decode_cost
 from .format import bytes_text, times_text
@@ -83,6 +83,43 @@ def online_softmax_sum(length: int, block: int, spread: float, seed: int) -> Que
         f"weight too small: {total:.6f} instead of 1." if moves else
         "The running max never moved after the first block, so there was nothing to rescale: the sum is 1.",
         shown=f"{total:.6f}")
+
+
+def lagging_max_skips(cfg: Config, spread: float, tau: float, run=None) -> Question:
+    """Lesson 2's FlashAttention-4 question: the share of FA2's rescales that a max lagging by tau skips,
+    on random attention at the sidebar's n, d and tiles (run: rescale.lagging_run at these settings)."""
+    from ..run.rescale import lagging_run
+    run = lagging_run(cfg, spread, tau) if run is None else run
+    every = run.every_new_max
+    tiles = f"up to {cfg.Tc} key tiles each, to the diagonal" if cfg.causal else f"{cfg.Tc} key tiles each"
+    share = share_text(run.skips, every) if every else "0%"
+    if every:
+        why = (f"FlashAttention-2's rule rescales {every:,} times over the {cfg.n} rows ({tiles}): once per "
+               f"tile that raises a row's max. At τ = {tau:g} the max in use moves only when a tile's max is more "
+               f"than {tau:g} log2 units above it: {run.done:,} rescales done, {run.skips:,} skipped ({share}).")
+    else:
+        why = (f"No tile after the first raised any row's max over the {cfg.n} rows, so there is nothing to "
+               "skip: both rules rescale 0 times.")
+    return Question(
+        f"Random attention at n = {cfg.n}, d = {cfg.d}, {cfg.Br} × {cfg.Bc} tiles, scores with std {spread:g}: "
+        f"of the rescales FlashAttention-2 does, what share does FlashAttention-4's lagging max skip at "
+        f"τ = {tau:g}?", "share", run.skip_share, why, shown=f"{share} ({run.skips:,} of {every:,})")
+
+
+def b200_exp_ratio(d: int, causal: bool, skipped: float) -> Question:
+    """Lesson 13's FlashAttention-4 question: on the modelled B200, a 128 x 128 tile's exponentials on the
+    exp unit against its two matmuls on the tensor cores (hardware.blackwell.compare_tile)."""
+    from ..hardware.blackwell import compare_tile
+    cmp = compare_tile(d, causal, skipped)
+    b, h = cmp.b200.fa3, cmp.h200.fa3
+    ratio = b.exp / b.matmul
+    return Question(
+        f"On a B200 (modelled from its sheet), one 128 × 128 tile at d = {d}: its exponentials on the exp unit "
+        "take how many times the time of its two matmuls on the tensor cores?", "ratio", ratio,
+        f"The matmuls are 4 · 128 · 128 · {d} flops, {b.matmul * 1e9:.0f} ns at the B200's tensor rate; the "
+        f"128 · 128 exponentials (and one per row for the rescale) take {b.exp * 1e9:.0f} ns at 16 a clock per SM: "
+        f"{ratio:.2f}× the matmul time, against {h.exp / h.matmul:.2f}× on the H200, whose tensor cores do half the "
+        "work a second with the same exp unit.", LADDER, f"{ratio:.2f}×")
 
 
 def why_flash_moves(cfg: Config) -> str:

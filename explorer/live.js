@@ -1,0 +1,148 @@
+// Live figures (explorer/live.py): while a slider is dragged, every chart that follows it is redrawn
+// from the figures the engine computed at each of the slider's values. This script chooses among
+// them; it computes nothing. Streamlit sends the slider's value to the server only when it is let go.
+export default function ({ data }) {
+  const live = (window.__fvLive = window.__fvLive || { charts: {}, knobs: {}, watched: new WeakSet(), run: 0 });
+  live.charts = data.charts;
+  live.knobs = data.knobs;
+  live.players = data.players || {};
+  if (!live.keys) {  // once a page: the players' keys
+    live.keys = true;
+    document.addEventListener("keydown", (e) => playerKey(live, e), true);
+  }
+  live.run += 1;  // a new run: each chart's figure on screen is the server's again
+  for (const el of document.querySelectorAll("[data-live-knob]")) {  // a slider no chart here follows
+    if (!(el.dataset.liveKnob in data.knobs)) delete el.dataset.liveKnob;
+  }
+  for (const knob of Object.keys(data.knobs)) watch(live, knob);
+}
+
+// The range input of the slider whose URL key is `knob` (Streamlit marks a keyed widget st-key-<key>).
+function input(knob) {
+  return document.querySelector(`.st-key-${CSS.escape(knob)} input[type="range"]`);
+}
+
+function watch(live, knob) {
+  const el = input(knob);
+  if (!el) return;
+  el.dataset.liveKnob = knob;
+  if (live.watched.has(el)) return;
+  live.watched.add(el);
+  // React sets the thumb's aria-valuetext and value on every move of a drag or a key.
+  new MutationObserver(() => soon(live, knob, el)).observe(el, { attributes: true, attributeFilter: ["aria-valuetext"] });
+}
+
+// One redraw a frame, at the slider's latest value: a fast drag does not queue a redraw per value passed.
+function soon(live, knob, el) {
+  live.latest = [knob, el];
+  if (live.frame) return;
+  live.frame = requestAnimationFrame(() => {
+    live.frame = 0;
+    moved(live, ...live.latest);
+  });
+}
+
+// Whether every other live slider still stands where it stood for this run's figures: after one is let
+// go, the others' figures are the old run's until the new one arrives, and none is drawn from them.
+function current(live, knob) {
+  return Object.entries(live.knobs).every(([other, k]) => {
+    if (other === knob) return true;
+    const el = input(other);
+    return !el || Math.abs(Number(el.value) - k.at) < 1e-9;
+  });
+}
+
+// The charts in view are redrawn first, in this frame; those above or below the screen after it, so the
+// ones the reader sees are not kept waiting.
+function moved(live, knob, el) {
+  if (!current(live, knob)) return;
+  const raw = Number(el.value), later = [];
+  for (const [chart, byKnob] of Object.entries(live.charts)) {
+    const steps = byKnob[knob];
+    if (!steps) continue;
+    const at = live.knobs[knob].mode === "index" ? raw : steps.values.findIndex((v) => Math.abs(v - raw) < 1e-9);
+    if (at < 0 || at >= steps.values.length) continue;
+    const box = document.querySelector(`.st-key-${CSS.escape(chart)}`);
+    if (box && inView(box)) draw(live, chart, steps, at);
+    else later.push(() => draw(live, chart, steps, at));
+  }
+  if (later.length) setTimeout(() => later.forEach((f) => f()), 0);
+}
+
+function draw(live, chart, steps, at) {
+  const gd = document.querySelector(`.st-key-${CSS.escape(chart)} .js-plotly-plot`);
+  if (!gd || !window.Plotly || !gd.data) return;
+  if (gd.__fvRun !== live.run) {  // the chart as the server drew it at this run's settings
+    gd.__fvBase = { data: gd.data.map((t) => ({ ...t })), layout: { ...gd.layout } };
+    gd.__fvRun = live.run;
+  }
+  const base = gd.__fvBase, change = steps.data[at], lay = steps.layout[at];
+  const data = Array.isArray(change) ? change : base.data.map((t, i) => merge(t, change[i]));
+  const layout = merge(base.layout, lay);
+  if (lay.title && steps.title && base.layout.title && typeof base.layout.title.text === "string") {
+    // the title as Streamlit drew it is the engine's, dressed (bold): dress the new one alike
+    const [before, after] = base.layout.title.text.split(steps.title);
+    if (after !== undefined) layout.title = { ...lay.title, text: before + lay.title.text + after };
+  }
+  gd.dataset.liveAt = String(steps.values[at]);
+  // drawn: an event for whoever measures the redraw (bench/live.py)
+  window.Plotly.react(gd, data, layout).then(() => gd.dispatchEvent(new CustomEvent("fv-live-drawn", { bubbles: true, detail: { inView: inView(gd) } })));
+}
+
+// A copy of `into` with `change`'s keys set (null: removed).
+function merge(into, change) {
+  const out = { ...into };
+  for (const [k, v] of Object.entries(change || {})) {
+    if (v === null) delete out[k];
+    else out[k] = v;
+  }
+  return out;
+}
+
+// A chart that plays its slider, as the app's players do: → and ← step the slider, Home and End take it to its
+// ends, space plays it through, one step a second. The keys act on the chart in the section on screen when
+// presenting (the clicker's __fvOwnsKeys), else on one in view; a focused control keeps its own keys. Each step
+// moves Streamlit's slider, so the chart follows at once and the page catches up with its run.
+const FIELDS = "input, textarea, select, [contenteditable='true'], [role='slider'], [role='combobox']";
+const PLAYER_KEYS = { ArrowRight: "ArrowRight", ArrowLeft: "ArrowLeft", Home: "Home", End: "End" };
+
+function inView(el) {
+  const r = el.getBoundingClientRect();
+  return r.bottom > 0 && r.top < window.innerHeight;
+}
+
+function press(el, key) {
+  for (const type of ["keydown", "keyup"]) el.dispatchEvent(new KeyboardEvent(type, { key, code: key, bubbles: true }));
+}
+
+function playerKey(live, e) {
+  if (e.ctrlKey || e.metaKey || e.altKey || !(e.key in PLAYER_KEYS || e.key === " ")) return;
+  const t = e.target;
+  if (t && t.closest && t.closest(FIELDS)) return;
+  if (e.key === " " && t && t.closest && t.closest("button")) return;
+  for (const [chart, knob] of Object.entries(live.players)) {
+    const box = document.querySelector(`.st-key-${CSS.escape(chart)}`), el = input(knob);
+    if (!box || !el) continue;
+    const owns = typeof window.__fvOwnsKeys === "function" ? window.__fvOwnsKeys(box) : undefined;
+    if (owns === false || (owns === undefined && !inView(box))) continue;
+    e.preventDefault();
+    e.stopPropagation();
+    if (e.key === " ") playing(live, knob, !live.playing);
+    else { playing(live, knob, false); press(el, PLAYER_KEYS[e.key]); }
+    return;
+  }
+}
+
+function playing(live, knob, on) {
+  clearInterval(live.playing);
+  live.playing = 0;
+  if (!on) return;
+  const tick = () => {
+    const el = input(knob);
+    if (!el || Number(el.value) >= Number(el.max)) { playing(live, knob, false); return; }
+    press(el, "ArrowRight");
+  };
+  const el = input(knob);
+  if (el && Number(el.value) >= Number(el.max)) press(el, "Home");  // from the end: play it again from the start
+  live.playing = setInterval(tick, 1000);
+}

@@ -1,0 +1,174 @@
+"""Live figures: a chart follows its slider while the slider is dragged, in the browser, from figures
+the engine computed at every value the slider offers.
+
+A lesson draws a chart with `ui.chart(make, key, ("n", "d"))`: `make` builds the chart from the
+settings (through ui.config(), ui.hardware() and ui.peek(control(key)), never from a variable read
+before), and each named slider is a URL key. At the end of the run (`flush`, so the page is drawn
+first) every such chart is built again at each value its sliders offer, the other settings as they
+are (`at`), and the page carries what changes from one value to the next: per trace the attributes
+that differ from the chart on screen, per layout key the same. A slider that changes none of a
+chart's values is not carried for it; one with more than MOST_VALUES values, or whose differences
+would weigh more than MOST_BYTES_PER_VALUE a value, stays on the rerun path. In the browser,
+explorer/live.js watches each named slider (Streamlit's own: a native, labelled range input that
+sends its value to the server only when it is let go), marks it `data-live-knob`, and as it moves
+redraws the chart from the carried values: JavaScript chooses among the engine's figures, it
+computes none. On release Streamlit reruns the page once, as for any control.
+"""
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import json
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+from plotly.utils import PlotlyJSONEncoder
+
+HERE = Path(__file__).parent
+# A slider whose chart would carry more figures than this stays on the rerun path (the page says so
+# beside it): a 1 KB step over the SRAM budget's 8-512 KB would be 505 figures, lesson 12's layers 128.
+MOST_VALUES = 64
+SIZES = ("n", "d", "Br", "Bc")  # the sidebar's sliders a chart of sizes follows (the SRAM budget has 505 values)
+# Beside a player's own n: why the player does not follow it live.
+PLAYER_ON_RELEASE = "The player's frames are built when you let go: every n's frames are too many to carry for a drag."
+PENDING = "_live_pending"  # this run's live charts: key -> (make, knobs, the slider the keys play)
+# What one value's difference from the chart on screen may not exceed on average, in bytes of JSON:
+# past it the chart stays on the rerun path (a heatmap redrawn per value, say).
+MOST_BYTES_PER_VALUE = 12_000
+
+_override: contextvars.ContextVar[Mapping[str, Any] | None] = contextvars.ContextVar("live_override", default=None)
+
+_component = st.components.v2.component("flashviz.live", js=(HERE / "live.js").read_text(),
+                                        isolate_styles=False)
+
+
+@contextlib.contextmanager
+def at(values: Mapping[str, Any]) -> Iterator[None]:
+    """Inside: the settings read as if the sliders named (URL keys) stood at these values."""
+    token = _override.set({**(_override.get() or {}), **values})
+    try:
+        yield
+    finally:
+        _override.reset(token)
+
+
+def overridden(key: str) -> tuple[bool, Any]:
+    """(True, value) while `at` sets this key, else (False, None)."""
+    values = _override.get() or {}
+    return (True, values[key]) if key in values else (False, None)
+
+
+def follow(key: str, make: Callable[[], go.Figure], knobs: Sequence[str], player: str | None = None) -> None:
+    """Have the chart drawn under `key` follow these sliders (URL keys) live; built at `flush`. `player`: one
+    of them that the keys play, as a player's: → and ← step it, Home and End, space plays it through."""
+    st.session_state.setdefault(PENDING, {})[key] = (make, tuple(knobs), player)
+
+
+def _figure_json(fig: go.Figure) -> dict:
+    """The figure's own data and layout, not copied: only what differs is encoded (`_plain`)."""
+    return {"data": fig._data, "layout": fig._layout}
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.shape == b.shape and \
+            bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f" and b.dtype.kind == "f"))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
+def _diff(base: Mapping[str, Any], other: Mapping[str, Any]) -> dict:
+    """The keys whose values differ, with other's value (None: gone from other)."""
+    return {k: other.get(k) for k in base.keys() | other.keys() if not _same(base.get(k), other.get(k))}
+
+
+def _plain(value: Any) -> Any:
+    """As JSON has it (NumPy arrays and numbers as lists and numbers), the way plotly encodes them."""
+    return json.loads(json.dumps(value, cls=PlotlyJSONEncoder))
+
+
+def steps(make: Callable[[], go.Figure], key: str, values: Sequence[Any]) -> dict | None:
+    """The chart at each of a slider's values, as differences from the chart at the current settings:
+    {"data": [{trace index: {attr: value}} or a whole list of traces], "layout": [{key: value}]},
+    one entry per value, and the title at the current settings. None when no value changes the chart, or
+    when the differences pass MOST_BYTES_PER_VALUE on average."""
+    base = _figure_json(make())
+    data, layout = [], []
+    for value in values:
+        with at({key: value}):
+            fig = _figure_json(make())
+        traces = fig.get("data", [])
+        if len(traces) == len(base.get("data", [])):
+            data.append({str(t): _plain(d) for t, tr in enumerate(traces) if (d := _diff(base["data"][t], tr))})
+        else:  # traces come and go: carry them all
+            data.append(_plain(traces))
+        layout.append(_plain(_diff(base.get("layout", {}), fig.get("layout", {}))))
+    if not any(data) and not any(layout):
+        return None  # the chart does not depend on this slider
+    # Streamlit's theme dresses the title it draws (bold): the browser dresses the new one alike
+    payload = {"data": data, "layout": layout, "title": (base["layout"].get("title") or {}).get("text")}
+    if len(json.dumps(payload)) > MOST_BYTES_PER_VALUE * len(values):
+        return None
+    return payload
+
+
+def param(key: str):
+    """The control a URL key names: the sidebar's, or a lesson's own."""
+    from .lessons import control
+    from .params import CUSTOM_GPU, SHARED
+    own = {p.key: p for p in CUSTOM_GPU}
+    return SHARED.get(key) or own.get(key) or control(key)
+
+
+def offered(p) -> tuple[list, str]:
+    """A slider's values in the order its range input counts them, and what the input's value is:
+    "index" (a select slider: the position among its options) or "value" (the number itself)."""
+    if p.options:
+        return list(p.options), "index"
+    count = int(round((p.hi - p.lo) / p.step)) + 1
+    values = [p.lo + k * p.step for k in range(count)]
+    return [int(round(v)) if p.kind == "int" else round(v, 6) for v in values], "value"
+
+
+def _snapshot(but: str) -> tuple:
+    """Every setting a chart may read, as it stands, but the slider it is built along (whose own
+    value it does not depend on): the cache key of its steps."""
+    state = st.session_state
+    return tuple(sorted((k, repr(v)) for k, v in state.items() if isinstance(k, str) and not k.startswith("_")
+                        and k != but and isinstance(v, (int, float, str, bool))))
+
+
+@st.cache_resource(max_entries=512, show_spinner=False)
+def _cached_steps(chart: str, knob: str, snapshot: tuple, _make: Callable[[], go.Figure],
+                  values: tuple) -> dict | None:
+    return steps(_make, knob, values)
+
+
+def flush() -> None:
+    """Carry this run's live charts to the page: run at the end of a whole run, after the lesson."""
+    pending = st.session_state.pop(PENDING, {})
+    charts: dict[str, dict] = {}
+    knobs: dict[str, dict] = {}  # key -> how its input counts, and where it stood for this run's figures
+    players = {chart: player for chart, (_, _, player) in pending.items() if player}
+    for chart, (make, names, _) in pending.items():
+        for knob in names:
+            p = param(knob)
+            values, mode = offered(p)
+            if len(values) > MOST_VALUES:
+                continue
+            payload = _cached_steps(chart, knob, _snapshot(knob), make, tuple(values))
+            if payload is None:
+                continue
+            charts.setdefault(chart, {})[knob] = {"values": values, **payload}
+            now = st.session_state.get(knob, p.default)
+            knobs[knob] = {"mode": mode, "at": values.index(now) if mode == "index" else now}
+    _component(data={"charts": charts, "knobs": knobs, "players": players}, key="fv_live", height="content")

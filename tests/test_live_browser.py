@@ -1,0 +1,199 @@
+"""Live charts in a real Chromium (explorer/live.py): every slider a chart follows, on every lesson, dragged
+with the mouse and stepped with the keyboard. While it is dragged every chart that follows it redraws and no
+message leaves the page for the server; on release the page reruns once, the URL takes the value, and the chart
+the server then draws at that value equals the one the browser drew from the carried figures."""
+import json
+import re
+
+import pytest
+
+from explorer.lessons import LESSONS
+from tests.test_browser import WAIT, drawn, expect, lesson_url, opened, pytestmark, query  # noqa: F401
+
+# What a chart shows, read off plotly's drawn state: every trace's kind, name, points and text, the title
+# and the annotations.
+SHOWN = """key => {
+  const gd = document.querySelector(`.st-key-${key} .js-plotly-plot`);
+  const list = v => v == null ? null : (typeof v === 'string' ? v : Array.from(v));
+  return JSON.stringify({
+    data: gd._fullData.map(t => ({ type: t.type, name: t.name, x: list(t.x), y: list(t.y), text: list(t.text),
+                                   visible: t.visible })),
+    title: gd._fullLayout.title.text,
+    notes: (gd._fullLayout.annotations || []).map(a => a.text),
+  });
+}"""
+
+def live_state(page) -> dict:
+    """The sliders and charts this page's run carried, once every slider is marked."""
+    page.wait_for_function("() => !!window.__fvLive && Object.keys(window.__fvLive.knobs).every("
+                           "k => document.querySelector(`[data-live-knob='${k}']`))", timeout=WAIT)
+    return page.evaluate("() => ({knobs: Object.keys(window.__fvLive.knobs), charts: Object.fromEntries("
+                         "Object.entries(window.__fvLive.charts).map(([c, k]) => [c, Object.keys(k)]))})")
+
+
+def followers(state: dict, knob: str) -> list[str]:
+    return sorted(chart for chart, knobs in state["charts"].items() if knob in knobs)
+
+
+class Sent:
+    """Frames the page sends on its websocket (Streamlit's messages to the server)."""
+
+    def __init__(self, page):
+        self.count = 0
+        page.on("websocket", lambda ws: ws.on("framesent", self._one))
+
+    def _one(self, _frame) -> None:
+        self.count += 1
+
+
+def thumb(page, knob: str):
+    return page.locator(f"[data-live-knob='{knob}']").locator("xpath=../..")
+
+
+def shown(page, chart: str) -> str:
+    return page.evaluate(SHOWN, chart)
+
+
+# Where a slider stands, as a chart's data-live-at names it: the value itself, or its option (a select slider).
+STANDS = """([knob, chart]) => {
+  const live = window.__fvLive, el = document.querySelector(`[data-live-knob='${knob}']`);
+  const values = live.charts[chart][knob].values, raw = Number(el.value);
+  return String(live.knobs[knob].mode === 'index' ? values[raw] : raw);
+}"""
+
+
+def live_at(page, chart: str):
+    return page.evaluate("k => document.querySelector(`.st-key-${k} .js-plotly-plot`).dataset.liveAt", chart)
+
+
+# Lesson index -> the sliders its charts follow at the defaults (the page's own list is checked against it):
+# a slider that changes none of a lesson's charts (lesson 5's tiles: demo 5 stores and counts the same) is
+# not carried.
+EXPECTED = {0: {"n", "d", "Br", "Bc"}, 1: {"os_len", "os_block", "os_spread"}, 2: {"n", "d", "Br", "Bc"},
+            3: {"n", "d"}, 4: {"n", "d"}, 6: {"n", "d", "Br", "Bc"}, 7: {"n", "d", "Br", "Bc"},
+            10: {"wg_d", "wg_bh"}, 11: {"inf_ctx", "inf_batch", "inf_heads", "inf_kv"},
+            12: {"sc_tile"}}
+
+
+@pytest.mark.parametrize("k", sorted(EXPECTED), ids=[LESSONS[k].url_path for k in sorted(EXPECTED)])
+def test_every_live_slider_moves_its_charts_in_the_browser_and_only_its_release_reaches_the_server(server, page, k):
+    sent = Sent(page)
+    page.goto(lesson_url(server, k))
+    opened(page, k)
+    state = live_state(page)
+    assert set(state["knobs"]) == EXPECTED[k], f"lesson {k + 1}'s live sliders"
+    for knob in state["knobs"]:
+        charts = followers(state, knob)
+        before = {chart: shown(page, chart) for chart in charts}
+        handle = thumb(page, knob)
+        handle.scroll_into_view_if_needed()
+        box = handle.bounding_box()
+        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        frames = sent.count
+        page.mouse.move(x, y)
+        page.mouse.down()
+        moved_to = None
+        for step in (1, 2, 3, 4, 5, 6):  # rightwards, or leftwards from the right end
+            direction = 1 if page.evaluate("k => { const e = document.querySelector(`[data-live-knob='${k}']`);"
+                                           " return Number(e.value) < Number(e.max); }", knob) or step == 1 else -1
+            page.mouse.move(x + direction * 12 * step, y, steps=3)
+            moved_to = page.evaluate(STANDS, [knob, charts[0]])
+            if any(shown(page, c) != before[c] for c in charts):
+                break
+        # the charts in view at once, those off the screen just after
+        page.wait_for_function("([cs, v]) => cs.every(c => document.querySelector(`.st-key-${c} .js-plotly-plot`)"
+                               ".dataset.liveAt === v)", arg=[charts, moved_to], timeout=WAIT)
+        changed = [c for c in charts if shown(page, c) != before[c]]
+        assert changed, f"lesson {k + 1}, {knob}: a chart that follows it redrew while dragged"
+        assert sent.count == frames, f"lesson {k + 1}, {knob}: nothing left the page before the release"
+        drawn_live = {c: shown(page, c) for c in charts}
+        value = page.evaluate("k => document.querySelector(`[data-live-knob='${k}']`).getAttribute('aria-valuetext')",
+                              knob)
+        page.mouse.up()
+        expect(page.locator(f"[data-live-knob='{knob}']")).to_have_attribute("aria-valuetext", value)
+        page.wait_for_url(re.compile(rf"[?&]{re.escape(knob)}="), timeout=WAIT)
+        drawn(page, k)
+        assert sent.count > frames, f"lesson {k + 1}, {knob}: the release reached the server"
+        for c in charts:  # the server's chart at the released value equals the browser's from the carried figures
+            assert json.loads(shown(page, c)) == json.loads(drawn_live[c]), \
+                f"lesson {k + 1}, {knob} = {value}: {c} as the server drew it equals the live one"
+        state = live_state(page)
+
+
+@pytest.mark.parametrize("k, knob", [(0, "n"), (1, "os_spread"), (11, "inf_kv"), (12, "sc_tile")])
+def test_a_live_slider_stepped_by_keyboard_redraws_its_charts_and_reaches_the_url(server, page, k, knob):
+    page.goto(lesson_url(server, k))
+    opened(page, k)
+    state = live_state(page)
+    charts = followers(state, knob)
+    before = {c: shown(page, c) for c in charts}
+    el = page.locator(f"[data-live-knob='{knob}']")
+    el.focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(f"([cs, bs]) => cs.some((c, i) => ({SHOWN})(c) !== bs[i])",
+                           arg=[charts, [before[c] for c in charts]], timeout=WAIT)
+    page.wait_for_url(re.compile(rf"[?&]{re.escape(knob)}="), timeout=WAIT)
+    drawn(page, k)
+    assert knob in query(page)
+
+
+def test_lesson_13s_timeline_is_a_player_stepped_and_played_by_the_keys(server, page):
+    """→ steps the key tile (the chart at once, the URL after the run), space plays it to the last, Home
+    goes back to the first; a key pressed in a focused control stays with the control."""
+    page.goto(lesson_url(server, 12))
+    opened(page, 12)
+    live_state(page)
+    tile = page.locator("[data-live-knob='sc_tile']")
+    first, last = tile.get_attribute("min"), tile.get_attribute("max")
+    start = int(tile.get_attribute("value"))
+    page.get_by_text("← → step the key tiles").click()  # focus on the page by the chart, as a clicker's would be
+    page.keyboard.press("ArrowRight")
+    expect(tile).to_have_attribute("aria-valuetext", str(start + 1), timeout=WAIT)
+    page.wait_for_function("v => document.querySelector('.st-key-sc_timeline .js-plotly-plot').dataset.liveAt === v",
+                           arg=str(start + 1), timeout=WAIT)
+    page.wait_for_url(re.compile(rf"sc_tile={start + 1}"), timeout=WAIT)
+    drawn(page, 12)
+    page.keyboard.press(" ")
+    expect(tile).to_have_attribute("aria-valuetext", last, timeout=WAIT)
+    page.wait_for_url(re.compile(rf"sc_tile={last}"), timeout=WAIT)
+    drawn(page, 12)
+    page.keyboard.press("Home")
+    expect(tile).to_have_attribute("aria-valuetext", first, timeout=WAIT)
+    page.wait_for_url(re.compile(rf"sc_tile={first}"), timeout=WAIT)  # 1: off the default, 2
+    drawn(page, 12)
+
+
+def test_a_live_chart_drawn_mid_drag_equals_the_engines_table_downloaded_after_the_release(server, page):
+    """Lesson 3's traffic chart follows n; what it shows mid-drag is the engine's table at that n, as its CSV
+    gives it once the slider is let go."""
+    import csv
+    import math
+    from pathlib import Path
+
+    page.goto(lesson_url(server, 2))
+    opened(page, 2)
+    live_state(page)
+    before = shown(page, "tiling_traffic")
+    box = thumb(page, "n").bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + 40, y, steps=4)
+    page.wait_for_function(f"b => ({SHOWN})('tiling_traffic') !== b", arg=before, timeout=WAIT)
+    mid = json.loads(shown(page, "tiling_traffic"))
+    n = page.locator("[data-live-knob='n']").get_attribute("aria-valuetext")
+    page.mouse.up()
+    page.wait_for_url(re.compile(rf"[?&]n={n}"), timeout=WAIT)
+    drawn(page, 2)
+    button = page.locator(".st-key-tiling_csv button")
+    expect(button).to_be_enabled(timeout=WAIT)
+    with page.expect_download(timeout=WAIT) as download:
+        button.click()
+    rows = list(csv.DictReader(Path(download.value.path()).read_text().splitlines()))
+    assert n in [r["n"] for r in rows], f"the table at n = {n}"
+    for trace, column in (("standard", "std HBM MB"), ("flash", "flash HBM MB")):
+        drawn_trace = next(t for t in mid["data"] if t["name"] == trace)
+        table = {float(r["n"]): float(r[column]) for r in rows}
+        assert [float(v) for v in drawn_trace["x"]] == sorted(table), f"{trace}: the same n"
+        for at, value in zip(drawn_trace["x"], drawn_trace["y"]):
+            assert math.isclose(value, table[float(at)], rel_tol=1e-12), f"{trace} at n = {at}"
