@@ -22,7 +22,7 @@ import numpy as np
 
 from ..model.config import Config
 from ..model.memory import Counters
-from .attention import _prepare, _score_tile, last_key
+from .attention import _prepare, _score_tile
 
 LOG2E = 1.0 / math.log(2.0)
 # The threshold flash-attn-4's Blackwell forward uses for 16-bit inputs (0 for FP8), in log2 units.
@@ -146,9 +146,10 @@ def rescale_attention(Q, K, V, cfg: Config, tau: float = KERNEL_TAU, store_p: bo
             Oi = np.zeros((r1 - r0, d))
             m_use = np.full((r1 - r0, 1), -np.inf)
             m_true, li = m_use.copy(), np.zeros((r1 - r0, 1))
-            for j, k0 in enumerate(range(0, last_key(r1, n, cfg.causal), cfg.Bc)):
-                k1 = min(k0 + cfg.Bc, n)
-                S = _score_tile(Qi, K[k0:k1], (r0, r1), (k0, k1), cfg, meter, None)   # (r, c)
+            for j in cfg.mask.key_blocks(r0, r1, cfg.Bc):  # the mask's key blocks (causal: up to the diagonal)
+                k0, k1 = j * cfg.Bc, min(j * cfg.Bc + cfg.Bc, n)
+                kind = cfg.mask.kind(i, j, (r0, r1), (k0, k1))
+                S = _score_tile(Qi, K[k0:k1], (r0, r1), (k0, k1), cfg, meter, None, kind)   # (r, c)
                 tile_max = S.max(axis=1, keepdims=True)
                 if k0 == 0:          # the first tile sets the max: nothing to rescale yet
                     m_use, m_true, corr = tile_max, tile_max, np.ones_like(tile_max)
