@@ -105,7 +105,7 @@ def test_fp16_storage_of_P_holds_below_the_limit_and_breaks_above_it():
         Q, K, V, cfg = scored(S, Br=8, Bc=1, dtype="float16")
         run = rescale_attention(Q, K, V, cfg, tau, store_p=True)
         err = np.abs(run.O - reference(S, V)).max()
-        assert (err < 5e-3) == ok and run.fits == ok, (above, tau, err, run.fits)
+        assert (err < 5e-3) == ok and run.in_range == ok, (above, tau, err, run.in_range)
 
 
 def test_headroom_is_the_types_limit_less_tau():

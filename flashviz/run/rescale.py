@@ -107,7 +107,8 @@ class RescaleRun:
         return self.limit_log2 - self.tau
 
     @property
-    def fits(self) -> bool:
+    def in_range(self) -> bool:
+        """Whether every weight tau allows stays below the storage type's largest value."""
         return self.tau < self.limit_log2
 
 
