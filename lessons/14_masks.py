@@ -56,9 +56,18 @@ ui.table(table, "masks_at", f"n = {n:,}, {at.Br} × {at.Bc} tiles, d = {at.d}, {
 
 # --- the tiles ------------------------------------------------------------------------------------------
 ui.slide("The tiles, full, partial and empty")
-small = at.at_n(min(n, 32 * min(at.Br, at.Bc)))
-maps = cache.mask_tile_maps(small, window, mix)
-ui.chart(cache.figure(charts.mask_tiles, maps, small.n), "mask_tiles")
+
+
+def tile_maps():
+    """Each mask's tiles at the lesson's n (32 tiles a side at most), window and documents, the sidebar's tiles."""
+    own = ui.config(n=ui.peek(control("mk_n")))
+    few = own.at_n(min(own.n, 32 * min(own.Br, own.Bc)))
+    return few, cache.mask_tile_maps(few, ui.peek(control("mk_window")), ui.peek(control("mk_docs")))
+
+
+MASK = ("mk_n", "mk_window")  # what the tile maps follow live (along the tiles: a map per size, too heavy)
+small, maps = tile_maps()
+ui.chart(lambda: cache.figure(charts.mask_tiles, tile_maps()[1], tile_maps()[0].n), "mask_tiles", MASK)
 
 
 def kinds_text(name: str) -> str:
@@ -74,9 +83,17 @@ st.markdown(f"At n = {small.n:,} ({small.Tr} × {small.Tc} tiles): " + "; ".join
 # --- as n grows ----------------------------------------------------------------------------------------
 ui.slide("As n grows: a window is linear")
 ns = tuple(2**k for k in range(10, 21))
-sweep = cache.over_masks(ui.sweep_config(ns), ns, window, mix)
-ui.side_by_side((cache.figure(charts.mask_growth, sweep, OverMasks.GFLOPS), "mask_flops"),
-                (cache.figure(charts.mask_growth, sweep, OverMasks.HBM_MB), "mask_bytes"))
+
+
+def mask_sweep():
+    """Each mask's flops and bytes over n at the lesson's window and documents, the sidebar's d and tiles."""
+    return cache.over_masks(ui.sweep_config(ns), ns, ui.peek(control("mk_window")), ui.peek(control("mk_docs")))
+
+
+sweep = mask_sweep()
+GROWTH = ("mk_window", "d")  # what the growth charts follow live
+ui.side_by_side((lambda: cache.figure(charts.mask_growth, mask_sweep(), OverMasks.GFLOPS), "mask_flops", GROWTH),
+                (lambda: cache.figure(charts.mask_growth, mask_sweep(), OverMasks.HBM_MB), "mask_bytes", GROWTH))
 last = sweep[sweep[OverMasks.N] == ns[-1]].set_index(OverMasks.MASK)
 before = sweep[sweep[OverMasks.N] == ns[-2]].set_index(OverMasks.MASK)
 
