@@ -81,7 +81,7 @@ m &\leftarrow m^{\text{new}} \\
 def _player() -> None:
     """The player and its own n, d and standard toggle: they rerun this part alone."""
     st.subheader("Watch it stream")
-    c1, c2, c3, c4 = st.columns(4)
+    c1, c2, c3, c4 = st.columns([1, 1, 1, 1.3])  # the toggle's label whole at 1280 px beside the sidebar
     an_n = ui.bound(control("an_n"), c1, help=ui.PLAYER_ON_RELEASE)
     an_d = ui.bound(control("an_d"), c2)
     an_tau = ui.bound(control("an_tau"), c3, help="FlashAttention-4's rescale threshold, in log2 units (lesson 2)")

@@ -161,6 +161,8 @@ class Browser:
     since: int = 0  # hops from then on: replies of the dead replica may come in late, before it
 
     def on_response(self, response) -> None:
+        if not response.url.startswith(("http:", "https:")):
+            return  # a blob: (a live chart's script, explorer/live.py) or data: URL never leaves the browser
         self.hops.append(Hop(time.monotonic(), response.url, response.headers.get(HEADER.lower())))
 
     def on_websocket(self, ws) -> None:

@@ -192,8 +192,7 @@ def test_rows_carry_fa4s_mark_from_the_engine_and_the_info_line_its_counts(serve
     record: dict = {}
     run = rescale_attention(*teaching_inputs(cfg), cfg, 0.5, record=record)
     expect(fr.locator("#info")).to_contain_text(
-        f"FlashAttention-4, τ = 0.5: {run.done} rescales over the run against {run.done + run.skips} by FA2's rule "
-        f"({run.skips} skipped)")
+        f"FA4, τ = 0.5: {run.done} of FA2's {run.done + run.skips} rescales done")
     seen = set()
     for k in range(min(12, len(D["frames"]))):
         go_to_step(fr, k)
