@@ -5,6 +5,8 @@ export default function ({ data }) {
   const live = (window.__fvLive = window.__fvLive || { charts: {}, knobs: {}, watched: new WeakSet(), run: 0 });
   live.charts = data.charts;
   live.knobs = data.knobs;
+  // each slider's value (as its input counts) where its charts were last drawn: the server's, at a new run
+  live.drawnAt = Object.fromEntries(Object.entries(data.knobs).map(([knob, k]) => [knob, k.at]));
   live.players = data.players || {};
   if (!live.keys) {  // once a page: the players' keys
     live.keys = true;
@@ -57,6 +59,9 @@ function current(live, knob) {
 function moved(live, knob, el) {
   if (!current(live, knob)) return;
   const raw = Number(el.value), later = [];
+  // React sets the attribute again on any render (a resize, say): only a new value is a move
+  if (live.drawnAt[knob] === raw) return;
+  live.drawnAt[knob] = raw;
   for (const [chart, byKnob] of Object.entries(live.charts)) {
     const steps = byKnob[knob];
     if (!steps) continue;
@@ -79,6 +84,11 @@ function draw(live, chart, steps, at) {
   const base = gd.__fvBase, change = steps.data[at], lay = steps.layout[at];
   const data = Array.isArray(change) ? change : base.data.map((t, i) => merge(t, change[i]));
   const layout = merge(base.layout, lay);
+  // the size the chart has now, not the one it had when the run drew it (the window may have changed since)
+  for (const key of ["width", "height", "autosize"]) {
+    if (key in gd.layout) layout[key] = gd.layout[key];
+    else delete layout[key];
+  }
   if (lay.title && steps.title && base.layout.title && typeof base.layout.title.text === "string") {
     // the title as Streamlit drew it is the engine's, dressed (bold): dress the new one alike
     const [before, after] = base.layout.title.text.split(steps.title);

@@ -181,6 +181,9 @@ def test_a_live_chart_drawn_mid_drag_equals_the_engines_table_downloaded_after_t
     page.mouse.down()
     page.mouse.move(x + 40, y, steps=4)
     page.wait_for_function(f"b => ({SHOWN})('tiling_traffic') !== b", arg=before, timeout=WAIT)
+    # drawn at where the slider stands now, not at a value it passed on the way
+    page.wait_for_function(f"() => document.querySelector('.st-key-tiling_traffic .js-plotly-plot').dataset.liveAt"
+                           f" === ({STANDS})(['n', 'tiling_traffic'])", timeout=WAIT)
     mid = json.loads(shown(page, "tiling_traffic"))
     n = page.locator("[data-live-knob='n']").get_attribute("aria-valuetext")
     page.mouse.up()
