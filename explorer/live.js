@@ -16,7 +16,18 @@ export default function ({ data }) {
   for (const el of document.querySelectorAll("[data-live-knob]")) {  // a slider no chart here follows
     if (!(el.dataset.liveKnob in data.knobs)) delete el.dataset.liveKnob;
   }
-  for (const knob of Object.keys(data.knobs)) watch(live, knob);
+  rewatch(live);
+  if (!live.page) {  // a slider drawn after this script ran (its code still loading, or drawn anew): watched then
+    live.page = new MutationObserver(() => {
+      if (live.pending) return;
+      live.pending = requestAnimationFrame(() => { live.pending = 0; rewatch(live); });
+    });
+    live.page.observe(document.body, { childList: true, subtree: true });
+  }
+}
+
+function rewatch(live) {
+  for (const knob of Object.keys(live.knobs)) watch(live, knob);
 }
 
 // The range input of the slider whose URL key is `knob` (Streamlit marks a keyed widget st-key-<key>).
