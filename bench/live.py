@@ -49,11 +49,13 @@ def knobs_of(page) -> dict[str, list[str]]:
                          " Object.entries(window.__fvLive.charts).filter(([c, v]) => k in v).map(([c]) => c)]))")
 
 
-def drag(page, knob: str, moves: int) -> list[float]:
-    """Drag the slider one value at a time, right then back: each step's input-to-repaint (ms)."""
+def drag(page, knob: str, charts: list[str], moves: int) -> list[float]:
+    """Drag the slider one value at a time, right then back: each step's input-to-repaint (ms) of the charts
+    in view. The first chart that follows it is scrolled into view first, then the slider if that hid it."""
     el = page.locator(f"[data-live-knob='{knob}']")
     thumb = el.locator("xpath=../..")
     track = el.locator("xpath=../../..")
+    page.locator(f".st-key-{charts[0]}").evaluate("e => e.scrollIntoView({block: 'center'})")
     thumb.scroll_into_view_if_needed()
     tb, rb = thumb.bounding_box(), track.bounding_box()
     lo, hi, by = (float(el.get_attribute(a)) for a in ("min", "max", "step"))
@@ -71,7 +73,7 @@ def drag(page, knob: str, moves: int) -> list[float]:
         seen = page.evaluate("() => window.__fvLatencies.length")
         page.mouse.move(position, y)
         with contextlib.suppress(PlaywrightError):  # a move that stayed within one value: nothing to redraw
-            page.wait_for_function("n => window.__fvLatencies.length > n", arg=seen, timeout=2_000)
+            page.wait_for_function("n => window.__fvLatencies.length > n", arg=seen, timeout=1_000)
     out = page.evaluate("() => window.__fvLatencies.slice()")
     page.mouse.up()
     page.wait_for_selector(IDLE, timeout=60_000)
@@ -118,8 +120,8 @@ def main() -> None:
                     found = knobs_of(page)
                 except Exception:
                     continue  # no live chart on this lesson
-                for knob in found:
-                    live[f"{lesson.url_path} · {knob}"] = drag(page, knob, args.moves)
+                for knob, charts in found.items():
+                    live[f"{lesson.url_path} · {knob}"] = drag(page, knob, charts, args.moves)
             page.goto(app.url)
             page.wait_for_selector(IDLE, timeout=60_000)
             rerun = [settled_after_key(page, page.locator("[data-live-knob='n']"),

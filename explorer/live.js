@@ -95,8 +95,10 @@ function draw(live, chart, steps, at) {
   const base = gd.__fvBase, change = steps.data[at], lay = steps.layout[at];
   const data = Array.isArray(change) ? change : base.data.map((t, i) => merge(t, change[i]));
   const layout = merge(base.layout, lay);
-  // the size the chart has now, not the one it had when the run drew it (the window may have changed since)
+  // the size the chart has now, not the one it had when the run drew it (the window may have changed
+  // since), but a height the engine's figure changes with the value
   for (const key of ["width", "height", "autosize"]) {
+    if (key === "height" && lay && "height" in lay) continue;
     if (key in gd.layout) layout[key] = gd.layout[key];
     else delete layout[key];
   }
