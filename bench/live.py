@@ -45,6 +45,16 @@ document.addEventListener('fv-live-drawn', e => {
 """
 
 
+# Scroll the page's scrolling box (Streamlit's main area, or the window) until the slider is 120 px from the top.
+SLIDER_NEAR_TOP = """e => {
+  let box = e.parentElement;
+  while (box && !(box.scrollHeight > box.clientHeight && /auto|scroll/.test(getComputedStyle(box).overflowY))) {
+    box = box.parentElement;
+  }
+  (box || document.scrollingElement).scrollBy(0, e.getBoundingClientRect().top - 120);
+}"""
+
+
 def knobs_of(page) -> list[str]:
     page.wait_for_function("() => !!window.__fvLive && !!window.__fvLive.missing", timeout=60_000)
     return page.evaluate("() => Object.keys(window.__fvLive.knobs)")
@@ -59,7 +69,8 @@ def drag(page, knob: str, moves: int) -> tuple[list[float], float | None]:
     """The pointer comes over the slider (the page asks for its figures if it lacks them: the time until
     they are in, ms, or None when they were there already); then the slider is dragged one value at a
     time, right then back: each step's input-to-repaint (ms) of the charts in view. The first chart that
-    follows it is scrolled into view first, then the slider if that hid it."""
+    follows a sidebar slider is scrolled to the middle of the screen; a slider on the page goes near the top of the
+    screen, its charts below it as far as the screen reaches."""
     el = page.locator(f"[data-live-knob='{knob}']")
     thumb = el.locator("xpath=../..")
     track = el.locator("xpath=../../..")
@@ -73,9 +84,13 @@ def drag(page, knob: str, moves: int) -> tuple[list[float], float | None]:
     charts = charts_of(page, knob)
     if not charts:
         return [], built
-    chart = page.locator(f".st-key-{charts[0]}:not([data-stale='true'])").first  # not one left from a page before
-    chart.evaluate("e => e.scrollIntoView({block: 'center'})")
-    thumb.scroll_into_view_if_needed()
+    # a slider in the sidebar stays put: its first chart to the middle of the screen; a slider on the page near the
+    # top of the screen, its charts below it as far as the screen goes
+    if el.evaluate("e => !!e.closest(\"[data-testid='stSidebar']\")"):
+        chart = page.locator(f".st-key-{charts[0]}:not([data-stale='true'])").first  # not one left from before
+        chart.evaluate("e => e.scrollIntoView({block: 'center'})")
+    else:
+        el.evaluate(SLIDER_NEAR_TOP)
     tb, rb = thumb.bounding_box(), track.bounding_box()
     lo, hi, by = (float(el.get_attribute(a)) for a in ("min", "max", "step"))
     count = round((hi - lo) / by) + 1

@@ -50,7 +50,7 @@ PENDING = "_live_pending"  # this run's live charts: key -> (make, knobs, the sl
 CHARTS = "_live_charts"  # the last whole run's live charts, which a fill (a fragment run) builds
 SETTINGS = "_live_settings"  # the settings of that run (`_settings`)
 RUN = "_live_run"  # a token per whole run: the browser tells a new run from a fill of the same one
-MOST_BUILT = 1024  # figures along a slider kept for every session (LRU): a class at 25 n values, 14 lessons
+MOST_BUILT = 512  # figures along a slider kept for every reader (LRU): bounded, as every cache here is
 # What one value's difference from the chart on screen may not exceed on average, in bytes of JSON:
 # past it the chart stays on the rerun path (a heatmap redrawn per value, say).
 MOST_BYTES_PER_VALUE = 12_000
