@@ -45,16 +45,6 @@ document.addEventListener('fv-live-drawn', e => {
 """
 
 
-# Scroll the page's scrolling box (Streamlit's main area, or the window) until the slider is 120 px from the top.
-SLIDER_NEAR_TOP = """e => {
-  let box = e.parentElement;
-  while (box && !(box.scrollHeight > box.clientHeight && /auto|scroll/.test(getComputedStyle(box).overflowY))) {
-    box = box.parentElement;
-  }
-  (box || document.scrollingElement).scrollBy(0, e.getBoundingClientRect().top - 120);
-}"""
-
-
 def knobs_of(page) -> list[str]:
     page.wait_for_function("() => !!window.__fvLive && !!window.__fvLive.missing", timeout=60_000)
     return page.evaluate("() => Object.keys(window.__fvLive.knobs)")
@@ -65,12 +55,12 @@ def charts_of(page, knob: str) -> list[str]:
                          knob)
 
 
-def drag(page, knob: str, moves: int) -> tuple[list[float], float | None]:
+def drag(page, knob: str, moves: int) -> tuple[list[float] | None, float | None]:
     """The pointer comes over the slider (the page asks for its figures if it lacks them: the time until
     they are in, ms, or None when they were there already); then the slider is dragged one value at a
     time, right then back: each step's input-to-repaint (ms) of the charts in view. The first chart that
-    follows a sidebar slider is scrolled to the middle of the screen; a slider on the page goes near the top of the
-    screen, its charts below it as far as the screen reaches."""
+    follows it goes to the bottom of the screen; the slider stays in view (a lesson's own row of live sliders sticks
+    under the top bar)."""
     el = page.locator(f"[data-live-knob='{knob}']")
     thumb = el.locator("xpath=../..")
     track = el.locator("xpath=../../..")
@@ -83,14 +73,12 @@ def drag(page, knob: str, moves: int) -> tuple[list[float], float | None]:
     built = (time.perf_counter() - t) * 1e3 if lacking else None
     charts = charts_of(page, knob)
     if not charts:
-        return [], built
-    # a slider in the sidebar stays put: its first chart to the middle of the screen; a slider on the page near the
-    # top of the screen, its charts below it as far as the screen goes
-    if el.evaluate("e => !!e.closest(\"[data-testid='stSidebar']\")"):
-        chart = page.locator(f".st-key-{charts[0]}:not([data-stale='true'])").first  # not one left from before
-        chart.evaluate("e => e.scrollIntoView({block: 'center'})")
-    else:
-        el.evaluate(SLIDER_NEAR_TOP)
+        return None, built
+    # the first chart that follows it at the bottom of the screen, and the slider in view: the sidebar's stays
+    # put, and a lesson's own row stays under the top bar (explorer/css.py)
+    chart = page.locator(f".st-key-{charts[0]}:not([data-stale='true'])").first  # not one left from before
+    chart.evaluate("e => e.scrollIntoView({block: 'end'})")
+    thumb.scroll_into_view_if_needed()
     tb, rb = thumb.bounding_box(), track.bounding_box()
     lo, hi, by = (float(el.get_attribute(a)) for a in ("min", "max", "step"))
     count = round((hi - lo) / by) + 1
@@ -157,9 +145,11 @@ def main() -> None:
                     continue  # no live chart on this lesson
                 for knob in found:
                     name = f"{lesson.url_path} · {knob}"
-                    live[name], fill = drag(page, knob, args.moves)
+                    drags, fill = drag(page, knob, args.moves)
                     if fill is not None:
                         fills[name] = fill
+                    if drags is not None:  # None: no chart follows it at these settings
+                        live[name] = drags
             page.goto(app.url)
             page.wait_for_selector(IDLE, timeout=60_000)
             rerun = [settled_after_key(page, page.locator("[data-live-knob='n']"),

@@ -45,6 +45,17 @@ button kbd { opacity: 1 !important; }
    readable, it is what the answer is compared with */
 [class*="st-key-question"] :is([data-testid="stSlider"], [data-testid="stRadio"]) :is(p, div, label, span) {
   color: #222 !important; }
+/* the top bar, where the lessons' strip lies, opaque: the lesson scrolls under it, not through it */
+[data-testid="stHeader"] { background: #fff; }
+/* a row of a lesson's own sliders that charts follow live (explorer/live.js marks them) stays on screen under
+   the top bar while the lesson scrolls, so a chart a screen below its sliders can be watched while they move.
+   Not on a touch screen or a narrow one (the room is the chart's), nor when presenting (a section is a slide) */
+@media (hover: hover) and (min-width: 1000px) {
+  .stApp:not(:has(.fv-deck[data-present="1"])) [data-testid="stMain"]
+    [data-testid="stLayoutWrapper"]:has(> [data-testid="stHorizontalBlock"] input[data-live-knob]) {
+    position: sticky; top: 3.75rem; z-index: 99; background: #fff; padding: 0.2rem 0 0.4rem;
+    box-shadow: 0 6px 6px -6px rgba(0, 0, 0, 0.35); }
+}
 /* touch screens: no hover, so the toolbars stay drawn. Plotly's modebar (zoom, pan: clumsy by
    finger) would sit over a chart's title; a table's toolbar sits 50 px above the grid, over its
    caption, so the grid moves down to leave it that room */

@@ -169,6 +169,37 @@ def test_a_sliders_figures_come_when_the_pointer_or_the_focus_comes_to_it_and_no
     built(page, "Br")
 
 
+@pytest.mark.parametrize("k, knob, chart", [(10, "wg_d", "wg_reads"), (11, "inf_ctx", "inference_splits"),
+                                            (13, "mk_window", "mask_tiles")])
+def test_a_lessons_own_live_sliders_stay_on_screen_over_the_charts_they_move(server, page, k, knob, chart):
+    """At 1280x720 the chart sits a screen or more below its sliders: scrolled to it, the row of sliders stays
+    under the top bar, uncovered, so the chart can be watched while they move; not when presenting (a section
+    is a slide there)."""
+    def slider_seen() -> bool:
+        return page.evaluate("""k => { const e = document.querySelector(`[data-live-knob='${k}']`).closest(
+            "[data-testid='stSlider']"); const r = e.getBoundingClientRect(), x = r.left + r.width / 2,
+            y = r.top + r.height / 2; return r.top >= 0 && r.bottom <= innerHeight && e.contains(
+            document.elementFromPoint(x, y)); }""", knob)
+
+    def scroll_to_chart() -> None:
+        page.locator(f".st-key-{chart}").first.evaluate("e => e.scrollIntoView({block: 'end'})")
+        page.wait_for_function("c => { const r = document.querySelector(`.st-key-${c}`).getBoundingClientRect();"
+                               " return r.bottom <= innerHeight + 1 && r.bottom > 0; }", arg=chart, timeout=WAIT)
+
+    page.goto(lesson_url(server, k))
+    opened(page, k)
+    drawn(page, k)
+    page.wait_for_selector(f"[data-live-knob='{knob}']", timeout=WAIT)
+    scroll_to_chart()
+    assert slider_seen(), f"lesson {k + 1}: {knob}'s slider on screen over {chart}"
+    page.goto(lesson_url(server, k, "?present=true&sec=2"))  # a presenter's link, past the question
+    drawn(page, k)
+    page.wait_for_selector(f"[data-live-knob='{knob}']", timeout=WAIT)
+    position = page.evaluate("k => getComputedStyle(document.querySelector(`[data-live-knob='${k}']`).closest("
+                             "\"[data-testid='stLayoutWrapper']\")).position", knob)
+    assert position != "sticky", f"lesson {k + 1}, presenting: the sliders scroll with their section"
+
+
 @pytest.mark.parametrize("k, knob", [(0, "n"), (1, "os_spread"), (11, "inf_kv"), (12, "sc_tile")])
 def test_a_live_slider_stepped_by_keyboard_redraws_its_charts_and_reaches_the_url(server, page, k, knob):
     page.goto(lesson_url(server, k))
