@@ -67,6 +67,7 @@ class UnitRates:
     fp32: float
     dram: float
     sms: int = 132
+    smem: float = 0.0  # shared-memory bytes a second, whole GPU; 0: operand reads from shared memory not charged
 
 
 @dataclass(frozen=True)
@@ -90,13 +91,19 @@ class TileWork:
 
 
 def tile_work(Br: int, Bc: int, d: int, rates: UnitRates, element_bytes: int = 2,
-              copy_bytes: float | None = None) -> TileWork:
+              copy_bytes: float | None = None, smem_bytes: tuple[float, float] | None = None) -> TileWork:
     """Counted work of one tile (module docstring), each part over the SM's share of its rate.
     copy_bytes: the DRAM bytes one tile costs; by default its K and V tiles, 2 Bc d elements (a
-    kernel's blocks share them through the L2: kernel_time passes the read model's bytes per tile)."""
+    kernel's blocks share them through the L2: kernel_time passes the read model's bytes per tile).
+    smem_bytes: the shared-memory bytes the tile's QK^T and PV read as operands (the kernel's own
+    layout: smem_operands); with rates.smem set, a matmul takes the longer of its tensor-core time and
+    the time shared memory takes to deliver its operands."""
     per_sm = rates.sms
     mm = 2 * Br * Bc * d / (rates.tensor / per_sm)
-    return TileWork(qk=mm, pv=mm, exp=(Br * Bc + Br) / (rates.exp / per_sm),
+    qk = pv = mm
+    if smem_bytes is not None and rates.smem > 0:
+        qk, pv = (max(mm, b / (rates.smem / per_sm)) for b in smem_bytes)
+    return TileWork(qk=qk, pv=pv, exp=(Br * Bc + Br) / (rates.exp / per_sm),
                     pre=2 * Br * Bc / (rates.fp32 / per_sm),
                     post=(Br * Bc + 4 * Br + 2 * Br * d) / (rates.fp32 / per_sm),
                     copy=(2 * Bc * d * element_bytes if copy_bytes is None else copy_bytes) / (rates.dram / per_sm))
@@ -298,13 +305,25 @@ def busiest_time(blocks: list[int], bh: int, sms: int, time_of) -> tuple[float, 
     return max((t, tiles) for t, tiles, _ in load)
 
 
+def smem_operands(Br: int, Bc: int, d: int, warps: int, element_bytes: int = 2) -> tuple[float, float]:
+    """Shared-memory bytes one tile's QK^T and PV read as operands in FlashAttention-2's forward
+    (csrc/flash_attn/src/kernel_traits.h: the warps split the Br rows, so each warp reads the whole K tile
+    for QK^T and the whole V tile for PV through ldmatrix; Q is not kept in registers (Is_Q_in_regs
+    false), so each warp also reads its own rows of Q for every tile; P stays in registers)."""
+    k_or_v = warps * Bc * d * element_bytes
+    return k_or_v + Br * d * element_bytes, k_or_v
+
+
 def kernel_time(n: int, d: int, bh: int, causal: bool, Br: int, Bc: int, schedule: str, rates: UnitRates,
-                dram_bytes: float, element_bytes: int = 2, fill: bool = False, host_s: float = 0.0) -> ScheduleTime:
+                dram_bytes: float, element_bytes: int = 2, fill: bool = False, host_s: float = 0.0,
+                smem_bytes: tuple[float, float] | None = None) -> ScheduleTime:
     """The forward's time under a schedule: nothing fitted, everything counted or measured.
     fill=True times each work unit with its pipeline's fill and drain (unit_time) and deals units by
-    time; host_s is the host's dispatch of the call (measured apart, bench/gpu/cudnn_probe.py)."""
+    time; host_s is the host's dispatch of the call (measured apart, bench/gpu/cudnn_probe.py);
+    smem_bytes, with rates.smem, charges the matmuls' operand reads from shared memory (tile_work)."""
     blocks = block_tiles(n, Br, Bc, causal)
-    work = tile_work(Br, Bc, d, rates, element_bytes, copy_bytes=dram_bytes / (bh * sum(blocks)))
+    work = tile_work(Br, Bc, d, rates, element_bytes, copy_bytes=dram_bytes / (bh * sum(blocks)),
+                     smem_bytes=smem_bytes)
     per_tile = interval(schedule, work)
     busiest = busiest_sm(blocks, bh, rates.sms)
     arithmetic, extra = busiest * per_tile, 0.0
