@@ -1,5 +1,6 @@
-"""Lesson 13: after the bytes, the schedule. cuDNN's Hopper-native kernel (FlashAttention-3's design) against
-PyTorch's flash kernel (FlashAttention-2's) on the H200: the same bytes, the same flops, a different schedule."""
+"""Lesson 13: after the bytes, the schedule. FlashAttention-3's schedule (its authors' own kernel, flash-attn-4's
+Hopper path) against FlashAttention-2's (PyTorch's flash kernel) on the H200, with cuDNN, NVIDIA's own Hopper
+kernel, beside them: the same bytes, the same flops, a different schedule."""
 import pandas as pd
 import streamlit as st
 
@@ -10,6 +11,7 @@ from flashviz.players import schedule_lesson as sl
 from flashviz.hardware.measured import TILES
 from flashviz.teach.claims import instruction_pair
 from flashviz.hardware.schedule import describe
+from flashviz.hardware import fa3_authors
 from flashviz.hardware.schedule_targets import KERNELS, SPEEDUP_OK, TIME_OK
 from flashviz.model.sources import cite
 from flashviz.hardware import blackwell as bw
@@ -43,10 +45,12 @@ ui.chart(lambda: cache.figure(charts.schedule_timeline, bars, ui.peek(control("s
 st.caption("← → step the key tiles · space plays them · Home, End")
 st.markdown(tile_text(sl.tile_story(steps, tile), per_tile))
 w = sl.schedule_work(s, rates, occ)
-Br, Bc = KERNELS[sl.SCHEDULE_KERNEL][1], KERNELS[sl.SCHEDULE_KERNEL][2 if s.d <= 64 else 3]
+Br, Bc = sl.authors_tile(s.d)
 ui.explain(f"""
-Both panels run the same tile, cuDNN's {Br} × {Bc} at this call ({call}), with the rates chosen above
-({rates_name}): QKᵀ and PV {w.qk * 1e9:.0f} ns each on the tensor cores, the exponentials {w.exp * 1e9:.0f} ns,
+Both panels run the same tile, FlashAttention-3's own {Br} × {Bc} (the tile its authors' `flash-attn-4` picks on
+Hopper at d = {s.d}, {cite('fa_code', 'flash_attn/cute/interface.py')}) at this call ({call}), with the rates
+chosen above ({rates_name}{", each unit's rate per clock times the clock flash-attn-4 held at this d" if occ
+else ""}): QKᵀ and PV {w.qk * 1e9:.0f} ns each on the tensor cores, the exponentials {w.exp * 1e9:.0f} ns,
 the other softmax work (row max before, row sum and rescale after) {(w.pre + w.post) * 1e9:.0f} ns, and the K, V
 copy {w.copy * 1e9:.0f} ns at the SM's share of DRAM for the bytes lesson 11's read model counts. Only the
 schedule differs. **FA2**: {describe("fa2")} **FA3**: {describe("fa3")} FA3's steps are half as long: each
@@ -125,6 +129,13 @@ else:
     st.markdown(f"FlashAttention-3's own code, the Hopper path of its authors' `flash-attn-4` "
                 f"({cite('fa_code', 'flash_attn/cute')}), was timed in a run of its own at {len(timed)} calls "
                 "(BENCHMARKS.md), not at this one.")
+gap = sl.vendor_gap()
+own_d = sorted(int(d) for d in set(authors()["d"]))
+st.markdown(
+    f"cuDNN is the vendor's kernel beside FlashAttention-3's own: over the {len(gap)} forwards of the authors' run "
+    f"(both data types, causal and not, d = {own_d[0]} to {own_d[-1]}), cuDNN's time is {gap.median():.2f}× the "
+    f"authors' kernel's at the median, {gap.min():.2f}–{gap.max():.2f}×, slower at {int((gap > 1).sum())} of them "
+    f"({cite('h200_measured', 'fa3_time.csv')}).")
 cudnn_ratio = table[table["kernel"] == label["cudnn"]]["time: model ÷ measured"]
 misses = cudnn_ratio[~cudnn_ratio.between(*TIME_OK)]
 too_fast = ("" if misses.empty else
@@ -139,8 +150,9 @@ Nothing is fitted: each kernel's tiles, schedule and instruction (mma.sync for P
 FlashAttention-2's code; wgmma for Triton and cuDNN), the unit rates measured on the H200{clocked}, and the DRAM
 bytes of lesson 11's read model. Triton 128×64 runs FA2's
 schedule on wgmma, so {instruction_pair(s.d, TILES[("flash", s.d)])}; between it and cuDNN, the schedule and the
-tile. The model takes every overlap as perfect {ui.assumes("schedule")}: cuDNN's kernel spends
-about a quarter more cycles a tile than FlashAttention-3's schedule with perfect overlap, waiting on the barriers
+tile. cuDNN is NVIDIA's own kernel, its code closed: the model runs it on FlashAttention-3's schedule and 128 × 128
+tiles with every overlap perfect {ui.assumes("schedule")}, and it spends
+about a quarter more cycles a tile than that, waiting on the barriers
 that pass the tensor cores between its two consumer warp groups (measured by Nsight Compute, BENCHMARKS.md){too_fast}.
 The smallest calls also pay each block's start-up beyond the
 pipeline's fill, which the model does not count.
@@ -160,6 +172,19 @@ st.markdown(
     f"{int(counts[label['triton_128x64']])} and cuDNN at {int(counts[label['cudnn']])}; its cuDNN speed-up is "
     f"within {SPEEDUP_OK:.0%} of the measured one at {int(speedups['within 15%'].sum())} of {len(speedups)}."
     f"{fast_text}")
+own = authors()
+OWN_SETS = (("model", "in the model set"), ("held-apart", "held apart"))
+own_fa3 = own[own["kernel"] == "FA3 (authors)"]
+own_sp = fa3_authors.speedups(own)
+st.markdown(
+    "Against FlashAttention-3's own code (the authors' run, each kernel at the clock of its own call) the model is "
+    f"within {TIME_OK[0]}–{TIME_OK[1]}× of the authors' kernel at "
+    + " and ".join(f"{int(g['in 0.8–1.25'].sum())} of {len(g)} calls {name}"
+                   for name, g in ((n, own_fa3[own_fa3["set"] == k]) for k, n in OWN_SETS))
+    + f", and its speed-up over PyTorch flash within {SPEEDUP_OK:.0%} of the measured one at "
+    + " and ".join(f"{int(g['within 15%'].sum())} of {len(g)}"
+                   for g in (own_sp[own_sp["set"] == k] for k, _ in OWN_SETS))
+    + " (BENCHMARKS.md says why each miss misses).")
 ui.table(summary.reset_index(), "sc_summary", f"Per kernel, over every measured call ({rates_name} rates): how "
          f"many within {TIME_OK[0]}–{TIME_OK[1]}×, and the range of model ÷ measured time.")
 ui.slide("Each call")

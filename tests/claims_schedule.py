@@ -53,8 +53,43 @@ def check_schedule(ck: Claims, p: dict) -> None:
                 r"nothing overlaps and the times add: that is the model's choice, not FlashAttention-2's design")
     ck.expect(m.group(0).startswith("The model runs"), f"lesson 13 says {m.group(0)!r} as FA2's design; it is the "
               "model's choice (two resident blocks interleave on an SM)")
+    # the timeline runs FlashAttention-3's own tile (flash-attn-4's Hopper choice), never cuDNN's as "FA3's design"
+    from flashviz.hardware import fa3_authors
+    m = ck.find(r"Both panels run the same tile, (FlashAttention-3's own|cuDNN's) (\d+) × (\d+)")
+    ck.expect(m.group(1) == "FlashAttention-3's own"
+              and (int(m.group(2)), int(m.group(3))) == fa3_authors.tiles("fa4", s.d) == sl.authors_tile(s.d),
+              f"{m.group(0)!r}: the authors' tile at d = {s.d} is {fa3_authors.tiles('fa4', s.d)}")
+    old = re.search(r"cuDNN's (?:Hopper-native )?kernel \(FlashAttention-3's design\)|cuDNN's kernel of\s+the same "
+                    r"design|cuDNN[^.]{0,40}FA3's design", ck.text)
+    ck.expect(old is None, f"lesson 13 calls cuDNN FlashAttention-3's design: {old and old.group(0)!r}")
+    # the vendor's kernel beside the authors': cuDNN's measured time over theirs, over the authors' whole run
+    gap = sl.vendor_gap()
+    m = ck.find(rf"over the (\d+) forwards of the authors' run \(both data types, causal and not, d = (\d+) to "
+                rf"(\d+)\), cuDNN's time is ({NUM})× the authors' kernel's at the median, ({NUM})–({NUM})×, slower at "
+                rf"(\d+) of them")
+    fwd = fa3_authors.load_time().query("`pass` == 'fwd' and impl == 'fa4'")
+    ck.expect(int(m.group(1)) == len(gap) == len(fwd) and (int(m.group(2)), int(m.group(3))) == (fwd["d"].min(),
+              fwd["d"].max()) and agrees(m.group(4), gap.median()) and agrees(m.group(5), gap.min())
+              and agrees(m.group(6), gap.max()) and int(m.group(7)) == int((gap > 1).sum()),
+              f"{m.group(0)!r}: cuDNN ÷ FA3 median {gap.median():.4f}, {gap.min():.4f}–{gap.max():.4f}, "
+              f"slower at {int((gap > 1).sum())}")
+    # the model against the authors' kernel, per set, and its speed-up over PyTorch flash
+    from explorer.schedule_view import authors as authors_table
+    own = authors_table()
+    m = ck.find(r"within 0\.8–1\.25× of the authors' kernel at (\d+) of (\d+) calls (in the model set|held apart) "
+                r"and (\d+) of (\d+) calls (in the model set|held apart), and its speed-up over PyTorch flash within "
+                r"15% of the measured one at (\d+) of (\d+) and (\d+) of (\d+)")
+    sets = {"in the model set": "model", "held apart": "held-apart"}
+    sp_own = fa3_authors.speedups(own)
+    for (a, b, name), (c, e) in zip(((1, 2, 3), (4, 5, 6)), ((7, 8), (9, 10))):
+        fa3 = own[(own["kernel"] == "FA3 (authors)") & (own["set"] == sets[m.group(name)])]
+        spd = sp_own[sp_own["set"] == sets[m.group(name)]]
+        ck.expect([int(m.group(k)) for k in (a, b, c, e)] == [int(fa3["in 0.8–1.25"].sum()), len(fa3),
+                                                             int(spd["within 15%"].sum()), len(spd)],
+                  f"{m.group(0)!r}: {m.group(name)}")
+    ck.expect(m.group(3) != m.group(6), f"{m.group(0)!r} names one set twice")
     # the player's sentence: tile k's exponentials under each schedule, read off schedule.timeline itself
-    work = sl.kernel_time_at("cudnn", s, rates, occupancy).work
+    work = sl.schedule_work(s, rates, occupancy)
     k = p["sc_tile"]
     m = ck.find(rf"\*\*Tile (\d+)\.\*\* FA2: its exponentials run ({NUM})–({NUM}) ns and (the tensor cores wait|"
                 rf"the tensor cores are busy ({NUM}) ns of it)\. FA3: WG1's exponentials run ({NUM})–({NUM}) ns, "
