@@ -500,6 +500,31 @@ def check_masks_measured(ck: Claims, w: int) -> None:
     m = ck.find(rf"A sink takes {COMPARE} time than no sink over the full matrix",
                 ck.text.replace("less time", "fewer time"))
     ck.ratio_claim(m, full_ms, float(sink["ms"]), "the sink's time")
+    # the schedule model's time per mask beside the measured (masks_measured.model_ms; its own tests hold it)
+    from flashviz.hardware.masks_measured import measured_masks
+    mm = measured_masks("fwd")
+    by = mm.set_index("mask")
+    ratio = mm["time: model ÷ measured"]
+    fit = ratio.between(0.8, 1.25)
+    m = ck.find(rf"It puts the window of {shown:,} keys at ({NUM}) ms, \*\*({NUM})×\*\* of the measured time, and the "
+                rf"full matrix at ({NUM})×; over the (\d+) masks it is ({NUM})–({NUM})× of the measured time, within "
+                rf"0\.8–1\.25× at (\d+)\.")
+    row = by.loc[f"window ({shown - 1:,}, 0)"]
+    ck.expect(agrees(m.group(1), row["model ms"]) and agrees(m.group(2), row["time: model ÷ measured"])
+              and agrees(m.group(3), by.loc["no mask", "time: model ÷ measured"]) and int(m.group(4)) == len(mm)
+              and agrees(m.group(5), ratio.min()) and agrees(m.group(6), ratio.max()) and int(m.group(7)) == fit.sum(),
+              f"{m.group(0)!r}: {row['model ms']:.4g} ms, {ratio.min():.3f}–{ratio.max():.3f}, {int(fit.sum())} within")
+    misses = mm[~fit]
+    m = ck.find(r"(Every miss has it too fast|(\d+) of the (\d+) misses have it too fast)(, and every miss is a mask "
+                r"of at most ([\d,]+) tiles, every mask within at least ([\d,]+))?", required=not misses.empty)
+    if m:
+        fast = int((misses["time: model ÷ measured"] < 0.8).sum())
+        ck.expect((m.group(1).startswith("Every")) == (fast == len(misses))
+                  and (not m.group(2) or [int(m.group(2)), int(m.group(3))] == [fast, len(misses)]), f"{m.group(0)!r}")
+        split = bool(fit.any()) and misses["tiles computed"].max() < mm.loc[fit, "tiles computed"].min()
+        ck.expect(bool(m.group(4)) == split and (not split or (
+            int(m.group(5).replace(",", "")) == misses["tiles computed"].max()
+            and int(m.group(6).replace(",", "")) == mm.loc[fit, "tiles computed"].min())), f"{m.group(0)!r}")
     back = df[(df["pass"] == "bwd") & (df["status"] == "ok")]
     b_full = float(back[back["kind"] == "full"].iloc[0]["ms"])
     b_win = float(back[(back["kind"] == "window") & (back["window_left"] == shown - 1)
