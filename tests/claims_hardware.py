@@ -79,13 +79,13 @@ def check_real_hardware(ck: Claims, p: dict) -> None:
     # is the instruction" beside a smaller instruction step at d = 64), and what else changes with the instruction
     ck.expect("The first reason is the instruction" not in ck.text, "the instruction put first, whatever its step")
     ck.find(r"Two steps lie between it and a Hopper kernel\. One is the instruction: .+? The other is the schedule\.")
-    m = ck.find(rf"d = (\d+), the median over the (\d+) calls of lesson 13's run\): Triton's 128 × 64 kernel, "
-                rf"FlashAttention-2's schedule on wgmma, runs ({NUM})× (faster|slower) than PyTorch flash\. That is "
-                rf"mainly the instruction(?P<tile>; at d = \d+ the tile changes too \(PyTorch flash runs (?P<br>\d+) × "
-                rf"(?P<bc>\d+)\))?, and Triton's compiler adds its own load pipeline and registers\. cuDNN, a "
-                rf"warp-specialised wgmma kernel this app models as FlashAttention-3's schedule and tiles, runs "
-                rf"(?P<sched>{NUM})× (?P<space>faster|slower) than Triton, so (?:here the (?P<larger>instruction|"
-                rf"schedule)'s step is the larger|the two steps are the same)")
+    m = ck.find(rf"d = (\d+), the median over the (\d+) calls of bench/gpu/schedule\.py's run\): Triton's 128 × 64 "
+                rf"kernel, FlashAttention-2's schedule on wgmma, runs ({NUM})× (faster|slower) than PyTorch flash\. "
+                rf"That is mainly the instruction(?P<tile>; at d = \d+ the tile changes too \(PyTorch flash runs "
+                rf"(?P<br>\d+) × (?P<bc>\d+)\))?, and Triton's compiler adds its own load pipeline and registers\. "
+                rf"cuDNN, NVIDIA's warp-specialised wgmma kernel, which the schedule model runs on FlashAttention-3's "
+                rf"schedule and tiles, runs (?P<sched>{NUM})× (?P<space>faster|slower) than Triton, so (?:here the "
+                rf"(?P<larger>instruction|schedule)'s step is the larger|the two steps are the same)")
     tile = measured.TILES[("flash", d)]
     ck.expect((m.group("br"), m.group("bc")) == ((None, None) if tile == (128, 64) else tuple(map(str, tile))),
               f"{m.group(0)!r}: PyTorch flash's tile at d = {d} is {tile}")

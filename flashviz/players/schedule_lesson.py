@@ -2,7 +2,8 @@
 own functions (schedule.py: tile_work, timeline, interval, kernel_time; schedule_targets.py: load,
 rates_for, targets, speedups, summary), so the page follows any change to the model.
 
-  Setting         one measured call: n, d, batch x heads, dtype, causal (flashviz/data/h200/schedule.csv)
+  Setting         one measured call: n, d, batch x heads, dtype, causal (the authors' run, fa3_time.csv; or
+                  schedule.csv's, which kernel_time_at reads)
   kernel_time_at  one kernel's modelled time at a setting, as targets() computes its row
   bars            the timeline of FA2's and FA3's schedules on the same tile (FlashAttention-3's own, as
                   flash-attn-4's Hopper path picks it), step by step, in ns, laid on lanes per warp group
@@ -37,7 +38,7 @@ WGMMA, EXP = "tensor cores wgmma float16", "exp unit (ex2.approx) float32"
 
 @dataclass(frozen=True)
 class Setting:
-    """One measured call of schedule.csv."""
+    """One measured call (of the authors' run, fa3_time.csv, on the lesson's page)."""
 
     n: int
     d: int
@@ -75,7 +76,8 @@ def row(t: pd.DataFrame, kernel: str, s: Setting) -> pd.Series:
 
 
 def speedup_row(sp: pd.DataFrame, s: Setting) -> pd.Series:
-    """speedups()' row (cuDNN over PyTorch flash, measured and modelled) at a setting."""
+    """A speed-up table's row (fa3_authors.speedups: FlashAttention-3's own kernel over PyTorch flash, measured
+    and modelled; or schedule_targets.speedups: cuDNN's) at a setting."""
     mask = pd.Series(True, index=sp.index)
     for col, value in s.key.items():
         mask &= sp[col] == value
@@ -240,6 +242,14 @@ def measured_configs(data=None) -> list[tuple[int, int, int]]:
     from ..hardware.schedule_targets import DATA
     df = pd.read_csv((data or DATA) / "schedule.csv", usecols=["n", "d", "batch_heads", "time_ms", "impl"])
     return configs(df[df["time_ms"].notna() & df["impl"].isin(KERNELS)])
+
+
+def authors_configs(data=None) -> list[tuple[int, int, int]]:
+    """The (n, d, batch x heads) of the authors' run (fa3_time.csv: flash-attn-4, cuDNN and PyTorch flash timed
+    side by side, the model set and the held-apart set) at d = 64 and 128, the lesson's menu."""
+    t = fa3_authors.load_time(data or fa3_authors.DATA)
+    t = t[(t["pass"] == "fwd") & (t["d"] <= 128)]
+    return sorted({(int(r.n), int(r.d), int(r.batch_heads)) for r in t.itertuples()}, key=lambda c: (c[1], c[0], c[2]))
 
 
 def config_label(n: int, d: int, bh: int) -> str:
