@@ -45,6 +45,11 @@ st.caption("← → step the key tiles · space plays them · Home, End")
 st.markdown(tile_text(sl.tile_story(steps, tile), per_tile))
 w = sl.schedule_work(s, rates, occ)
 Br, Bc = sl.authors_tile(s.d)
+consumers = fa3_authors.read_kernel("fa4", s.d).warps // 4 - 1  # warp groups of 4 warps, one the producer
+groups_note = ("" if consumers == 2 else
+               f" At d = {s.d} flash-attn-4 itself splits its {Br} rows over {consumers} consumer warp groups of "
+               f"{Br // consumers} rows (Nsight Compute: {4 * (consumers + 1) * 32} threads a block); the timeline "
+               "keeps FA3's two, as the model does.")
 ui.explain(f"""
 Both panels run the same tile, FlashAttention-3's own {Br} × {Bc} (the tile its authors' `flash-attn-4` picks on
 Hopper at d = {s.d}, {cite('fa_code', 'flash_attn/cute/interface.py')}) at this call ({call}), with the rates
@@ -54,7 +59,7 @@ the other softmax work (row max before, row sum and rescale after) {(w.pre + w.p
 copy {w.copy * 1e9:.0f} ns at the SM's share of DRAM for the bytes lesson 11's read model counts. Only the
 schedule differs. **FA2**: {describe("fa2")} **FA3**: {describe("fa3")} FA3's steps are half as long: each
 warp group holds half of the tile's rows. WG1 and WG2 are its two consumer warp groups
-{ui.assumes("schedule")}.
+{ui.assumes("schedule")}.{groups_note}
 """)
 if not ui.presenting():  # every step the chart draws, for a reader (and a download)
     ui.table(bars[bars["tile"] <= tile].round(1), "sc_steps", "Every step drawn above: its schedule, lane, tile and "

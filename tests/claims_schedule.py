@@ -56,6 +56,13 @@ def check_schedule(ck: Claims, p: dict) -> None:
     ck.expect(m.group(1) == "FlashAttention-3's own"
               and (int(m.group(2)), int(m.group(3))) == fa3_authors.tiles("fa4", s.d) == sl.authors_tile(s.d),
               f"{m.group(0)!r}: the authors' tile at d = {s.d} is {fa3_authors.tiles('fa4', s.d)}")
+    k = fa3_authors.read_kernel("fa4", s.d)
+    note = re.search(r"At d = (\d+) flash-attn-4 itself splits its (\d+) rows over (\d+) consumer warp groups of "
+                     r"(\d+) rows \(Nsight Compute: (\d+) threads a block\)", ck.text)
+    consumers = k.warps // 4 - 1
+    ck.expect((note is None) == (consumers == 2) and (note is None or [int(x) for x in note.groups()] == [
+        s.d, k.Br, consumers, k.Br // consumers, k.warps * 32]), f"the warp groups at d = {s.d}: "
+        f"{note and note.group(0)!r}, {consumers} consumers")
     old = re.search(r"cuDNN's (?:Hopper-native )?kernel \(FlashAttention-3's design\)|cuDNN's kernel of\s+the same "
                     r"design|cuDNN[^.]{0,40}FA3's design", ck.text)
     ck.expect(old is None, f"lesson 13 calls cuDNN FlashAttention-3's design: {old and old.group(0)!r}")

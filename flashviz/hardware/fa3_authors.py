@@ -65,7 +65,7 @@ def load_masks(data: Path = DATA) -> pd.DataFrame:
 
 def tiles(impl: str, d: int) -> tuple[int, int]:
     """(Br, Bc) of a forward: flash-attn-4's sm90 choice (interface._tile_size_fwd_sm90, FA3's tile_size.h
-    adjusted), cuDNN taken as FA3's 128 x 128 (schedule_targets), PyTorch flash's (gpu_model.sdpa_flash)."""
+    adjusted), cuDNN (closed code) taken as FA3's 128 x 128 (schedule_targets), PyTorch flash's (read_kernel)."""
     if impl == "fa4":
         return (192, 128) if d <= 64 else (128, 128) if d <= 128 else (128, 80)
     if impl == "cudnn":
