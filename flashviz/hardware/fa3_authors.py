@@ -22,6 +22,8 @@ cores' time: 128 bytes a clock per SM (the FlashAttention-4 paper), the bytes by
 (schedule.smem_operands). At d = 256 its 64 x 64 tiles of 4 warps read each K and V tile four times, 16 rows
 a warp, and shared memory, not the tensor cores, sets its matmuls' time; at d = 64 and 128 (32 rows a warp)
 the tensor cores still do.
+flash-attn-4 launches a causal grid longest-first (flash_fwd_sm90.py's SingleTileLPTScheduler): the model deals
+its causal blocks to the SMs in that order (schedule.lpt_order).
 """
 from __future__ import annotations
 
@@ -108,7 +110,7 @@ def model_time(impl: str, n: int, d: int, bh: int, causal: bool, clock_hz: float
                      sms=hw.sms, smem=SMEM_BYTES_PER_CLK * hw.sms * clock_hz)
     schedule = "fa2" if impl == "flash" else "fa3"
     return kernel_time(n, d, bh, causal, Br, Bc, schedule, unit, dram, fill=True, host_s=host,
-                       smem_bytes=smem_bytes(impl, d))
+                       smem_bytes=smem_bytes(impl, d), lpt=impl == "fa4")
 
 
 def smem_bytes(impl: str, d: int) -> tuple[float, float] | None:

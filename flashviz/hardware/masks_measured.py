@@ -15,7 +15,7 @@ import pandas as pd
 from ..model import costs
 from ..model.config import HARDWARE, Config
 from .fa3_authors import host_s, load_masks, load_rates, load_time, model_time, tiles
-from .schedule import busiest_time, interval, unit_time
+from .schedule import busiest_time, interval, lpt_order, unit_time
 
 
 class Measured:
@@ -66,7 +66,8 @@ def model_ms(row, rates: dict[str, float] | None = None, host: float | None = No
     """The schedule model's forward time for one measured mask, nothing fitted: flash-attn-4's tile and FA3's
     schedule at the row's own SM clock, as fa3_authors.model_time takes the unmasked call (its time per tile, its
     DRAM bytes per tile), each query block given the key tiles the mask leaves it (block_tiles) and dealt to the SM
-    that frees first with its pipeline's fill and drain (schedule.busiest_time), against DRAM for the tiles
+    that frees first with its pipeline's fill and drain (schedule.busiest_time; a plain causal mask in
+    flash-attn-4's longest-first order, schedule.lpt_order), against DRAM for the tiles
     computed, plus flash-attn-4's host dispatch (fa3_authors.host_s). A sink adds no tile and is not counted."""
     rates = load_rates()[1] if rates is None else rates
     host = host_s(load_time())["fa4"] if host is None else host
@@ -75,7 +76,10 @@ def model_ms(row, rates: dict[str, float] | None = None, host: float | None = No
     full = model_time("fa4", cfg.n, cfg.d, heads, False, clock, rates, host, gpu)
     blocks = block_tiles(cfg)
     per_tile = interval("fa3", full.work)
-    arithmetic, _ = busiest_time(blocks, heads, HARDWARE[gpu].sms, lambda b: unit_time("fa3", full.work, b, per_tile))
+    plain_causal = cfg.causal and cfg.window_left is None and cfg.window_right is None and not cfg.docs
+    order = lpt_order(blocks, heads, 2 * cfg.n * cfg.d * 2) if plain_causal else None  # flash-attn-4's causal grid
+    arithmetic, _ = busiest_time(blocks, heads, HARDWARE[gpu].sms, lambda b: unit_time("fa3", full.work, b, per_tile),
+                                 order)
     dram = full.dram_s * sum(blocks) / (cfg.Tr * cfg.Tc)  # the read model's bytes, for the tiles computed
     return 1e3 * (host + max(arithmetic, dram))
 
