@@ -1,6 +1,7 @@
 """Lesson 13's numbers, "After the bytes, the schedule": everything read through the schedule model's
-own functions (schedule.py: tile_work, timeline, interval, kernel_time; schedule_targets.py: load,
-rates_for, targets, speedups, summary), so the page follows any change to the model.
+own functions (schedule.py: tile_work, timeline, interval, kernel_time; fa3_authors.py: the authors' run,
+tiles, model_time, targets, speedups; schedule_targets.py: the rates), so the page follows any change to the
+model.
 
   Setting         one measured call: n, d, batch x heads, dtype, causal (the authors' run, fa3_time.csv; or
                   schedule.csv's, which kernel_time_at reads)
