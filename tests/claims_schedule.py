@@ -41,6 +41,13 @@ def check_schedule(ck: Claims, p: dict) -> None:
     rates, t, sp = _schedule_model()
     check_fa3_order(ck, ck.text, "lesson 13")
     check_b200(ck, p)
+    # the question over the page: faster at every call a reader can pick (the whole authors' run), or it must not say so
+    head = ck.find(r"FlashAttention-3's own kernel moves the same bytes as PyTorch's flash kernel\. Why is it "
+                   r"(faster|slower)\?")
+    by = t.pivot_table(index=["dtype", "causal", "n", "d", "B·H"], columns="kernel", values="measured ms")
+    ck.expect((head.group(1) == "faster") == bool((by["FA3 (authors)"] < by["PyTorch flash"]).all()),
+              f"{head.group(0)!r}: FA3 (authors) faster at {int((by['FA3 (authors)'] < by['PyTorch flash']).sum())} "
+              f"of {len(by)} calls")
     # the kernels' tiles as the page names them: the authors' own at d, PyTorch flash's
     from flashviz.hardware import fa3_authors as fa
     m = ck.find(r"each kernel's tiles \(FlashAttention-3's own (\d+) × (\d+) at d = (\d+), as its code picks them;\s+"
