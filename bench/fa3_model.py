@@ -1,7 +1,8 @@
 """The schedule model against FlashAttention-3's design as its authors ship it (flash-attn-4 on the H200), as
 BENCHMARKS.md prints it: the measured speeds side by side, the model's time over the measured per set and
-kernel, and the speed-up over PyTorch flash, modelled against measured (flashviz/hardware/fa3_authors.py over
-flashviz/data/h200/fa3_time.csv; no GPU needed).
+kernel, the speed-up over PyTorch flash, modelled against measured (flashviz/hardware/fa3_authors.py over
+flashviz/data/h200/fa3_time.csv), and each mask's time through flash-attn-4 against the model's
+(flashviz/hardware/masks_measured.py over fa4_masks.csv); no GPU needed.
 
     python bench/fa3_model.py            # the tables
     python bench/fa3_model.py --rows     # and every forward's row
@@ -17,6 +18,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from flashviz.hardware import fa3_authors as fa  # noqa: E402
+from flashviz.hardware import masks_measured as mm  # noqa: E402
 
 HEADLINE = [(8192, 128, 64), (32768, 128, 8), (131072, 128, 1), (4096, 64, 128), (16384, 256, 4)]
 
@@ -72,6 +74,11 @@ def main(argv=None) -> int:
     print(markdown(fa.summary(tt).reset_index()))
     print("\nSpeed-up over PyTorch flash, measured ÷ modelled (target: within 15%):\n")
     print(markdown(fa.speedup_summary(tt)))
+    masks = mm.measured_masks("fwd")
+    fit = masks[mm.Measured.RATIO].between(*fa.TIME_OK)
+    print(f"\nMasks through flash-attn-4 (fa4_masks.csv, forward): the model's time against the measured, within "
+          f"0.8-1.25 at {int(fit.sum())} of {len(masks)}:\n")
+    print(markdown(masks[["mask", "tiles computed", "measured ms", "model ms", mm.Measured.RATIO]]))
     if args.rows:
         print()
         print(markdown(tt.round(3)))

@@ -16,7 +16,7 @@ from flashviz.hardware.gpu_model import Kernel, sdpa_flash, triton
 from flashviz.teach.questions import Question
 
 from . import cache
-from .schedule_view import measured_at, occupancy, setting
+from .schedule_view import measured_at, setting
 
 
 class Settings(Protocol):
@@ -107,11 +107,11 @@ def inference(s: Settings) -> Question:
 
 
 def schedule(s: Settings) -> Question:
-    """Lesson 13's question: cuDNN over PyTorch flash at the lesson's measured call, at the rates chosen."""
-    call, occ = setting(lambda p: s.own(p.key)), occupancy(str(s.own("sc_rates")))
-    flash, cudnn = measured_at(call, "PyTorch flash", occ), measured_at(call, "cuDNN", occ)
+    """Lesson 13's question: FlashAttention-3's own kernel over PyTorch flash at the lesson's measured call."""
+    call = setting(lambda p: s.own(p.key))
+    flash, fa3 = measured_at(call, "PyTorch flash"), measured_at(call, "FA3 (authors)")
     return q.schedule_speedup(call.n, call.d, call.bh, call.dtype, call.causal, flash["measured ms"],
-                              cudnn["measured ms"], flash["model ms"], cudnn["model ms"])
+                              fa3["measured ms"], flash["model ms"], fa3["model ms"])
 
 
 def masks(s: Settings) -> Question:

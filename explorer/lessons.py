@@ -147,7 +147,7 @@ LESSONS = [
            moves=({"inf_kv": "1"}, {"hw": "H200 SXM"})),
     Lesson("lessons/13_schedule.py", "After the bytes, the schedule", "after-the-bytes", ":material/view_timeline:",
            "Schedule", HARDWARE, tiles="own", question=asks.schedule, controls=SCHEDULE,
-           moves=({"sc_call": "n 1,024, d 64, B·H 128", "sc_causal": "true"},)),
+           moves=({"sc_call": "n 1,024, d 64, B·H 192", "sc_causal": "true"},)),
     Lesson("lessons/14_masks.py", "Windows, documents and sinks", "masks-and-sinks", ":material/filter_alt:",
            "Masks", HARDWARE, question=asks.masks, controls=MASKS, moves=({"mk_window": "8192"}, {"mk_n": "1024"})),
 ]

@@ -1,8 +1,9 @@
 """Lesson 13's controls and its cached engine calls.
 
 The controls are Params (their keys are URL parameters), so explorer.predict can read them for the
-lesson's question before the lesson draws them. The measured calls on offer are those of
-flashviz/data/h200/schedule.csv: the menu is read from it, never typed.
+lesson's question before the lesson draws them. The measured calls on offer are those of the authors' run,
+flashviz/data/h200/fa3_time.csv (flash-attn-4's Hopper path, cuDNN and PyTorch flash side by side), at d = 64
+and 128: the menu is read from it, never typed.
 """
 from __future__ import annotations
 
@@ -11,13 +12,13 @@ from collections.abc import Callable
 import pandas as pd
 
 from flashviz.players import schedule_lesson as sl
-from flashviz.hardware import fa3_authors, schedule_targets
+from flashviz.hardware import fa3_authors
 from flashviz.teach.claims import compare
 
 from .cache import cache
 from .params import Param
 
-CONFIGS = {sl.config_label(*c): c for c in sl.measured_configs()}
+CONFIGS = {sl.config_label(*c): c for c in sl.authors_configs()}
 DEFAULT_CONFIG = sl.config_label(8192, 128, 64)  # the issue's example call, measured at every dtype and mask
 PARAMS = {p.key: p for p in (
     Param("sc_call", "measured call (H200)", DEFAULT_CONFIG, tuple(CONFIGS)),
@@ -39,43 +40,25 @@ def occupancy(name: str) -> bool:
 
 
 @cache
-def measured(occupancy: bool = True) -> tuple[pd.DataFrame, dict[str, float], pd.DataFrame, pd.DataFrame,
-                                              pd.DataFrame]:
-    """The schedule run: its timed rows, the same run's rates, the model against every config,
-    cuDNN's speed-up over PyTorch flash, and the model's summary per kernel."""
-    df, rates = schedule_targets.load()
-    t = schedule_targets.targets(df, rates, occupancy=occupancy)
-    return df, rates, t, schedule_targets.speedups(t), schedule_targets.summary(t)
+def measured() -> tuple[dict[str, float], pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The authors' run against the schedule model (fa3_authors): the unit rates, every forward of
+    flash-attn-4, cuDNN and PyTorch flash measured and modelled, FlashAttention-3's own speed-up over
+    PyTorch flash at each call, and the summary per set and kernel."""
+    _, rates = fa3_authors.load_rates()
+    t = fa3_authors.targets()
+    return rates, t, fa3_authors.speedups(t), fa3_authors.summary(t)
 
 
-@cache
-def authors() -> pd.DataFrame:
-    """FlashAttention-3's own code (flash-attn-4 on the H200, its own run): every forward of it, cuDNN and
-    PyTorch flash, measured and modelled (fa3_authors.targets)."""
-    return fa3_authors.targets()
-
-
-def authors_at(s: sl.Setting) -> tuple[pd.Series, pd.Series] | None:
-    """The authors' kernel's row and cuDNN's of the same run at the lesson's call, or None where that run
-    did not time it."""
-    t = authors()
-    try:
-        return sl.row(t, fa3_authors.LABELS["fa4"], s), sl.row(t, fa3_authors.LABELS["cudnn"], s)
-    except ValueError:
-        return None
-
-
-def measured_at(s: sl.Setting, kernel: str, occupancy: bool = True) -> pd.Series:
+def measured_at(s: sl.Setting, kernel: str) -> pd.Series:
     """targets()' row for one kernel (its label) at the lesson's call."""
-    return sl.row(measured(occupancy)[2], kernel, s)
+    return sl.row(measured()[1], kernel, s)
 
 
 @cache
 def timeline(s: sl.Setting, occupancy: bool) -> tuple[pd.DataFrame, list[sl.Bar], dict[str, float]]:
-    """The player's steps (both schedules, cuDNN's tile at s) as a table and as records, and each
-    schedule's time per tile (s)."""
-    _, rates, *_ = measured(occupancy)
-    work = sl.schedule_work(s, rates, occupancy)
+    """The player's steps (both schedules, FlashAttention-3's own tile at s) as a table and as records, and
+    each schedule's time per tile (s)."""
+    work = sl.schedule_work(s, measured()[0], occupancy)
     steps = sl.bars(work)
     return sl.bars_frame(steps), steps, sl.intervals(work)
 

@@ -1,35 +1,36 @@
-"""Lesson 13: after the bytes, the schedule. cuDNN's Hopper-native kernel (FlashAttention-3's design) against
-PyTorch's flash kernel (FlashAttention-2's) on the H200: the same bytes, the same flops, a different schedule."""
+"""Lesson 13: after the bytes, the schedule. FlashAttention-3's schedule (its authors' own kernel, flash-attn-4's
+Hopper path) against FlashAttention-2's (PyTorch's flash kernel) on the H200, with cuDNN, NVIDIA's own Hopper
+kernel, beside them: the same bytes, the same flops, a different schedule."""
 import pandas as pd
 import streamlit as st
 
 from explorer import cache, charts, predict, ui
 from explorer.lessons import control
-from explorer.schedule_view import authors, authors_at, measured, occupancy, setting, tile_text, timeline
+from explorer.schedule_view import measured, occupancy, setting, tile_text, timeline
 from flashviz.players import schedule_lesson as sl
-from flashviz.hardware.measured import TILES
-from flashviz.teach.claims import instruction_pair
 from flashviz.hardware.schedule import describe
-from flashviz.hardware.schedule_targets import KERNELS, SPEEDUP_OK, TIME_OK
+from flashviz.hardware.schedule_targets import SPEEDUP_OK, TIME_OK
+from flashviz.hardware import fa3_authors
 from flashviz.model.sources import cite
 from flashviz.hardware import blackwell as bw
 from flashviz.teach import questions
 from flashviz.teach.claims import compare
 
 st.title("After the bytes, the schedule")
-st.markdown("#### cuDNN's kernel moves the same bytes as PyTorch's flash kernel. Why is it faster?")
+st.markdown("#### FlashAttention-3's own kernel moves the same bytes as PyTorch's flash kernel. Why is it faster?")
 c = st.columns([1.5, 1.1, 1.15, 1.5])  # each label whole at 1280 px beside the sidebar
 place = dict(zip(("sc_call", "sc_dtype", "sc_causal", "sc_rates"), c))
 s = setting(lambda p: ui.bound(control(p.key), place[p.key]))  # the call, its data type and its mask
 rates_name = ui.bound(control("sc_rates"), place["sc_rates"])
 occ = occupancy(rates_name)
 ui.own_setting("This lesson has its own call (n, d, batch × heads, data type, mask), one of those measured on the "
-               "H200, and its own unit rates: the sidebar's settings do not apply. Only the H200 was measured, so "
-               "its rates are the only GPU's on offer. The rates can be each kernel's own (its units' rates per clock "
-               "at its own occupancy, times the clock the H200 held while it ran) or those measured with the SM full.")
-df, rates, table, speedups, summary = measured(occ)
-label = {impl: KERNELS[impl][0] for impl in KERNELS}
-at = {impl: sl.row(table, label[impl], s) for impl in KERNELS}
+               "H200 in the run that timed FlashAttention-3's own kernel beside cuDNN and PyTorch flash, and its own "
+               "unit rates for the timeline: the sidebar's settings do not apply. Only the H200 was measured, so its "
+               "rates are the only GPU's on offer. The timeline's rates can be the kernel's own (its units' rates per "
+               "clock times the clock the H200 held while it ran) or those measured with the SM full.")
+rates, table, speedups, summary = measured()
+KERNELS = tuple(fa3_authors.LABELS.values())  # FA3 (authors), cuDNN, PyTorch flash
+at = {k: sl.row(table, k, s) for k in KERNELS}
 sp = sl.speedup_row(speedups, s)
 call = f"n = {s.n:,}, d = {s.d}, batch × heads = {s.bh}, {s.dtype}{', causal' if s.causal else ''}"
 
@@ -43,15 +44,22 @@ ui.chart(lambda: cache.figure(charts.schedule_timeline, bars, ui.peek(control("s
 st.caption("← → step the key tiles · space plays them · Home, End")
 st.markdown(tile_text(sl.tile_story(steps, tile), per_tile))
 w = sl.schedule_work(s, rates, occ)
-Br, Bc = KERNELS[sl.SCHEDULE_KERNEL][1], KERNELS[sl.SCHEDULE_KERNEL][2 if s.d <= 64 else 3]
+Br, Bc = sl.authors_tile(s.d)
+consumers = fa3_authors.read_kernel("fa4", s.d).warps // 4 - 1  # warp groups of 4 warps, one the producer
+groups_note = ("" if consumers == 2 else
+               f" At d = {s.d} flash-attn-4 itself splits its {Br} rows over {consumers} consumer warp groups of "
+               f"{Br // consumers} rows (Nsight Compute: {4 * (consumers + 1) * 32} threads a block); the timeline "
+               "keeps FA3's two, as the model does.")
 ui.explain(f"""
-Both panels run the same tile, cuDNN's {Br} × {Bc} at this call ({call}), with the rates chosen above
-({rates_name}): QKᵀ and PV {w.qk * 1e9:.0f} ns each on the tensor cores, the exponentials {w.exp * 1e9:.0f} ns,
+Both panels run the same tile, FlashAttention-3's own {Br} × {Bc} (the tile its authors' `flash-attn-4` picks on
+Hopper at d = {s.d}, {cite('fa_code', 'flash_attn/cute/interface.py')}) at this call ({call}), with the rates
+chosen above ({rates_name}{", each unit's rate per clock times the clock flash-attn-4 held at this d" if occ
+else ""}): QKᵀ and PV {w.qk * 1e9:.0f} ns each on the tensor cores, the exponentials {w.exp * 1e9:.0f} ns,
 the other softmax work (row max before, row sum and rescale after) {(w.pre + w.post) * 1e9:.0f} ns, and the K, V
 copy {w.copy * 1e9:.0f} ns at the SM's share of DRAM for the bytes lesson 11's read model counts. Only the
 schedule differs. **FA2**: {describe("fa2")} **FA3**: {describe("fa3")} FA3's steps are half as long: each
 warp group holds half of the tile's rows. WG1 and WG2 are its two consumer warp groups
-{ui.assumes("schedule")}.
+{ui.assumes("schedule")}.{groups_note}
 """)
 if not ui.presenting():  # every step the chart draws, for a reader (and a download)
     ui.table(bars[bars["tile"] <= tile].round(1), "sc_steps", "Every step drawn above: its schedule, lane, tile and "
@@ -74,7 +82,7 @@ runs = cache.cublas_fp16_runs()
 st.caption("cuBLAS's fp16 rate was measured in three runs on this H200: " + ", ".join(
     f"{rate:.0f} TFLOP/s ({command}, {lesson})" for command, lesson, rate in runs)
     + f". They differ by {max(r for *_, r in runs) / min(r for *_, r in runs) - 1:.0%} from run to run; each lesson "
-    f"uses its own run's, the run its kernels were timed in ({cite('h200_measured')}).")
+    f"uses its own run's, this one the run that measured the unit rates its model uses ({cite('h200_measured')}).")
 st.markdown(f"One exponential per score against 4d = {4 * s.d} matmul flops per score (QKᵀ and PV, 2d each). At "
             f"d = {s.d} the exponentials take **{share_wg:.2f}** of the matmul time at wgmma's rate and "
             f"**{share_cb:.2f}** at cuBLAS's. At d = {other_d} the share is "
@@ -83,7 +91,7 @@ st.markdown(f"One exponential per score against 4d = {4 * s.d} matmul flops per 
             f"{w.exp / w.matmul:.2f}: it takes the tensor-core rate chosen there ({rates_name}) and adds one "
             "exponential per row and tile for the rescale.")
 ui.explain(f"""
-All three rates were measured on the H200 in the same run as the kernels
+All three rates were measured on the H200 in one run, the one that gives the schedule model its unit rates
 ({cite("h200_measured", "schedule_rates.csv")}): the exp unit by a Triton kernel of dependent `exp2` steps on
 values in registers, the tensor cores by a kernel that keeps a 128 × 64 by 64 × 128 fp16 tile pair on chip, cuBLAS
 on 8192³. There are {wgmma / exp_rate:.0f} matmul
@@ -95,79 +103,79 @@ while the tensor cores wait (FA2's) pays for them in full; FA3's hides them unde
 # ---- measured against the model ------------------------------------------------------------------
 ui.slide("Measured against the model")
 st.subheader("Measured on the H200, and the schedule model")
-st.caption(f"At {call}: the H200's median time by CUDA events beside the schedule model's.")
-bars_at = pd.DataFrame([{"kernel": label[i], "measured ms": at[i]["measured ms"], "model ms": at[i]["model ms"]}
-                        for i in ("flash", "triton_128x64", "cudnn")])
-fa3 = authors_at(s)  # FlashAttention-3's own code, where its run timed this call
-if fa3 is not None:
-    bars_at = pd.concat([bars_at, pd.DataFrame([{"kernel": fa3[0]["kernel"], "measured ms": fa3[0]["measured ms"],
-                                                 "model ms": fa3[0]["model ms"]}])], ignore_index=True)
+st.caption(f"At {call}: the H200's median time by CUDA events, the three kernels in one run, beside the schedule "
+           "model's.")
+bars_at = pd.DataFrame([{"kernel": k, "measured ms": at[k]["measured ms"], "model ms": at[k]["model ms"]}
+                        for k in KERNELS])
 ui.chart(cache.figure(charts.schedule_measured, bars_at, "Time per call, ms"), "sc_measured")
-ratio = {i: at[i]["time: model ÷ measured"] for i in KERNELS}
+ratio = {k: at[k]["time: model ÷ measured"] for k in KERNELS}
 off = sp["model"] / sp["measured"]
+own, vendor = at["FA3 (authors)"]["measured ms"], at["cuDNN"]["measured ms"]
 st.markdown(
-    f"At this call the model puts PyTorch flash at **{ratio['flash']:.2f}×** of its measured time, Triton 128×64 at "
-    f"**{ratio['triton_128x64']:.2f}×** and cuDNN at **{ratio['cudnn']:.2f}×**. cuDNN over flash: measured "
-    f"**{sp['measured']:.2f}×**, the model {sp['model']:.2f}×, {off:.2f}× the measured speed-up "
-    f"({'within' if sp['within 15%'] else 'outside'} 15%). The model takes every overlap as perfect "
-    f"{ui.assumes('schedule')}.")
-if fa3 is not None:
-    own, vendor = fa3[0]["measured ms"], fa3[1]["measured ms"]
-    st.markdown(
-        f"FA3 (authors) is FlashAttention-3's own code, the Hopper path of its authors' `flash-attn-4` "
-        f"({cite('fa_code', 'flash_attn/cute')}), timed in a run of its own (BENCHMARKS.md): at this call "
-        f"**{own:.3g} ms** against cuDNN's {vendor:.3g} ms in that run "
-        f"(cuDNN's time {vendor / own:.2f}× its). The model, with its own tiles and each unit's rate per clock "
-        f"times the clock of that call, puts it at **{fa3[0]['time: model ÷ measured']:.2f}×** of its measured time.")
-else:
-    timed = authors()
-    timed = timed[timed["kernel"] == "FA3 (authors)"]
-    st.markdown(f"FlashAttention-3's own code, the Hopper path of its authors' `flash-attn-4` "
-                f"({cite('fa_code', 'flash_attn/cute')}), was timed in a run of its own at {len(timed)} calls "
-                "(BENCHMARKS.md), not at this one.")
-cudnn_ratio = table[table["kernel"] == label["cudnn"]]["time: model ÷ measured"]
+    f"FA3 (authors) is FlashAttention-3's own code, the Hopper path of its authors' `flash-attn-4` "
+    f"({cite('fa_code', 'flash_attn/cute')}); cuDNN is NVIDIA's own kernel, its code closed; PyTorch flash is "
+    f"FlashAttention-2's code. At this call FlashAttention-3's kernel takes **{own:.3g} ms** and cuDNN "
+    f"{vendor:.3g} ms (cuDNN's time {vendor / own:.2f}× its). The model puts FA3 (authors) at "
+    f"**{ratio['FA3 (authors)']:.2f}×** of its measured time, PyTorch flash at **{ratio['PyTorch flash']:.2f}×** and "
+    f"cuDNN at **{ratio['cuDNN']:.2f}×**. FA3 (authors) over flash: measured **{sp['measured']:.2f}×**, the model "
+    f"{sp['model']:.2f}×, {off:.2f}× the measured speed-up ({'within' if sp['within 15%'] else 'outside'} 15%). The "
+    f"model takes every overlap as perfect {ui.assumes('schedule')}.")
+gap = sl.vendor_gap()
+own_d = sorted(int(d) for d in set(table["d"]))
+st.markdown(
+    f"cuDNN is the vendor's kernel beside FlashAttention-3's own: over the {len(gap)} forwards of the authors' run "
+    f"(both data types, causal and not, d = {own_d[0]} to {own_d[-1]}), cuDNN's time is {gap.median():.2f}× the "
+    f"authors' kernel's at the median, {gap.min():.2f}–{gap.max():.2f}×, slower at {int((gap > 1).sum())} of them "
+    f"({cite('h200_measured', 'fa3_time.csv')}).")
+cudnn_ratio = table[table["kernel"] == "cuDNN"]["time: model ÷ measured"]
 misses = cudnn_ratio[~cudnn_ratio.between(*TIME_OK)]
 too_fast = ("" if misses.empty else
             f", so where the model misses cuDNN ({len(misses)} of {len(cudnn_ratio)} calls) it has it too fast"
             if (misses < TIME_OK[0]).all() else
             f"; the model misses cuDNN at {len(misses)} of {len(cudnn_ratio)} calls, "
             f"{int((misses < TIME_OK[0]).sum())} of them too fast")
-clocked = (", each kernel's clock under the GPU's power cap, the host's dispatch" if occ else
-           ", all at the SM full (no clock under load, no dispatch)")
+Br3, Bc3 = sl.authors_tile(s.d)
 ui.explain(f"""
-Nothing is fitted: each kernel's tiles, schedule and instruction (mma.sync for PyTorch flash, which is
-FlashAttention-2's code; wgmma for Triton and cuDNN), the unit rates measured on the H200{clocked}, and the DRAM
-bytes of lesson 11's read model. Triton 128×64 runs FA2's
-schedule on wgmma, so {instruction_pair(s.d, TILES[("flash", s.d)])}; between it and cuDNN, the schedule and the
-tile. The model takes every overlap as perfect {ui.assumes("schedule")}: cuDNN's kernel spends
-about a quarter more cycles a tile than FlashAttention-3's schedule with perfect overlap, waiting on the barriers
-that pass the tensor cores between its two consumer warp groups (measured by Nsight Compute, BENCHMARKS.md){too_fast}.
-The smallest calls also pay each block's start-up beyond the
-pipeline's fill, which the model does not count.
+Nothing is fitted: each kernel's tiles (FlashAttention-3's own {Br3} × {Bc3} at d = {s.d}, as its code picks them;
+PyTorch flash's {" × ".join(map(str, fa3_authors.tiles("flash", s.d)))}), schedule and instruction (mma.sync for
+PyTorch flash; wgmma for the other two), each unit's rate per clock measured on the H200 times the clock of each
+call, the host's dispatch, and the DRAM bytes of lesson 11's read model. Between PyTorch flash and
+FlashAttention-3's kernel the instruction, the schedule and the tile all change; lesson 10 sets the instruction's
+step apart from the schedule's on Triton's kernel, FlashAttention-2's schedule on wgmma. cuDNN is NVIDIA's own
+kernel, its code closed: the model runs it on FlashAttention-3's schedule and 128 × 128 tiles with every overlap perfect
+{ui.assumes("schedule")}, and it spends about a quarter more cycles a tile than that, waiting on the barriers that
+pass the tensor cores between its two consumer warp groups (measured by Nsight Compute, BENCHMARKS.md){too_fast}.
+The smallest calls also pay each block's start-up beyond the pipeline's fill, which the model does not count.
 """)
 ui.slide("Every call")
 st.subheader("Every measured call: model ÷ measured")
-cudnn_all = table[table["kernel"] == label["cudnn"]]
+cudnn_all = table[table["kernel"] == "cuDNN"]
 fast = cudnn_all[cudnn_all["time: model ÷ measured"] < TIME_OK[0]]
 fast_text = ("" if fast.empty else
              f" The model has cuDNN too fast (under {TIME_OK[0]}× of its measured time) at {len(fast)} calls, down "
              f"to {fast['time: model ÷ measured'].min():.2f}×: {int(fast['causal'].sum())} of them causal, "
              f"{int((fast['n'] <= 2048).sum())} with n ≤ 2,048.")
-counts = summary["in target"]
+OWN_SETS = (("model", "in the model set"), ("held-apart", "held apart"))
+own_fa3 = table[table["kernel"] == "FA3 (authors)"]
 st.markdown(
-    f"Over all {len(cudnn_all)} measured calls ({rates_name} rates), the model is within {TIME_OK[0]}–{TIME_OK[1]}× "
-    f"of the measured time for PyTorch flash at {int(counts[label['flash']])}, Triton 128×64 at "
-    f"{int(counts[label['triton_128x64']])} and cuDNN at {int(counts[label['cudnn']])}; its cuDNN speed-up is "
-    f"within {SPEEDUP_OK:.0%} of the measured one at {int(speedups['within 15%'].sum())} of {len(speedups)}."
-    f"{fast_text}")
-ui.table(summary.reset_index(), "sc_summary", f"Per kernel, over every measured call ({rates_name} rates): how "
+    f"Over the authors' run ({len(own_fa3)} calls a kernel, d = {own_d[0]} to {own_d[-1]}, each kernel at the "
+    f"clock of its own call) the model is within {TIME_OK[0]}–{TIME_OK[1]}× of the authors' kernel at "
+    + " and ".join(f"{int(g['in 0.8–1.25'].sum())} of {len(g)} calls {name}"
+                   for name, g in ((n, own_fa3[own_fa3["set"] == k]) for k, n in OWN_SETS))
+    + f", and its speed-up over PyTorch flash within {SPEEDUP_OK:.0%} of the measured one at "
+    + " and ".join(f"{int(g['within 15%'].sum())} of {len(g)}"
+                   for g in (speedups[speedups["set"] == k] for k, _ in OWN_SETS))
+    + f" (BENCHMARKS.md says why each miss misses). PyTorch flash is within at "
+    f"{int(table[table['kernel'] == 'PyTorch flash']['in 0.8–1.25'].sum())} of {len(own_fa3)} and cuDNN at "
+    f"{int(cudnn_all['in 0.8–1.25'].sum())}.{fast_text}")
+ui.table(summary.reset_index(), "sc_summary", f"Per set and kernel, over every call of the authors' run: how "
          f"many within {TIME_OK[0]}–{TIME_OK[1]}×, and the range of model ÷ measured time.")
 ui.slide("Each call")
 mine = table[(table["dtype"] == s.dtype) & (table["causal"] == s.causal)].sort_values(["d", "n", "B·H", "kernel"])
 ui.table(mine.round(4), "sc_targets", f"Each call in {s.dtype}{', causal' if s.causal else ''}: times in ms "
          "(H200: measured, CUDA events, median); ok: model ÷ H200 within "
          f"{TIME_OK[0]}–{TIME_OK[1]}.",
-         show=["kernel", "n", "d", "B·H", "measured ms", "model ms", "time: model ÷ measured", "in 0.8–1.25"],
+         show=["set", "kernel", "n", "d", "B·H", "measured ms", "model ms", "time: model ÷ measured", "in 0.8–1.25"],
          headers={"measured ms": "H200", "model ms": "model", "time: model ÷ measured": "model ÷ H200",
                   "in 0.8–1.25": "ok"})
 

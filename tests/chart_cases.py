@@ -200,13 +200,13 @@ def _schedule_cases() -> list[Case]:
     """Lesson 13: the timeline at its first and last key tile, at the issue's call and at the smallest
     causal one, and the measured bars beside the model at both."""
     from flashviz.players import schedule_lesson as sl
-    from flashviz.hardware import schedule_targets
-    loaded = cache(lambda: schedule_targets.load())
-    table = cache(lambda: schedule_targets.targets(*loaded()))
+    from flashviz.hardware import fa3_authors
+    loaded = cache(lambda: fa3_authors.load_rates())
+    table = cache(lambda: fa3_authors.targets())
     lanes = cache(lambda: {sched: sl.lanes(sched) for sched in ("fa2", "fa3")})
     out = []
     for tag, s in {"d128": sl.Setting(8192, 128, 64, "float16", False),
-                   "d64_causal": sl.Setting(1024, 64, 128, "bfloat16", True)}.items():
+                   "d64_causal": sl.Setting(1024, 64, 192, "bfloat16", True)}.items():
         frame = cache(lambda s=s: sl.bars_frame(sl.bars(sl.schedule_work(s, loaded()[1]))))
         for tile in (1, sl.TILES_SHOWN):
             out.append(Case(f"schedule_timeline__{tag}_tile{tile}", charts.schedule_timeline,
@@ -215,7 +215,7 @@ def _schedule_cases() -> list[Case]:
         def measured_bars(s: sl.Setting = s) -> tuple:
             t = table()
             return (pd.DataFrame([{"kernel": k, "measured ms": sl.row(t, k, s)["measured ms"],
-                                   "model ms": sl.row(t, k, s)["model ms"]} for k in ("PyTorch flash", "cuDNN")]),
+                                   "model ms": sl.row(t, k, s)["model ms"]} for k in fa3_authors.LABELS.values()]),
                     "Time per call, ms")
 
         out.append(Case(f"schedule_measured__{tag}", charts.schedule_measured, measured_bars))

@@ -156,11 +156,14 @@ def check_backward(ck: Claims, p: dict) -> None:
     bt = backward_table()
     bt = bt[bt["causal"] == cfg.causal]
     m = ck.find(rf"Over the (\d+) calls measured( with the causal mask)?, the backward\s+takes ({NUM})–({NUM})× the "
-                rf"forward's time for FlashAttention-3's\s+own code .+?, ({NUM})–({NUM})× for cuDNN's kernel of\s+the "
-                rf"same design and ({NUM})–({NUM})× for PyTorch flash\s+\(FlashAttention-2's code\), against 2\.5 "
+                rf"forward's time for FlashAttention-3's\s+own code .+?, ({NUM})–({NUM})× for cuDNN, NVIDIA's "
+                rf"own\s+Hopper kernel\s+\(its code closed\), and ({NUM})–({NUM})× for PyTorch flash\s+"
+                rf"\(FlashAttention-2's code\), against 2\.5 "
                 rf"times the forward's matmul flops \(five matmuls against two\)\. At the longest\s+call \(n = "
                 rf"([\d,]+)\) FlashAttention-3's backward runs at\s+\*\*({NUM}) TFLOP/s\*\* and FlashAttention-2's at"
                 rf"\s+\*\*({NUM})\*\*")
+    ck.expect(not re.search(r"cuDNN's kernel of\s+the\s+same\s+design", ck.text), "lesson 5 calls cuDNN's kernel "
+              "FlashAttention-3's design; it is NVIDIA's own (flash-attn-4 is the authors')")
     ratio = bt.groupby("kernel")["backward ÷ forward"]
     ck.expect(int(m.group(1)) == len(bt) // 3 and bool(m.group(2)) == cfg.causal, f"{m.group(0)!r}")
     for g, kernel in ((3, "FA3 (authors)"), (5, "cuDNN"), (7, "PyTorch flash")):

@@ -79,13 +79,13 @@ def check_real_hardware(ck: Claims, p: dict) -> None:
     # is the instruction" beside a smaller instruction step at d = 64), and what else changes with the instruction
     ck.expect("The first reason is the instruction" not in ck.text, "the instruction put first, whatever its step")
     ck.find(r"Two steps lie between it and a Hopper kernel\. One is the instruction: .+? The other is the schedule\.")
-    m = ck.find(rf"d = (\d+), the median over the (\d+) calls of lesson 13's run\): Triton's 128 × 64 kernel, "
-                rf"FlashAttention-2's schedule on wgmma, runs ({NUM})× (faster|slower) than PyTorch flash\. That is "
-                rf"mainly the instruction(?P<tile>; at d = \d+ the tile changes too \(PyTorch flash runs (?P<br>\d+) × "
-                rf"(?P<bc>\d+)\))?, and Triton's compiler adds its own load pipeline and registers\. cuDNN, a "
-                rf"warp-specialised wgmma kernel this app models as FlashAttention-3's schedule and tiles, runs "
-                rf"(?P<sched>{NUM})× (?P<space>faster|slower) than Triton, so (?:here the (?P<larger>instruction|"
-                rf"schedule)'s step is the larger|the two steps are the same)")
+    m = ck.find(rf"d = (\d+), the median over the (\d+) calls of bench/gpu/schedule\.py's run\): Triton's 128 × 64 "
+                rf"kernel, FlashAttention-2's schedule on wgmma, runs ({NUM})× (faster|slower) than PyTorch flash\. "
+                rf"That is mainly the instruction(?P<tile>; at d = \d+ the tile changes too \(PyTorch flash runs "
+                rf"(?P<br>\d+) × (?P<bc>\d+)\))?, and Triton's compiler adds its own load pipeline and registers\. "
+                rf"cuDNN, NVIDIA's warp-specialised wgmma kernel, which the schedule model runs on FlashAttention-3's "
+                rf"schedule and tiles, runs (?P<sched>{NUM})× (?P<space>faster|slower) than Triton, so (?:here the "
+                rf"(?P<larger>instruction|schedule)'s step is the larger|the two steps are the same)")
     tile = measured.TILES[("flash", d)]
     ck.expect((m.group("br"), m.group("bc")) == ((None, None) if tile == (128, 64) else tuple(map(str, tile))),
               f"{m.group(0)!r}: PyTorch flash's tile at d = {d} is {tile}")
@@ -500,6 +500,31 @@ def check_masks_measured(ck: Claims, w: int) -> None:
     m = ck.find(rf"A sink takes {COMPARE} time than no sink over the full matrix",
                 ck.text.replace("less time", "fewer time"))
     ck.ratio_claim(m, full_ms, float(sink["ms"]), "the sink's time")
+    # the schedule model's time per mask beside the measured (masks_measured.model_ms; its own tests hold it)
+    from flashviz.hardware.masks_measured import measured_masks
+    mm = measured_masks("fwd")
+    by = mm.set_index("mask")
+    ratio = mm["time: model ÷ measured"]
+    fit = ratio.between(0.8, 1.25)
+    m = ck.find(rf"It puts the window of {shown:,} keys at ({NUM}) ms, \*\*({NUM})×\*\* of the measured time, and the "
+                rf"full matrix at ({NUM})×; over the (\d+) masks it is ({NUM})–({NUM})× of the measured time, within "
+                rf"0\.8–1\.25× at (\d+)\.")
+    row = by.loc[f"window ({shown - 1:,}, 0)"]
+    ck.expect(agrees(m.group(1), row["model ms"]) and agrees(m.group(2), row["time: model ÷ measured"])
+              and agrees(m.group(3), by.loc["no mask", "time: model ÷ measured"]) and int(m.group(4)) == len(mm)
+              and agrees(m.group(5), ratio.min()) and agrees(m.group(6), ratio.max()) and int(m.group(7)) == fit.sum(),
+              f"{m.group(0)!r}: {row['model ms']:.4g} ms, {ratio.min():.3f}–{ratio.max():.3f}, {int(fit.sum())} within")
+    misses = mm[~fit]
+    m = ck.find(r"(Every miss has it too fast|(\d+) of the (\d+) misses have it too fast)(, and every miss is a mask "
+                r"of at most ([\d,]+) tiles, every mask within at least ([\d,]+))?", required=not misses.empty)
+    if m:
+        fast = int((misses["time: model ÷ measured"] < 0.8).sum())
+        ck.expect((m.group(1).startswith("Every")) == (fast == len(misses))
+                  and (not m.group(2) or [int(m.group(2)), int(m.group(3))] == [fast, len(misses)]), f"{m.group(0)!r}")
+        split = bool(fit.any()) and misses["tiles computed"].max() < mm.loc[fit, "tiles computed"].min()
+        ck.expect(bool(m.group(4)) == split and (not split or (
+            int(m.group(5).replace(",", "")) == misses["tiles computed"].max()
+            and int(m.group(6).replace(",", "")) == mm.loc[fit, "tiles computed"].min())), f"{m.group(0)!r}")
     back = df[(df["pass"] == "bwd") & (df["status"] == "ok")]
     b_full = float(back[back["kind"] == "full"].iloc[0]["ms"])
     b_win = float(back[(back["kind"] == "window") & (back["window_left"] == shown - 1)

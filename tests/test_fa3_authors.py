@@ -165,3 +165,34 @@ def test_dry_run_executes_on_the_cpu(tmp_path):
     assert set(t["impl"]) == set(BENCH.IMPLS) and t["status"].eq("ok").all()
     assert m["status"].eq("ok").all() and set(m["kind"]) == {"full", "causal", "window", "docs", "sink"}
     assert (tmp_path / "fa3_ncu.csv").exists()
+
+
+@pytest.mark.parametrize("d", [64, 128, 256])
+def test_pytorch_flash_waits_on_shared_memory_only_where_its_warps_hold_16_rows(d):
+    """FlashAttention-2's warps split the rows and each reads whole K and V tiles (kernel_traits.h): at 128
+    bytes a clock per SM, shared memory outlasts mma.sync's 2,731 flops a clock only at d = 256 (64 x 64 tiles of
+    4 warps, 16 rows a warp); at d = 64 and 128 (32 rows a warp) the tensor cores still set the matmuls' time."""
+    from flashviz.hardware.schedule import smem_operands
+    _, rates = fa.load_rates()
+    k = fa.read_kernel("flash", d)
+    qk_bytes, pv_bytes = smem_operands(k.Br, k.Bc, d, k.warps)
+    assert qk_bytes == k.warps * k.Bc * d * 2 + k.Br * d * 2 and pv_bytes == k.warps * k.Bc * d * 2
+    tensor_clk = 2 * k.Br * k.Bc * d / rates["per clock tensor flash"]
+    smem_clk = qk_bytes / fa.SMEM_BYTES_PER_CLK
+    assert (smem_clk > tensor_clk) == (d == 256), (d, smem_clk, tensor_clk)
+    m = fa.model_time("flash", 16384, d, 4, False, 1.8e9, rates, 0.0)
+    assert m.work.qk == approx(max(tensor_clk, smem_clk) / 1.8e9)
+
+
+@pytest.mark.parametrize("d", [64, 128, 256])
+def test_the_wgmma_kernels_tiles_keep_shared_memory_under_the_tensor_cores_time(d):
+    """Why the model charges no shared-memory time to flash-attn-4: even with each consumer warp group (64 rows)
+    reading whole K and V tiles and its rows of Q from shared memory, as FA2's warps do, its tiles' operand bytes
+    take less than their wgmma time at 128 bytes a clock."""
+    from flashviz.hardware.schedule import smem_operands
+    _, rates = fa.load_rates()
+    Br, Bc = fa.tiles("fa4", d)
+    qk_bytes, pv_bytes = smem_operands(Br, Bc, d, Br // 64)
+    tensor_clk = 2 * Br * Bc * d / rates["per clock tensor"]
+    assert max(qk_bytes, pv_bytes) / fa.SMEM_BYTES_PER_CLK < tensor_clk, (d, qk_bytes, tensor_clk)
+    assert fa.smem_bytes("fa4", d) is None and fa.smem_bytes("cudnn", d) is None

@@ -379,3 +379,27 @@ def test_fa3_is_described_in_algorithm_2s_order():
     # a tile's softmax runs under the previous tile's PV, not the next tile's QK^T (FA3 §3.2)
     assert describe("fa3").count("the QKᵀ of tile j is issued, then the PV of tile j−1, and the softmax of tile j "
                                  "runs under the PV of tile j−1") == 1, describe("fa3")
+
+
+def test_flash_attn_4s_causal_order_runs_the_longest_blocks_first_in_sections_that_fit_50_mb():
+    """SingleTileLPTScheduler (flash_attn/cute/tile_scheduler.py): heads in sections of a power of 2 whose K and V
+    fit in 50 MB, each section's blocks from the last query block to the first, every head of the section in turn."""
+    from flashviz.hardware.schedule import L2_SECTION_BYTES, block_tiles, lpt_order
+    blocks = block_tiles(4096, 128, 128, True)                    # 1 .. 32 key tiles
+    head = 2 * 4096 * 128 * 2                                     # one head's K and V in fp16: 2 MB
+    order = lpt_order(blocks, 40, head)
+    section = 16                                                  # 25 heads fit in 50 MB: the power of 2 below
+    assert L2_SECTION_BYTES // head == 25 and sorted(order) == sorted(blocks * 40)
+    assert order[:section] == [32] * section and order[section] == 31
+    assert order[32 * section - 1] == 1 and order[32 * section] == 32  # the next section starts over, longest first
+    assert order[-8:] == [1] * 8                                  # the residual section: the last 8 heads
+    assert lpt_order(blocks, 3, 10 ** 9) == [b for b in reversed(blocks) for _ in range(1)] * 3
+
+
+def test_a_longest_first_order_never_leaves_a_causal_grid_slower_here():
+    from flashviz.hardware.schedule import block_tiles, busiest_time, lpt_order
+    for n, bh in ((8192, 8), (16384, 1), (2048, 128)):
+        blocks = block_tiles(n, 128, 128, True)
+        plain, _ = busiest_time(blocks, bh, 132, float)
+        lpt, _ = busiest_time(blocks, bh, 132, float, lpt_order(blocks, bh, 2 * n * 128 * 2))
+        assert lpt <= plain, (n, bh, lpt, plain)

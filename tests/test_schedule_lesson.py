@@ -98,8 +98,8 @@ def test_fp8_speeds_the_matmuls_not_the_exponentials(d):
 
 
 def test_the_question_answers_with_the_measured_speedup_and_says_the_models_miss():
-    q = schedule_speedup(8192, 128, 64, "float16", False, flash_ms=6.0, cudnn_ms=4.0, model_flash_ms=6.0,
-                         model_cudnn_ms=2.0)
+    q = schedule_speedup(8192, 128, 64, "float16", False, flash_ms=6.0, fa3_ms=4.0, model_flash_ms=6.0,
+                         model_fa3_ms=2.0)
     assert q.answer == 1.5 and q.shown == "1.50×"
     assert "1.50× faster" in q.why and "3.00×, 2.00× the measured speed-up, too high" in q.why
     slow = schedule_speedup(1024, 64, 1, "bfloat16", True, 2.0, 4.0, 2.0, 4.2)

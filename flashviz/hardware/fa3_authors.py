@@ -17,6 +17,13 @@ PyTorch flash, each unit's rate per cycle and SM measured by the unit-rate kerne
 probes' counters, schedule_targets.probe_rates) times the SM clock the kernel's own call ran at (sm_mhz of
 that row), DRAM bytes by lesson 11's read model at the kernel's tiles, and the host's dispatch (the median
 of ms - ms_hidden over that kernel's model-set forwards) added, as the timed calls start from an idle GPU.
+PyTorch flash's matmuls also wait on shared memory where it cannot deliver their operands in the tensor
+cores' time: 128 bytes a clock per SM (the FlashAttention-4 paper), the bytes by FlashAttention-2's layout
+(schedule.smem_operands). At d = 256 its 64 x 64 tiles of 4 warps read each K and V tile four times, 16 rows
+a warp, and shared memory, not the tensor cores, sets its matmuls' time; at d = 64 and 128 (32 rows a warp)
+the tensor cores still do.
+flash-attn-4 launches a causal grid longest-first (flash_fwd_sm90.py's SingleTileLPTScheduler): the model deals
+its causal blocks to the SMs in that order (schedule.lpt_order).
 """
 from __future__ import annotations
 
@@ -26,7 +33,7 @@ import pandas as pd
 
 from ..model.config import HARDWARE
 from .gpu_model import Kernel, sdpa_flash, whole_gpu
-from .schedule import ScheduleTime, UnitRates, kernel_time
+from .schedule import ScheduleTime, UnitRates, kernel_time, smem_operands
 from .schedule_targets import SPEEDUP_OK, TIME_OK
 from .schedule_targets import load as load_rates  # noqa: F401 (tests read the rates through here)
 
@@ -41,6 +48,7 @@ MASK_COLUMNS = ["kind", "pass", "dtype", "n", "d", "heads", "causal", "window_le
                 "pairs", "pair_fraction", "ms", "ms_hidden", "sm_mhz", "tflops_computed", "check_max_abs_diff",
                 "check_grad_rel_err", "status"] + PROVENANCE
 LABELS = {"fa4": "FA3 (authors)", "cudnn": "cuDNN", "flash": "PyTorch flash"}
+SMEM_BYTES_PER_CLK = 128  # shared memory's bytes per clock and SM on Hopper (the FlashAttention-4 paper)
 FWD_TOL, GRAD_TOL = 5e-2, 3e-2  # what the bench calls a match (max abs diff; relative error of dQ, dK, dV)
 
 
@@ -59,7 +67,7 @@ def load_masks(data: Path = DATA) -> pd.DataFrame:
 
 def tiles(impl: str, d: int) -> tuple[int, int]:
     """(Br, Bc) of a forward: flash-attn-4's sm90 choice (interface._tile_size_fwd_sm90, FA3's tile_size.h
-    adjusted), cuDNN taken as FA3's 128 x 128 (schedule_targets), PyTorch flash's (gpu_model.sdpa_flash)."""
+    adjusted), cuDNN (closed code) taken as FA3's 128 x 128 (schedule_targets), PyTorch flash's (read_kernel)."""
     if impl == "fa4":
         return (192, 128) if d <= 64 else (128, 128) if d <= 128 else (128, 80)
     if impl == "cudnn":
@@ -99,9 +107,21 @@ def model_time(impl: str, n: int, d: int, bh: int, causal: bool, clock_hz: float
     tensor = rates["per clock tensor flash"] if impl == "flash" else rates["per clock tensor"]
     per_sm = {"tensor": tensor, "exp": rates["per clock exp"], "fp32": rates["per clock fp32"]}
     unit = UnitRates(**{k: v * hw.sms * clock_hz for k, v in per_sm.items()}, dram=rates["copy bandwidth any"],
-                     sms=hw.sms)
+                     sms=hw.sms, smem=SMEM_BYTES_PER_CLK * hw.sms * clock_hz)
     schedule = "fa2" if impl == "flash" else "fa3"
-    return kernel_time(n, d, bh, causal, Br, Bc, schedule, unit, dram, fill=True, host_s=host)
+    return kernel_time(n, d, bh, causal, Br, Bc, schedule, unit, dram, fill=True, host_s=host,
+                       smem_bytes=smem_bytes(impl, d), lpt=impl == "fa4")
+
+
+def smem_bytes(impl: str, d: int) -> tuple[float, float] | None:
+    """The shared-memory operand bytes of one tile's QK^T and PV the model charges: PyTorch flash's
+    (FlashAttention-2's mma.sync kernel, each warp reading whole K and V tiles: schedule.smem_operands).
+    The wgmma kernels' are not charged: at their tiles the model's tensor time is the longer
+    (tests/test_fa3_authors.py holds it), so charging them would change nothing."""
+    if impl != "flash":
+        return None
+    k = read_kernel(impl, d)
+    return smem_operands(k.Br, k.Bc, d, k.warps)
 
 
 def targets(t: pd.DataFrame | None = None, data: Path = DATA) -> pd.DataFrame:

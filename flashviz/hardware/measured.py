@@ -296,7 +296,8 @@ class HopperSteps:
     """PyTorch flash -> Triton 128 x 64 -> cuDNN on the H200 (schedule.csv: bench/gpu/schedule.py), float16,
     not causal, at one head dim: each step changes one thing. PyTorch flash is FlashAttention-2's code on
     Ampere's mma.sync; the Triton kernel runs FA2's schedule on Hopper's wgmma (the instruction changes);
-    cuDNN runs FA3's schedule and tiles on the same wgmma (the schedule changes)."""
+    cuDNN, NVIDIA's closed warp-specialised kernel, runs on the same wgmma a schedule the model takes as FA3's
+    (the schedule changes; FlashAttention-3's own kernel is flash-attn-4's, fa3_authors.py)."""
 
     d: int
     calls: int                  # configs where all three kernels were timed

@@ -67,6 +67,7 @@ class UnitRates:
     fp32: float
     dram: float
     sms: int = 132
+    smem: float = 0.0  # shared-memory bytes a second, whole GPU; 0: operand reads from shared memory not charged
 
 
 @dataclass(frozen=True)
@@ -90,13 +91,19 @@ class TileWork:
 
 
 def tile_work(Br: int, Bc: int, d: int, rates: UnitRates, element_bytes: int = 2,
-              copy_bytes: float | None = None) -> TileWork:
+              copy_bytes: float | None = None, smem_bytes: tuple[float, float] | None = None) -> TileWork:
     """Counted work of one tile (module docstring), each part over the SM's share of its rate.
     copy_bytes: the DRAM bytes one tile costs; by default its K and V tiles, 2 Bc d elements (a
-    kernel's blocks share them through the L2: kernel_time passes the read model's bytes per tile)."""
+    kernel's blocks share them through the L2: kernel_time passes the read model's bytes per tile).
+    smem_bytes: the shared-memory bytes the tile's QK^T and PV read as operands (the kernel's own
+    layout: smem_operands); with rates.smem set, a matmul takes the longer of its tensor-core time and
+    the time shared memory takes to deliver its operands."""
     per_sm = rates.sms
     mm = 2 * Br * Bc * d / (rates.tensor / per_sm)
-    return TileWork(qk=mm, pv=mm, exp=(Br * Bc + Br) / (rates.exp / per_sm),
+    qk = pv = mm
+    if smem_bytes is not None and rates.smem > 0:
+        qk, pv = (max(mm, b / (rates.smem / per_sm)) for b in smem_bytes)
+    return TileWork(qk=qk, pv=pv, exp=(Br * Bc + Br) / (rates.exp / per_sm),
                     pre=2 * Br * Bc / (rates.fp32 / per_sm),
                     post=(Br * Bc + 4 * Br + 2 * Br * d) / (rates.fp32 / per_sm),
                     copy=(2 * Bc * d * element_bytes if copy_bytes is None else copy_bytes) / (rates.dram / per_sm))
@@ -284,32 +291,65 @@ def _span(schedule: str, work: TileWork, tiles: int) -> float:
     return max(s.end for s in steps) - min(s.start for s in steps)
 
 
-def busiest_time(blocks: list[int], bh: int, sms: int, time_of) -> tuple[float, int]:
+def busiest_time(blocks: list[int], bh: int, sms: int, time_of, order: list[int] | None = None) -> tuple[float, int]:
     """(time, tiles) of the busiest SM when the grid's units, in grid order, each go to the SM that
     frees first (a non-persistent grid's next block, or a persistent kernel's next unit: the dealing
-    the per-SM counters of cuDNN's kernel bear out, BENCHMARKS.md); time_of(tiles) is one unit's time."""
+    the per-SM counters of cuDNN's kernel bear out, BENCHMARKS.md); time_of(tiles) is one unit's time.
+    The grid order is every head's blocks in turn, or `order` (each unit's tiles, as lpt_order gives them)."""
     load = [(0.0, 0, i) for i in range(sms)]
     heapq.heapify(load)
     cost = {b: time_of(b) for b in set(blocks)}
-    for _ in range(bh):
-        for b in blocks:
-            t, tiles, i = heapq.heappop(load)
-            heapq.heappush(load, (t + cost[b], tiles + b, i))
+    for b in (blocks * bh if order is None else order):
+        t, tiles, i = heapq.heappop(load)
+        heapq.heappush(load, (t + cost[b], tiles + b, i))
     return max((t, tiles) for t, tiles, _ in load)
 
 
+L2_SECTION_BYTES = 50 * 1024 * 1024  # flash-attn-4's LPT scheduler: the K and V of a section's heads fit in this
+
+
+def lpt_order(blocks: list[int], bh: int, head_bytes: float) -> list[int]:
+    """flash-attn-4's causal grid order on Hopper (flash_attn/cute/tile_scheduler.py, SingleTileLPTScheduler, chosen
+    by flash_fwd_sm90.py for a causal mask): the heads in sections of as many as fit their K and V (head_bytes each)
+    in 50 MB, rounded down to a power of 2 (one if none fits), and within a section the query blocks from the last,
+    the longest, to the first, each block of every head of the section in turn (longest-processing-time first)."""
+    fit = int(L2_SECTION_BYTES // head_bytes)
+    section = 1 << (fit.bit_length() - 1) if fit >= 1 else 1
+    out: list[int] = []
+    for start in range(0, bh, section):
+        heads = min(section, bh - start)
+        for b in reversed(blocks):
+            out += [b] * heads
+    return out
+
+
+def smem_operands(Br: int, Bc: int, d: int, warps: int, element_bytes: int = 2) -> tuple[float, float]:
+    """Shared-memory bytes one tile's QK^T and PV read as operands in FlashAttention-2's forward
+    (csrc/flash_attn/src/kernel_traits.h: the warps split the Br rows, so each warp reads the whole K tile
+    for QK^T and the whole V tile for PV through ldmatrix; Q is not kept in registers (Is_Q_in_regs
+    false), so each warp also reads its own rows of Q for every tile; P stays in registers)."""
+    k_or_v = warps * Bc * d * element_bytes
+    return k_or_v + Br * d * element_bytes, k_or_v
+
+
 def kernel_time(n: int, d: int, bh: int, causal: bool, Br: int, Bc: int, schedule: str, rates: UnitRates,
-                dram_bytes: float, element_bytes: int = 2, fill: bool = False, host_s: float = 0.0) -> ScheduleTime:
+                dram_bytes: float, element_bytes: int = 2, fill: bool = False, host_s: float = 0.0,
+                smem_bytes: tuple[float, float] | None = None, lpt: bool = False) -> ScheduleTime:
     """The forward's time under a schedule: nothing fitted, everything counted or measured.
     fill=True times each work unit with its pipeline's fill and drain (unit_time) and deals units by
-    time; host_s is the host's dispatch of the call (measured apart, bench/gpu/cudnn_probe.py)."""
+    time; host_s is the host's dispatch of the call (measured apart, bench/gpu/cudnn_probe.py);
+    smem_bytes, with rates.smem, charges the matmuls' operand reads from shared memory (tile_work);
+    lpt=True deals a causal grid in flash-attn-4's longest-first order (lpt_order)."""
     blocks = block_tiles(n, Br, Bc, causal)
-    work = tile_work(Br, Bc, d, rates, element_bytes, copy_bytes=dram_bytes / (bh * sum(blocks)))
+    work = tile_work(Br, Bc, d, rates, element_bytes, copy_bytes=dram_bytes / (bh * sum(blocks)),
+                     smem_bytes=smem_bytes)
     per_tile = interval(schedule, work)
     busiest = busiest_sm(blocks, bh, rates.sms)
     arithmetic, extra = busiest * per_tile, 0.0
     if fill:
-        arithmetic, tiles = busiest_time(blocks, bh, rates.sms, lambda b: unit_time(schedule, work, b, per_tile))
+        order = lpt_order(blocks, bh, 2 * n * d * element_bytes) if (lpt and causal) else None
+        arithmetic, tiles = busiest_time(blocks, bh, rates.sms, lambda b: unit_time(schedule, work, b, per_tile),
+                                         order)
         extra = arithmetic - tiles * per_tile
     return ScheduleTime(schedule=schedule, per_tile=per_tile, tiles_busiest=busiest, arithmetic_s=arithmetic,
                         dram_s=dram_bytes / rates.dram, work=work, host_s=host_s, fill_s=extra)

@@ -269,13 +269,17 @@ ASSUMPTIONS: dict[str, Assumption] = {
         "and, within a group, a tile's softmax with the previous tile's PV: the QKᵀ of tile j is issued, then the "
         "PV of tile j−1, and the softmax of tile j runs under the PV of tile j−1 "
         f"({cite('fa3', '§3.2, Algorithm 2')}), perfectly. Units go to the "
-        "SM that frees first, each with its pipeline's fill and drain; DRAM overlaps everything. cuDNN's "
-        "kernel is taken as FlashAttention-3's 128 x 128 tiles, each unit at its rate per clock (measured "
-        "with the unit's pipe at its peak) times the SM clock its own counters read while cuDNN runs back "
-        "to back on the H200, lower than the unit-rate kernels' clock under the GPU's power cap. PyTorch's "
-        "flash kernel is taken as FlashAttention-2's tiles, its matmuls at the rate mma.sync reaches per clock "
-        "at the kernel's own 2 blocks of 4 warps an SM (two thirds of wgmma's), times its own clock. A call "
-        "through PyTorch's attention also waits for the host's dispatch, measured apart.",
+        "SM that frees first, in the kernel's launch order (flash-attn-4's causal grid longest first), each with its "
+        "pipeline's fill and drain; DRAM overlaps everything. "
+        "FlashAttention-3's own kernel (its authors' flash-attn-4, Hopper path) runs the tiles its code picks, "
+        "each unit at its rate per clock (measured with the unit's pipe at its peak) times the SM clock of its "
+        "own call, lower than the unit-rate kernels' clock under the GPU's power cap. cuDNN, NVIDIA's own "
+        "kernel, whose code is closed, is taken as FlashAttention-3's schedule on 128 x 128 tiles, at the clock "
+        "its own counters read while it runs back to back. PyTorch's flash kernel is taken as "
+        "FlashAttention-2's tiles, its matmuls at the rate mma.sync reaches per clock at the kernel's own 2 "
+        "blocks of 4 warps an SM (two thirds of wgmma's), or, where its warps read whole K and V tiles faster "
+        "than that, at shared memory's 128 bytes a clock per SM, times its own clock. A call through PyTorch's "
+        "attention, or flash-attn-4's, also waits for the host's dispatch, measured apart.",
         "Real units share issue slots and registers, and a warp waits on barriers between the producer and "
         "the consumers and between the two consumer groups. Measured on the H200 (BENCHMARKS.md, issue 21): "
         "cuDNN's kernel takes about 1.25 times the cycles per tile of FlashAttention-3's schedule with every "
@@ -285,7 +289,9 @@ ASSUMPTIONS: dict[str, Assumption] = {
         "dealing of units to SMs spreads the work, the model has right. On long calls PyTorch's flash kernel takes "
         "within about 7% of FlashAttention-2's cycles per tile, so the modelled speed-up of cuDNN over PyTorch "
         "flash comes out larger than measured, by about a sixth at the median and up to about a third, for the "
-        "same reason: cuDNN's hand-overs between its warp groups, which the model leaves out."),
+        "same reason: cuDNN's hand-overs between its warp groups, which the model leaves out. Against the "
+        "authors' own kernel the same model holds within 0.8-1.25 of the measured time at nearly every call "
+        "(BENCHMARKS.md): cuDNN's gap to it is cuDNN's, not FlashAttention-3's design's."),
     "occupancy": Assumption(
         "every unit full, by its vendor's limits",
         "Lesson 11 counts the blocks resident on each SM (compute unit) from the kernel's shared memory and "

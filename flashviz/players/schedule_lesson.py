@@ -1,11 +1,14 @@
 """Lesson 13's numbers, "After the bytes, the schedule": everything read through the schedule model's
-own functions (schedule.py: tile_work, timeline, interval, kernel_time; schedule_targets.py: load,
-rates_for, targets, speedups, summary), so the page follows any change to the model.
+own functions (schedule.py: tile_work, timeline, interval, kernel_time; fa3_authors.py: the authors' run,
+tiles, model_time, targets, speedups; schedule_targets.py: the rates), so the page follows any change to the
+model.
 
-  Setting         one measured call: n, d, batch x heads, dtype, causal (flashviz/data/h200/schedule.csv)
+  Setting         one measured call: n, d, batch x heads, dtype, causal (the authors' run, fa3_time.csv; or
+                  schedule.csv's, which kernel_time_at reads)
   kernel_time_at  one kernel's modelled time at a setting, as targets() computes its row
-  bars            the timeline of FA2's and FA3's schedules on the same tiles, step by step, in ns,
-                  laid on lanes per warp group for the page's player
+  bars            the timeline of FA2's and FA3's schedules on the same tile (FlashAttention-3's own, as
+                  flash-attn-4's Hopper path picks it), step by step, in ns, laid on lanes per warp group
+                  for the page's player
   tile_story      what one tile's exponentials overlap under each schedule (the player's sentence)
   exp_share       the exponentials' time over the matmuls' (one exponential per 4d matmul flops)
   fp8             the same tile with FP8's matmul rate: how much of it the exponentials then take
@@ -15,15 +18,17 @@ No Streamlit, no Plotly.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import pandas as pd
 
+from ..hardware import fa3_authors
 from ..hardware.schedule import ScheduleTime, Step, TileWork, UnitRates, interval, tile_work, timeline
 from ..hardware.schedule_targets import KERNELS, model_time, rates_for
 
 GPU = "H200 SXM"     # the one GPU whose unit rates and kernels were measured (bench/gpu/schedule.py)
 TILES_SHOWN = 4      # key tiles the player lays out: the fill, then the steady overlap, on one screen
-SCHEDULE_KERNEL = "cudnn"  # whose tiles and rates the player runs under both schedules
+SCHEDULE_KERNEL = "fa4"  # whose tile the player runs under both schedules: FlashAttention-3's own (flash-attn-4)
 # The rates a page may divide the work by: each kernel's own (its units' rates per clock at its own
 # occupancy, times the clock the H200 held while it ran: the model's default) or those measured with
 # the SM full (the model before issue 21's part 2).
@@ -34,7 +39,7 @@ WGMMA, EXP = "tensor cores wgmma float16", "exp unit (ex2.approx) float32"
 
 @dataclass(frozen=True)
 class Setting:
-    """One measured call of schedule.csv."""
+    """One measured call (of the authors' run, fa3_time.csv, on the lesson's page)."""
 
     n: int
     d: int
@@ -72,7 +77,8 @@ def row(t: pd.DataFrame, kernel: str, s: Setting) -> pd.Series:
 
 
 def speedup_row(sp: pd.DataFrame, s: Setting) -> pd.Series:
-    """speedups()' row (cuDNN over PyTorch flash, measured and modelled) at a setting."""
+    """A speed-up table's row (fa3_authors.speedups: FlashAttention-3's own kernel over PyTorch flash, measured
+    and modelled; or schedule_targets.speedups: cuDNN's) at a setting."""
     mask = pd.Series(True, index=sp.index)
     for col, value in s.key.items():
         mask &= sp[col] == value
@@ -156,9 +162,37 @@ def tile_story(all_bars: list[Bar], tile: int) -> TileStory:
     return TileStory(tile, fa2, fa2_busy, fa3, under, sum(_overlap(fa3, b) for b in under))
 
 
+def authors_tile(d: int) -> tuple[int, int]:
+    """(Br, Bc) of FlashAttention-3's own forward at head dim d (flash-attn-4's Hopper choice)."""
+    return fa3_authors.tiles(SCHEDULE_KERNEL, d)
+
+
+@lru_cache(maxsize=8)
+def authors_clock(d: int, dtype: str) -> float:
+    """The SM clock (Hz) flash-attn-4's forwards held at head dim d and this dtype in their run: the median of
+    sm_mhz over those calls (fa3_time.csv, both sets)."""
+    t = fa3_authors.load_time()
+    at = t[(t["impl"] == SCHEDULE_KERNEL) & (t["pass"] == "fwd") & (t["d"] == d) & (t["dtype"] == dtype)]
+    return float(at["sm_mhz"].median()) * 1e6
+
+
+def vendor_gap(t: pd.DataFrame | None = None) -> pd.Series:
+    """cuDNN's forward time over FlashAttention-3's own at each call of the authors' run (both sets, both
+    dtypes, causal and not): above 1 where the vendor's kernel is the slower."""
+    w = fa3_authors.measured_speed(t)
+    return w[w["pass"] == "fwd"]["FA3 ÷ cuDNN"]  # the same flops: a rate ratio is the inverse time ratio
+
+
 def schedule_work(s: Setting, rates: dict[str, float], occupancy: bool = True) -> TileWork:
-    """The tile the player runs under both schedules: cuDNN's, with its copies and rates at s."""
-    return kernel_time_at(SCHEDULE_KERNEL, s, rates, occupancy).work
+    """The tile the player runs under both schedules: FlashAttention-3's own (authors_tile), its K and V
+    copies as the read model counts them at s. occupancy=True: each unit's rate per clock times the clock
+    flash-attn-4 held at this d (authors_clock), as fa3_authors.model_time takes it; False: the rates
+    measured with the SM full (wgmma, the exp unit, FP32)."""
+    m = fa3_authors.model_time(SCHEDULE_KERNEL, s.n, s.d, s.bh, s.causal, authors_clock(s.d, s.dtype), rates, 0.0)
+    if occupancy:
+        return m.work
+    full = rates_for("cudnn", rates, occupancy=False)  # the full-SM rates: wgmma, the exp unit, FP32, DRAM
+    return tile_work(*authors_tile(s.d), s.d, full, copy_bytes=m.work.copy * full.dram / full.sms)
 
 
 def intervals(work: TileWork) -> dict[str, float]:
@@ -177,7 +211,7 @@ def exp_share(d: int, tensor_rate: float, exp_rate: float) -> float:
 
 @dataclass(frozen=True)
 class Fp8:
-    """One 128 x 128 tile's arithmetic (no copies) at cuBLAS's fp16 and FP8 matmul rates, with the
+    """One tile's arithmetic (no copies) at cuBLAS's fp16 and FP8 matmul rates, with the
     exp unit's and FP32's full-SM rates, all of one run: each part and FA3's interval (s)."""
 
     fp16_rate: float
@@ -193,9 +227,9 @@ class Fp8:
 
 
 def fp8(d: int, rates: dict[str, float]) -> Fp8:
-    base = rates_for(SCHEDULE_KERNEL, rates, occupancy=False)
-    _, Br, bc64, bc, _, _ = KERNELS[SCHEDULE_KERNEL]
-    Bc = bc64 if d <= 64 else bc
+    """FlashAttention-3's own tile at d (authors_tile) at cuBLAS's fp16 and FP8 rates."""
+    base = rates_for("cudnn", rates, occupancy=False)  # the full-SM rates of the exp unit and FP32
+    Br, Bc = authors_tile(d)
 
     def at(tensor: float) -> TileWork:
         return tile_work(Br, Bc, d, UnitRates(tensor, base.exp, base.fp32, base.dram, base.sms), copy_bytes=0)
@@ -209,6 +243,14 @@ def measured_configs(data=None) -> list[tuple[int, int, int]]:
     from ..hardware.schedule_targets import DATA
     df = pd.read_csv((data or DATA) / "schedule.csv", usecols=["n", "d", "batch_heads", "time_ms", "impl"])
     return configs(df[df["time_ms"].notna() & df["impl"].isin(KERNELS)])
+
+
+def authors_configs(data=None) -> list[tuple[int, int, int]]:
+    """The (n, d, batch x heads) of the authors' run (fa3_time.csv: flash-attn-4, cuDNN and PyTorch flash timed
+    side by side, the model set and the held-apart set) at d = 64 and 128, the lesson's menu."""
+    t = fa3_authors.load_time(data or fa3_authors.DATA)
+    t = t[(t["pass"] == "fwd") & (t["d"] <= 128)]
+    return sorted({(int(r.n), int(r.d), int(r.batch_heads)) for r in t.itertuples()}, key=lambda c: (c[1], c[0], c[2]))
 
 
 def config_label(n: int, d: int, bh: int) -> str:

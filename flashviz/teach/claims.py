@@ -158,10 +158,10 @@ def hopper_steps_text(steps, flash_tile: tuple[int, int]) -> str:
     larger = ("the two steps are the same" if abs(a - b) <= SAME * max(a, b) else
               f"here the {'instruction' if a > b else 'schedule'}'s step is the larger")
     return (f"Measured on this H200 (float16, not causal, d = {steps.d}, the median over the {steps.calls} calls "
-            f"of lesson 13's run): Triton's 128 × 64 kernel, FlashAttention-2's schedule on wgmma, runs {pace(a)} "
-            f"than PyTorch flash. That is mainly the instruction{tile}, and Triton's compiler adds its own load "
-            f"pipeline and registers. cuDNN, a warp-specialised wgmma kernel this app models as FlashAttention-3's "
-            f"schedule and tiles, runs {pace(b)} than Triton, so {larger}")
+            f"of bench/gpu/schedule.py's run): Triton's 128 × 64 kernel, FlashAttention-2's schedule on wgmma, runs "
+            f"{pace(a)} than PyTorch flash. That is mainly the instruction{tile}, and Triton's compiler adds its own "
+            f"load pipeline and registers. cuDNN, NVIDIA's warp-specialised wgmma kernel, which the schedule model "
+            f"runs on FlashAttention-3's schedule and tiles, runs {pace(b)} than Triton, so {larger}")
 
 
 ORDER_NAMES = {"fa2": "FlashAttention-2's order, query blocks outside",
