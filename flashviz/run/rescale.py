@@ -227,3 +227,69 @@ def lagging_run(cfg: Config, spread: float, tau: float, seed: int = 0) -> Rescal
     from .attention import random_qkv
     Q, K, V = random_qkv(cfg.n, cfg.d, seed)
     return rescale_attention(Q * spread, K, V, cfg.without_bugs(), tau)
+
+
+@dataclass(frozen=True)
+class SampledRescales:
+    """The lagging max's counts over a sample of query blocks (`sampled_rescales`): per row as
+    RescaleRun counts them, and per warp of `warp` rows, as FlashAttention-4's correction warps act
+    (a warp rescales its rows' O when any of its rows' max moved)."""
+
+    tau: float
+    rows: int              # rows sampled
+    slots: int             # (row, tile) pairs after each row's first tile: the rescales a max could ask for
+    done: int
+    skipped: int
+    warp_slots: int        # (warp, tile) pairs after the first tile
+    warp_done: int         # of those, where some row of the warp rescaled
+
+    @property
+    def every_new_max(self) -> int:
+        return self.done + self.skipped
+
+    @property
+    def skip_share(self) -> float:
+        return self.skipped / self.every_new_max if self.every_new_max else 0.0
+
+    @property
+    def warp_rate(self) -> float:
+        """Share of (warp, tile) pairs that rescale O."""
+        return self.warp_done / self.warp_slots if self.warp_slots else 0.0
+
+
+def sampled_rescales(n: int, d: int, tau: float, spread: float = 1.0, causal: bool = False, Br: int = 128,
+                     Bc: int = 128, blocks: int = 4, warp: int = 32, seed: int = 0) -> SampledRescales:
+    """rescale_attention's counts for `blocks` query blocks spread evenly over the n rows (the first and
+    the last among them), on lagging_run's inputs (random_qkv, Q scaled by `spread`), without the
+    rest of the forward: each row's tile maxima, then lag_step tile by tile. Its rows' counts equal
+    rescale_attention's for the same rows (tests/test_rescale.py): cheap enough at any n a page offers."""
+    from .attention import random_qkv
+    tau = check_tau(tau)
+    if Br % warp:
+        raise ValueError(f"Br = {Br} must be a multiple of the warp's {warp} rows")
+    Q, K, _ = random_qkv(n, d, seed)
+    Tr = -(-n // Br)
+    picks = sorted({round(k * (Tr - 1) / max(blocks - 1, 1)) for k in range(min(blocks, Tr))})
+    rows = slots = done = skipped = warp_slots = warp_done = 0
+    for i in picks:
+        r0, r1 = i * Br, min(i * Br + Br, n)
+        end = r1 if causal else n                       # causal: the keys up to the block's last row
+        S = (Q[r0:r1] * spread) @ K[:end].T
+        if causal:
+            S[np.arange(end)[None, :] > np.arange(r0, r1)[:, None]] = -np.inf
+        m_use = m_true = None
+        warps = -(-(r1 - r0) // warp)
+        for t, k0 in enumerate(range(0, end, Bc)):
+            tile_max = S[:, k0:k0 + Bc].max(axis=1)
+            if t == 0:
+                m_use = m_true = tile_max
+                continue
+            m_use, m_true, _, did, skip = lag_step(m_use, m_true, tile_max, tau)
+            live = np.isfinite(tile_max) | np.isfinite(m_use)   # a causal row's tile past its diagonal: -inf
+            slots += int(live.sum())
+            done += int(did.sum())
+            skipped += int(skip.sum())
+            warp_slots += warps
+            warp_done += sum(bool(did[w * warp:(w + 1) * warp].any()) for w in range(warps))
+        rows += r1 - r0
+    return SampledRescales(tau, rows, slots, done, skipped, warp_slots, warp_done)
