@@ -187,11 +187,12 @@ BOTH_SCHEDULES = (("fa2", "FA2"), ("fa3", "FA3"))
 
 
 def schedule_timeline(bars: pd.DataFrame, tile: int, lanes: dict[str, list[str]],
-                      panels: tuple[tuple[str, str], ...] = BOTH_SCHEDULES, title: str | None = None) -> go.Figure:
+                      panels: tuple[tuple[str, str], ...] = BOTH_SCHEDULES, title: str | None = None,
+                      fade: bool = True) -> go.Figure:
     """Schedules' steps on their lanes, one panel each (by default FA2 above, FA3 below; `panels`: each
     panel's schedule in bars["schedule"] and its name) over the same time axis (µs): the steps of key
     tiles up to `tile` drawn, those of `tile` itself solid and the earlier ones faded, the axis fixed to
-    the whole run so a step forward only adds. `bars`: the columns of
+    the whole run so a step forward only adds (fade=False: every step solid). `bars`: the columns of
     flashviz.players.schedule_lesson.bars_frame; `lanes`: each schedule's lanes, top to bottom."""
     from plotly.subplots import make_subplots
     fig = make_subplots(rows=len(panels), cols=1, shared_xaxes=True, vertical_spacing=0.08,
@@ -208,7 +209,7 @@ def schedule_timeline(bars: pd.DataFrame, tile: int, lanes: dict[str, list[str]]
                 name=kind, legendgroup=kind, showlegend=kind not in seen,
                 legendrank=list(SCHEDULE_KINDS).index(str(label)),
                 marker={"color": SCHEDULE_COLOURS[str(label)], "line": {"color": INK, "width": 1},
-                        "opacity": [1.0 if t == tile else 0.35 for t in steps["tile"]]},
+                        "opacity": [1.0 if t == tile or not fade else 0.35 for t in steps["tile"]]},
                 text=[f"{label} {t}" if label not in ("K, V", "operands") else
                       f"K,V {t}" if label == "K, V" else "" for t in steps["tile"]],
                 textposition="inside", insidetextanchor="middle",

@@ -244,6 +244,10 @@ def design_work(gpu: GpuRates, d: int, design: str, share: float = 0.0, rescale_
                   rescale_rate=rescale_rate)
 
 
+UNIT_NAMES = {"tensor cores": "the tensor cores", "shared memory": "shared memory", "exp unit": "the exp unit",
+              "FP32": "the FP32 lanes"}
+
+
 def balanced_share(gpu: GpuRates, d: int, rescale_rate: float) -> float:
     """The polynomial's share that makes FA4's exp unit and FP32 lanes equally busy on a tile (both
     linear in it: exp falls by E/exp_rate per unit share, FP32 rises by 7E/fp32_rate), in [0, 1]."""
@@ -354,9 +358,13 @@ class B200Schedules:
     fa4: Design
     fa4_split_only: Design   # the polynomial, O rescaled where any row's max moved (tau = 0)
     fa4_skip_only: Design    # the lagging max at tau, every exponential on the exp unit
+    fa4_neither: Design      # FA4's pipeline alone: no polynomial, O rescaled where any row's max moved
 
     def per_tile(self) -> dict[str, float]:
-        return {k: time_per_tile(getattr(self, k)) for k in ("fa3", "fa4", "fa4_split_only", "fa4_skip_only")}
+        return {k: time_per_tile(getattr(self, k)) for k in VARIANTS}
+
+
+VARIANTS = ("fa3", "fa4", "fa4_split_only", "fa4_skip_only", "fa4_neither")
 
 
 def b200_schedules(d: int, causal: bool, n: int, tau: float, spread: float, blocks: int = 4) -> B200Schedules:
@@ -371,7 +379,7 @@ def b200_schedules(d: int, causal: bool, n: int, tau: float, spread: float, bloc
         d, causal, n, float(tau), spread, at_tau, at_0, share, kernel_share_at(d, causal),
         design_work(g, d, "fa3"), design_work(g, d, "fa4", share, at_tau.warp_rate),
         design_work(g, d, "fa4", balanced_share(g, d, at_0.warp_rate), at_0.warp_rate),
-        design_work(g, d, "fa4", 0.0, at_tau.warp_rate))
+        design_work(g, d, "fa4", 0.0, at_tau.warp_rate), design_work(g, d, "fa4", 0.0, at_0.warp_rate))
 
 
 B200_TILES_SHOWN = 4  # key tiles the B200 timelines lay out: the fill, then the steady overlap

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -257,39 +258,52 @@ class SampledRescales:
         return self.warp_done / self.warp_slots if self.warp_slots else 0.0
 
 
+@lru_cache(maxsize=16)
+def _block_maxima(n: int, d: int, causal: bool, Br: int, Bc: int, blocks: int, seed: int) -> tuple:
+    """Per sampled query block: (its first row, each row's max in each key tile it computes) of
+    random_qkv's unit-variance scores; a spread s > 0 scales every max by s. Kept: a page asks for the
+    counts at every threshold and spread its sliders offer, on the same scores."""
+    from .attention import random_qkv
+    Q, K, _ = random_qkv(n, d, seed)
+    Tr = -(-n // Br)
+    picks = sorted({round(k * (Tr - 1) / max(blocks - 1, 1)) for k in range(min(blocks, Tr))})
+    out = []
+    for i in picks:
+        r0, r1 = i * Br, min(i * Br + Br, n)
+        end = r1 if causal else n                       # causal: the keys up to the block's last row
+        S = Q[r0:r1] @ K[:end].T
+        if causal:
+            S[np.arange(end)[None, :] > np.arange(r0, r1)[:, None]] = -np.inf
+        maxima = np.stack([S[:, k0:k0 + Bc].max(axis=1) for k0 in range(0, end, Bc)], axis=1)
+        maxima.setflags(write=False)
+        out.append((r0, maxima))
+    return tuple(out)
+
+
 def sampled_rescales(n: int, d: int, tau: float, spread: float = 1.0, causal: bool = False, Br: int = 128,
                      Bc: int = 128, blocks: int = 4, warp: int = 32, seed: int = 0) -> SampledRescales:
     """rescale_attention's counts for `blocks` query blocks spread evenly over the n rows (the first and
     the last among them), on lagging_run's inputs (random_qkv, Q scaled by `spread`), without the
     rest of the forward: each row's tile maxima, then lag_step tile by tile. Its rows' counts equal
     rescale_attention's for the same rows (tests/test_rescale.py): cheap enough at any n a page offers."""
-    from .attention import random_qkv
     tau = check_tau(tau)
+    if not (isinstance(spread, (int, float)) and math.isfinite(spread) and spread > 0):
+        raise ValueError(f"the scores' spread must be a positive number, got {spread!r}")
     if Br % warp:
         raise ValueError(f"Br = {Br} must be a multiple of the warp's {warp} rows")
-    Q, K, _ = random_qkv(n, d, seed)
-    Tr = -(-n // Br)
-    picks = sorted({round(k * (Tr - 1) / max(blocks - 1, 1)) for k in range(min(blocks, Tr))})
     rows = slots = done = skipped = warp_slots = warp_done = 0
-    for i in picks:
-        r0, r1 = i * Br, min(i * Br + Br, n)
-        end = r1 if causal else n                       # causal: the keys up to the block's last row
-        S = (Q[r0:r1] * spread) @ K[:end].T
-        if causal:
-            S[np.arange(end)[None, :] > np.arange(r0, r1)[:, None]] = -np.inf
-        m_use = m_true = None
-        warps = -(-(r1 - r0) // warp)
-        for t, k0 in enumerate(range(0, end, Bc)):
-            tile_max = S[:, k0:k0 + Bc].max(axis=1)
-            if t == 0:
-                m_use = m_true = tile_max
-                continue
+    for _, maxima in _block_maxima(n, d, causal, Br, Bc, blocks, seed):
+        maxima = maxima * spread
+        r = maxima.shape[0]
+        warps = -(-r // warp)
+        m_use = m_true = maxima[:, 0]
+        for t in range(1, maxima.shape[1]):
+            tile_max = maxima[:, t]
             m_use, m_true, _, did, skip = lag_step(m_use, m_true, tile_max, tau)
-            live = np.isfinite(tile_max) | np.isfinite(m_use)   # a causal row's tile past its diagonal: -inf
-            slots += int(live.sum())
+            slots += r
             done += int(did.sum())
             skipped += int(skip.sum())
             warp_slots += warps
             warp_done += sum(bool(did[w * warp:(w + 1) * warp].any()) for w in range(warps))
-        rows += r1 - r0
+        rows += r
     return SampledRescales(tau, rows, slots, done, skipped, warp_slots, warp_done)
