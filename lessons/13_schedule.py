@@ -203,6 +203,12 @@ with block quantisation and incoherent processing to keep its error down (lesson
 ui.slide("After Hopper: the B200, modelled")
 st.subheader("After Hopper: FlashAttention-4 on a B200, modelled")
 cmp = bw.compare_tile(s.d, s.causal, 0.0)
+c = st.columns(2)
+tau = float(ui.bound(control("sc_tau"), c[0], help="flash-attn-4 uses 8 for 16-bit inputs; 0 rescales at "
+                                                    "every new max"))
+spread = float(ui.bound(control("sc_spread"), c[1], help="The rescales are counted on random rows whose "
+                                                          "scores have this standard deviation (lesson 2's "
+                                                          "default)"))
 ui.explain(f"""
 This section models a GPU this project did not measure {ui.assumes("b200_model")}. From the H100 to the B200 the
 tensor cores' dense 16-bit rate grows from about 1 to 2.25 PFLOP/s while the exp unit (16 exponentials a clock per
@@ -228,12 +234,6 @@ if predict.inline(questions.b200_exp_ratio(s.d, s.causal), "sc_b200_exp"):  # qu
         "H200.")
 
     st.markdown("##### FA3's design and FA4's, unit by unit")
-    c = st.columns(2)
-    tau = float(ui.bound(control("sc_tau"), c[0], help="flash-attn-4 uses 8 for 16-bit inputs; 0 rescales at "
-                                                        "every new max"))
-    spread = float(ui.bound(control("sc_spread"), c[1], help="The rescales are counted on random rows whose "
-                                                              "scores have this standard deviation (lesson 2's "
-                                                              "default)"))
     b2 = cache.b200_schedules(s.d, s.causal, s.n, tau, spread)
 
     def b200_figure():

@@ -129,3 +129,40 @@ def test_lagging_row_equals_softmax_and_agrees_with_the_tiled_counts(tau):
     Q, K, V, cfg = scored(np.tile(row, (32, 1)), Br=32, Bc=4)
     run = rescale_attention(Q, K, V, cfg, tau)
     assert sum(s.rescaled for s in steps) == run.rescaled[0] and sum(s.skipped for s in steps) == run.skipped[0]
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("tau", [0.0, 2.0, KERNEL_TAU])
+def test_sampled_counts_equal_the_forwards_on_the_same_rows(tau, causal):
+    """sampled_rescales (lesson 13's B200) counts, without the forward, what rescale_attention counts on the
+    rows it samples: every block sampled here, so all rows; and per warp, whether any of its rows rescaled."""
+    from flashviz.run.rescale import lagging_run, sampled_rescales
+    n, d, Br, spread = 512, 16, 64, 3.0
+    cfg = Config(n=n, d=d, Br=Br, Bc=Br, causal=causal)
+    record: dict = {}
+    Q, K, V = random_qkv(n, d, 0)
+    run = rescale_attention(Q * spread, K, V, cfg.without_bugs(), tau, record=record)
+    assert run.done == lagging_run(cfg, spread, tau).done
+    got = sampled_rescales(n, d, tau, spread, causal, Br, Br, blocks=n // Br, warp=16)
+    warps = [bool(did[w * 16:(w + 1) * 16].any()) for (i, j), (did, _) in record.items() if j > 0
+             for w in range(Br // 16)]
+    assert (got.rows, got.done, got.skipped) == (n, run.done, run.skips), (got, run.done, run.skips)
+    assert (got.warp_done, got.warp_slots) == (sum(warps), len(warps))
+
+
+def test_sampled_counts_at_tau_zero_are_the_new_maxima_counted_by_hand():
+    from flashviz.run.rescale import sampled_rescales
+    n, d, Br = 1024, 32, 128
+    Q, K, _ = random_qkv(n, d, 0)
+    S = (Q * 2.0) @ K.T
+    maxima = np.stack([S[:, k:k + Br].max(axis=1) for k in range(0, n, Br)], axis=1)
+    rises = int((maxima[:, 1:] > np.maximum.accumulate(maxima, axis=1)[:, :-1]).sum())
+    got = sampled_rescales(n, d, 0.0, 2.0, False, Br, Br, blocks=n // Br)
+    assert got.done == got.every_new_max == rises and got.skipped == 0
+
+
+@pytest.mark.parametrize("bad", [0.0, -1.0, float("nan")])
+def test_sampled_counts_refuse_a_spread_that_is_not_positive(bad):
+    from flashviz.run.rescale import sampled_rescales
+    with pytest.raises(ValueError, match="spread"):
+        sampled_rescales(256, 16, 8.0, bad)
