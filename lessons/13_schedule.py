@@ -203,12 +203,12 @@ with block quantisation and incoherent processing to keep its error down (lesson
 ui.slide("After Hopper: the B200, modelled")
 st.subheader("After Hopper: FlashAttention-4 on a B200, modelled")
 cmp = bw.compare_tile(s.d, s.causal, 0.0)
-c = st.columns(2)
-tau = float(ui.bound(control("sc_tau"), c[0], help="flash-attn-4 uses 8 for 16-bit inputs; 0 rescales at "
-                                                    "every new max"))
-spread = float(ui.bound(control("sc_spread"), c[1], help="The rescales are counted on random rows whose "
-                                                          "scores have this standard deviation (lesson 2's "
-                                                          "default)"))
+b200_cols = st.columns(2)
+tau = float(ui.bound(control("sc_tau"), b200_cols[0],
+                     help="flash-attn-4 uses 8 for 16-bit inputs; 0 rescales at every new max"))
+spread = float(ui.bound(control("sc_spread"), b200_cols[1],
+                        help="The rescales are counted on random rows whose scores have this standard deviation "
+                             "(lesson 2's default)"))
 ui.explain(f"""
 This section models a GPU this project did not measure {ui.assumes("b200_model")}. From the H100 to the B200 the
 tensor cores' dense 16-bit rate grows from about 1 to 2.25 PFLOP/s while the exp unit (16 exponentials a clock per
@@ -247,7 +247,7 @@ if predict.inline(questions.b200_exp_ratio(s.d, s.causal), "sc_b200_exp"):  # qu
                             (("fa3", "FA3's design"), ("fa4", "FA4's")),
                             f"The same {2 * bw.B200_TILES_SHOWN} score tiles on one B200 SM (modelled)", False)
 
-    ui.chart(b200_figure, "sc_b200_timeline", ("sc_tau", "sc_spread"))
+    ui.chart(b200_figure, "sc_b200_timeline", ("sc_tau",))  # the spread redraws it on release: 16 more builds
     st.caption(f"Each lane is a unit of one SM. FA3's design runs one 128-row block over "
                f"{2 * bw.B200_TILES_SHOWN} key tiles in two warp groups of 64 rows; FA4's runs two 128-row Q tiles "
                f"over {bw.B200_TILES_SHOWN} key tiles: the same work. Grey: the "
@@ -265,7 +265,8 @@ if predict.inline(questions.b200_exp_ratio(s.d, s.causal), "sc_b200_exp"):  # qu
     st.markdown(
         f"Per 128 × 128 tile the tensor cores' flops take {mm * 1e9:.0f} ns in both designs. Under FA3's design the "
         f"busiest unit is **{bw.UNIT_NAMES[wall3]}**, {t3 * 1e9:.0f} ns a tile ({t3 / mm:.2f}× the flops' time), and "
-        f"the timeline takes **{per['fa3'] * 1e9:.0f} ns** a tile, {per['fa3'] / t3:.2f}× that unit's time. Each of its "
+        f"the timeline takes **{per['fa3'] * 1e9:.0f} ns** a tile, {per['fa3'] / t3:.2f}× that unit's time. "
+        "Each of its "
         f"warp groups reads the whole K tile for its 64 rows: QKᵀ's operand reads take {f3.qk_smem * 1e9:.0f} ns "
         f"against its flops' {f3.qk_flops * 1e9:.0f} ns; FA4's 128-row MMA reads K once, {f4.qk_smem * 1e9:.0f} ns, "
         f"and its PV reads only V (P stays in tensor memory, {cite('fa4_fwd', 'OperandSource.TMEM')}). Under FA4's "
@@ -283,7 +284,8 @@ if predict.inline(questions.b200_exp_ratio(s.d, s.causal), "sc_b200_exp"):  # qu
         "does (P's conversion to 16 bits, tensor-memory loads and stores) and the integer steps of the polynomial.")
     st.markdown(
         f"**The rescales it skips**, counted by the engine (`flashviz/run/rescale.py`) on {r.rows:,} random rows, "
-        f"{r.rows // 128} query blocks of 128 at n = {s.n:,}{' under the causal mask' if s.causal else ''}, scores with "
+        f"{r.rows // 128} query blocks of 128 at n = {s.n:,}{' under the causal mask' if s.causal else ''}, "
+        "scores with "
         f"std {spread:g}: at τ = {tau:g} the lagging max rescales {r.done:,} times and skips {r.skipped:,} of the "
         f"{r.every_new_max:,} rescales τ = 0 does ({r.skip_share:.1%}). FA4's correction warps rescale a warp's 32 "
         f"rows of O when any of them moved ({cite('fa4_fwd', 'correction_loop, vote_ballot_sync')}): "
@@ -293,7 +295,8 @@ if predict.inline(questions.b200_exp_ratio(s.d, s.causal), "sc_b200_exp"):  # qu
         f"**What each idea buys**, in the same model. FA4's pipeline with neither idea takes "
         f"{per['fa4_neither'] * 1e9:.0f} ns a tile; the polynomial alone (τ = 0) {per['fa4_split_only'] * 1e9:.0f} ns, "
         f"{compare(per['fa4_neither'], per['fa4_split_only'], 'time', fewer='less')}; the lagging max alone "
-        f"{per['fa4_skip_only'] * 1e9:.0f} ns, {compare(per['fa4_neither'], per['fa4_skip_only'], 'time', fewer='less')}; "
+        f"{per['fa4_skip_only'] * 1e9:.0f} ns, "
+        f"{compare(per['fa4_neither'], per['fa4_skip_only'], 'time', fewer='less')}; "
         f"both {per['fa4'] * 1e9:.0f} ns, {compare(per['fa4_neither'], per['fa4'], 'time', fewer='less')}. In this "
         "timeline O's rescale sits between a tile's row sum and its PV, on the FP32 lanes the polynomial also uses.")
     poly = {t: cache.poly_exp_error(t) for t in ("bfloat16", "float16")}

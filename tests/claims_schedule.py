@@ -291,9 +291,11 @@ def check_b200_schedules(ck: Claims, p: dict, text: str) -> None:
     mm = f3.qk_flops + f3.pv_flops
     m = ck.find(rf"Per 128 × 128 tile the tensor cores' flops take ({NUM}) ns in both designs\. Under FA3's design the "
                 rf"busiest unit is \*\*({UNIT})\*\*, ({NUM}) ns a tile \(({NUM})× the flops' time\), and the timeline "
-                rf"takes \*\*({NUM}) ns\*\* a tile, ({NUM})× that unit's time\. .*? QKᵀ's operand reads take ({NUM}) ns "
+                rf"takes \*\*({NUM}) ns\*\* a tile, ({NUM})× that unit's time\. .*? QKᵀ's operand reads take "
+                rf"({NUM}) ns "
                 rf"against its flops' ({NUM}) ns; FA4's 128-row MMA reads K once, ({NUM}) ns.*?Under FA4's design the "
-                rf"busiest is \*\*(?P<wall4>[^*]+)\*\*, and a tile takes \*\*(?P<per4>{NUM}) ns\*\*, (?P<r4>{NUM})× that: "
+                rf"busiest is \*\*(?P<wall4>[^*]+)\*\*, and a tile takes \*\*(?P<per4>{NUM}) ns\*\*, "
+                rf"(?P<r4>{NUM})× that: "
                 rf"(?P<cmp>{TIME}) than FA3's design", text)
     names = {v: k for k, v in bw.UNIT_NAMES.items()}
     top3 = max(busy3.values())
@@ -333,7 +335,8 @@ def check_b200_schedules(ck: Claims, p: dict, text: str) -> None:
               and agrees(y.group(10), 100 * r.warp_rate) and agrees(y.group(11), 100 * r0.warp_rate)
               and r0.skipped == 0 and r.every_new_max == r0.done,
               f"{y.group(0)[:300]!r}: the engine {r}, at τ = 0 {r0}")
-    z = ck.find(rf"FA4's pipeline with neither idea takes ({NUM}) ns a tile; the polynomial alone \(τ = 0\) ({NUM}) ns, "
+    z = ck.find(rf"FA4's pipeline with neither idea takes ({NUM}) ns a tile; the polynomial alone \(τ = 0\) "
+                rf"({NUM}) ns, "
                 rf"(?P<a>{TIME_PLAIN}); the lagging max alone ({NUM}) ns, (?P<b>{TIME_PLAIN}); both ({NUM}) ns, "
                 rf"(?P<c>{TIME_PLAIN})\.",
                 text)
@@ -344,5 +347,6 @@ def check_b200_schedules(ck: Claims, p: dict, text: str) -> None:
               f"{z.group(0)!r}: the engine {per}")
     for grp, key in (("a", "fa4_split_only"), ("b", "fa4_skip_only"), ("c", "fa4")):
         _time_phrase(ck, re.fullmatch(TIME, z.group(grp)), per["fa4_neither"], per[key], f"FA4, {key}")
-    ck.find(r"FlashAttention-4's Hopper forward, the FA3 \(authors\) kernel timed above, has neither \(\[flash-attn-4's "
+    ck.find(r"FlashAttention-4's Hopper forward, the FA3 \(authors\) kernel timed above, has neither "
+            r"\(\[flash-attn-4's "
             r"flash_fwd_sm90\.py", text)

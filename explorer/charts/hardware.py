@@ -204,8 +204,9 @@ def schedule_timeline(bars: pd.DataFrame, tile: int, lanes: dict[str, list[str]]
         for label, steps in part.groupby("label", sort=False):
             kind = SCHEDULE_KINDS[str(label)]
             fig.add_trace(go.Bar(
-                y=steps["lane"].tolist(), x=(steps["length_ns"] / 1e3).tolist(),
-                base=(steps["start_ns"] / 1e3).tolist(), orientation="h",
+                # to the tenth of a ns: a live chart carries these for every value of its slider
+                y=steps["lane"].tolist(), x=(steps["length_ns"] / 1e3).round(4).tolist(),
+                base=(steps["start_ns"] / 1e3).round(4).tolist(), orientation="h",
                 name=kind, legendgroup=kind, showlegend=kind not in seen,
                 legendrank=list(SCHEDULE_KINDS).index(str(label)),
                 marker={"color": SCHEDULE_COLOURS[str(label)], "line": {"color": INK, "width": 1},
@@ -213,7 +214,7 @@ def schedule_timeline(bars: pd.DataFrame, tile: int, lanes: dict[str, list[str]]
                 text=[f"{label} {t}" if label not in ("K, V", "operands") else
                       f"K,V {t}" if label == "K, V" else "" for t in steps["tile"]],
                 textposition="inside", insidetextanchor="middle",
-                customdata=np.stack([steps["tile"], steps["start_ns"], steps["length_ns"]], axis=1),
+                customdata=np.stack([steps["tile"], steps["start_ns"].round(1), steps["length_ns"].round(1)], axis=1),
                 hovertemplate=f"{label}, tile %{{customdata[0]}}: starts at %{{customdata[1]:.0f}} ns, "
                               "runs %{customdata[2]:.0f} ns<extra></extra>"), row=row, col=1)
             seen.add(kind)

@@ -403,9 +403,11 @@ ASSUMPTIONS: dict[str, Assumption] = {
         "FlashAttention-4's kernel runs more than this model: P written to tensor memory in two parts so PV can "
         "start early, its conversion to 16 bits and the tensor-memory loads and stores on the same lanes, the "
         "polynomial's integer steps on the integer pipe, the 2-CTA MMA that halves each SM's reads of K and V, "
-        "its own tuned share of the polynomial (its ex2_emu_freq table), and warps that the SM's schedulers interleave rather "
+        "its own tuned share of the polynomial (its ex2_emu_freq table), and warps that the SM's schedulers "
+        "interleave rather "
         "than steps one after another. Real scores are not random rows: Modal's reading of the kernel reports "
-        f"about ten times fewer rescales of O ({cite('modal_fa4')}). Shared memory bounds the backward, which this model does "
+        f"about ten times fewer rescales of O ({cite('modal_fa4')}). Shared memory bounds the backward, which this "
+        "model does "
         "not draw. Its measured 1,605 TFLOP/s (71% of the B200's peak) is the kernel's, not this model's."),
     "prefill_full": Assumption(
         "prefill without its mask",

@@ -258,52 +258,95 @@ class SampledRescales:
         return self.warp_done / self.warp_slots if self.warp_slots else 0.0
 
 
-@lru_cache(maxsize=16)
-def _block_maxima(n: int, d: int, causal: bool, Br: int, Bc: int, blocks: int, seed: int) -> tuple:
-    """Per sampled query block: (its first row, each row's max in each key tile it computes) of
-    random_qkv's unit-variance scores; a spread s > 0 scales every max by s. Kept: a page asks for the
-    counts at every threshold and spread its sliders offer, on the same scores."""
-    from .attention import random_qkv
-    Q, K, _ = random_qkv(n, d, seed)
+KEY_CHUNK = 16384   # keys drawn and scored at a time: a long call's K never whole in memory
+
+
+def sampled_inputs(n: int, d: int, blocks: int, Br: int = 128, seed: int = 0):
+    """The sampled query blocks' first rows, their Q rows, and K in chunks of KEY_CHUNK keys: unit-variance
+    scores as random_qkv's (entries N(0, 1) / d^(1/4)), K drawn chunk by chunk from one stream, Q's rows
+    from another. Blocks spread evenly over the n rows, the first and the last among them."""
     Tr = -(-n // Br)
     picks = sorted({round(k * (Tr - 1) / max(blocks - 1, 1)) for k in range(min(blocks, Tr))})
-    out = []
-    for i in picks:
-        r0, r1 = i * Br, min(i * Br + Br, n)
-        end = r1 if causal else n                       # causal: the keys up to the block's last row
-        S = Q[r0:r1] @ K[:end].T
+    q_rng = np.random.default_rng([seed, 1])
+    Q = {i * Br: q_rng.standard_normal((min(Br, n - i * Br), d)) / d**0.25 for i in picks}
+
+    def keys():
+        k_rng = np.random.default_rng([seed, 2])
+        for k0 in range(0, n, KEY_CHUNK):
+            yield k0, k_rng.standard_normal((min(KEY_CHUNK, n - k0), d)) / d**0.25
+    return Q, keys
+
+
+@lru_cache(maxsize=16)
+def _block_maxima(n: int, d: int, causal: bool, Br: int, Bc: int, blocks: int, seed: int) -> np.ndarray:
+    """Each sampled row's max score in each key tile (rows, tiles), unit spread; -inf for a tile a causal row
+    does not reach (a spread s > 0 scales every max by s). Kept: a page asks for the counts at every
+    threshold and spread its sliders offer, on the same scores."""
+    if KEY_CHUNK % Bc:
+        raise ValueError(f"Bc = {Bc} must divide the key chunk of {KEY_CHUNK}")
+    Q, keys = sampled_inputs(n, d, blocks, Br, seed)
+    starts = sorted(Q)
+    rows = np.concatenate([Q[r0] for r0 in starts])
+    row_ids = np.concatenate([np.arange(r0, r0 + len(Q[r0])) for r0 in starts])
+    T = -(-n // Bc)
+    out = np.full((len(rows), T), -np.inf)
+    for k0, K in keys():
+        S = rows @ K.T
         if causal:
-            S[np.arange(end)[None, :] > np.arange(r0, r1)[:, None]] = -np.inf
-        maxima = np.stack([S[:, k0:k0 + Bc].max(axis=1) for k0 in range(0, end, Bc)], axis=1)
-        maxima.setflags(write=False)
-        out.append((r0, maxima))
-    return tuple(out)
+            S[k0 + np.arange(len(K))[None, :] > row_ids[:, None]] = -np.inf
+        pad = -len(K) % Bc
+        if pad:
+            S = np.concatenate([S, np.full((len(rows), pad), -np.inf)], axis=1)
+        out[:, k0 // Bc:k0 // Bc + S.shape[1] // Bc] = S.reshape(len(rows), -1, Bc).max(axis=2)
+    out.setflags(write=False)
+    return out
+
+
+def lagging_events(maxima: np.ndarray, tau: float) -> np.ndarray:
+    """Where FlashAttention-4's rule rescales, from each row's tile maxima (rows, tiles): True at (row, t)
+    when tile t's max is more than tau log2 units above the max in use, which it then becomes. lag_step's
+    test tile by tile, taken event by event: the max in use only moves at a rescale, so each pass finds
+    every row's next one at once."""
+    rows, T = maxima.shape
+    events = np.zeros((rows, T), dtype=bool)
+    m_use = maxima[:, 0].copy()
+    after = np.zeros(rows, dtype=np.int64)            # tiles up to here are decided
+    idx = np.arange(T)[None, :]
+    live = np.ones(rows, dtype=bool)
+    with np.errstate(invalid="ignore"):
+        while live.any():
+            ahead = (maxima - m_use[:, None]) * LOG2E > tau
+            ahead &= idx > after[:, None]
+            hit = ahead.any(axis=1)
+            t = ahead.argmax(axis=1)
+            live = hit
+            r = np.nonzero(hit)[0]
+            events[r, t[r]] = True
+            m_use[r] = maxima[r, t[r]]
+            after[r] = t[r]
+    return events
 
 
 def sampled_rescales(n: int, d: int, tau: float, spread: float = 1.0, causal: bool = False, Br: int = 128,
                      Bc: int = 128, blocks: int = 4, warp: int = 32, seed: int = 0) -> SampledRescales:
-    """rescale_attention's counts for `blocks` query blocks spread evenly over the n rows (the first and
-    the last among them), on lagging_run's inputs (random_qkv, Q scaled by `spread`), without the
-    rest of the forward: each row's tile maxima, then lag_step tile by tile. Its rows' counts equal
-    rescale_attention's for the same rows (tests/test_rescale.py): cheap enough at any n a page offers."""
+    """rescale_attention's counts for the rows of `blocks` query blocks (sampled_inputs, Q scaled by
+    `spread`), without the rest of the forward: each row's tile maxima, then the lagging max's rule
+    (lagging_events). Its rows' counts equal rescale_attention's on the same inputs (tests/test_rescale.py),
+    and it is cheap enough at every n lesson 13 offers: past 65,536 keys it takes one block."""
     tau = check_tau(tau)
     if not (isinstance(spread, (int, float)) and math.isfinite(spread) and spread > 0):
         raise ValueError(f"the scores' spread must be a positive number, got {spread!r}")
     if Br % warp:
         raise ValueError(f"Br = {Br} must be a multiple of the warp's {warp} rows")
-    rows = slots = done = skipped = warp_slots = warp_done = 0
-    for _, maxima in _block_maxima(n, d, causal, Br, Bc, blocks, seed):
-        maxima = maxima * spread
-        r = maxima.shape[0]
-        warps = -(-r // warp)
-        m_use = m_true = maxima[:, 0]
-        for t in range(1, maxima.shape[1]):
-            tile_max = maxima[:, t]
-            m_use, m_true, _, did, skip = lag_step(m_use, m_true, tile_max, tau)
-            slots += r
-            done += int(did.sum())
-            skipped += int(skip.sum())
-            warp_slots += warps
-            warp_done += sum(bool(did[w * warp:(w + 1) * warp].any()) for w in range(warps))
-        rows += r
-    return SampledRescales(tau, rows, slots, done, skipped, warp_slots, warp_done)
+    maxima = _block_maxima(n, d, causal, Br, Bc, blocks if n <= 65536 else 1, seed) * spread
+    events = lagging_events(maxima, tau)[:, 1:]
+    with np.errstate(invalid="ignore"):
+        rose = maxima[:, 1:] > np.maximum.accumulate(maxima, axis=1)[:, :-1]
+    reached = np.isfinite(maxima[:, 1:])
+    done, rises = int(events.sum()), int(rose.sum())
+    rows = maxima.shape[0]
+    pad = ((0, -rows % warp), (0, 0))   # a short last block: its last warp holds fewer rows
+    by_warp = np.pad(events, pad).reshape(-1, warp, events.shape[1]).any(axis=1)
+    warp_reached = np.pad(reached, pad).reshape(-1, warp, events.shape[1]).any(axis=1)
+    return SampledRescales(tau, rows, int(reached.sum()), done, rises - done, int(warp_reached.sum()),
+                           int(by_warp.sum()))
