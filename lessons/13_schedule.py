@@ -202,7 +202,7 @@ with block quantisation and incoherent processing to keep its error down (lesson
 # ---- after Hopper: the B200, modelled (FlashAttention-4) -------------------------------------------
 ui.slide("After Hopper: the B200, modelled")
 st.subheader("After Hopper: FlashAttention-4 on a B200, modelled")
-cmp = bw.compare_tile(s.d, s.causal, 0.0)
+cmp = bw.compare_tile(s.d)
 b200_cols = st.columns(2)
 tau = float(ui.bound(control("sc_tau"), b200_cols[0],
                      help="flash-attn-4 uses 8 for 16-bit inputs; 0 rescales at every new max"))
@@ -218,7 +218,7 @@ figure below is the sheets' rates on 128 × 128 score tiles on one SM, FlashAtte
 FlashAttention-3's exp rate, not the rates measured above.
 """)
 if predict.inline(questions.b200_exp_ratio(s.d, s.causal), "sc_b200_exp"):  # question first
-    h200, b3 = cmp.h200.fa3, cmp.b200.fa3
+    h200, b3 = cmp.h200, cmp.b200
     b_rates = bw.gpu_rates("B200")
     m = st.columns(4)
     m[0].metric("B200 tensor cores", f"{b_rates.rates.tensor / 1e15:.2f} PFLOP/s", help="dense 16-bit, the sheet's")

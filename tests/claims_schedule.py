@@ -232,8 +232,8 @@ def check_b200(ck: Claims, p: dict) -> None:
     """The B200 section: a model of a GPU not measured here, FA3's and FA4's designs against the engine."""
     from flashviz.hardware import blackwell as bw
     s = _schedule_setting(p)
-    cmp = bw.compare_tile(s.d, s.causal, 0.0)
-    h, b3 = cmp.h200.fa3, cmp.b200.fa3
+    cmp = bw.compare_tile(s.d)
+    h, b3 = cmp.h200, cmp.b200
     ck.expect("models a GPU this project did not measure" in ck.text, "the B200 section must say it is a model")
     ck.at.button(key="reveal_inline_sc_b200_exp").click().run()   # the question first; then the section
     text = "\n".join(md.value for md in ck.at.markdown)

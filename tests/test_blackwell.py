@@ -31,15 +31,9 @@ def test_kernel_share_counts_the_emulated_pairs_by_hand(freq, start, share):
     assert bw.kernel_share(freq, start) == share
 
 
-def test_the_b200_waits_on_the_exponentials_and_fa4_shortens_its_tile():
-    t = bw.fa4_tile(bw.gpu_rates("B200"), 128, 128, 128, share=0.1875, skipped=0.9)
-    assert t.fa3.exp >= t.fa3.matmul and bw.per_tile(t.fa4) < bw.per_tile(t.fa3), (t.fa3, t.fa4)
-
-
-def test_fa4_with_nothing_moved_is_fa3():
-    g = bw.gpu_rates("B200")
-    t = bw.fa4_tile(g, 128, 128, 64, share=0.0, skipped=0.0)
-    assert t.fa4 == t.fa3
+def test_the_b200s_exponentials_take_about_its_matmuls_time_and_the_h200s_half():
+    cmp = bw.compare_tile(128)
+    assert cmp.b200.exp >= cmp.b200.matmul and cmp.h200.exp < 0.6 * cmp.h200.matmul, cmp
 
 
 def test_refuses_a_gpu_without_exp_rates():

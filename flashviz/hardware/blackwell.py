@@ -8,13 +8,21 @@ B200's tensor cores do 8,192 dense 16-bit flops a clock. Whole-GPU figures come 
 (config.HARDWARE): dense 16-bit tensor rate, FP32 rate, SMs. The B200's clock is not on its sheet: it is
 taken as the one at which 8,192 flops a clock per SM give the sheet's 2.25 PFLOP/s. The H100's and
 H200's exp rate is FlashAttention-3's 3.9 T/s; their clock, the one at which 16 a clock per SM give it.
+
+  gpu_rates        a GPU's unit rates for the model (H100, H200, B200)
+  balance_share    the polynomial's share that balances the two units per score (BENCHMARKS.md's table)
+  kernel_share_at  the share flash-attn-4's tuning table gives the polynomial
+  compare_tile     one tile's matmuls against its exponentials on the H200 and the B200 (lesson 13's question)
+  b200_schedules   lesson 13's B200: FA3's design and FA4's as timelines, unit by unit (design_work,
+                   balanced_share, b200_steps, time_per_tile, b200_bars), with the rescales counted by
+                   rescale.sampled_rescales
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from ..model.config import HARDWARE
-from .schedule import Step, TileWork, UnitRates, interval, tile_work
+from .schedule import Step, TileWork, UnitRates, tile_work
 
 EXP_PER_CLK = 16          # MUFU exponentials per clock per SM, Hopper and Blackwell (FA4 paper, blog)
 SMEM_BYTES_PER_CLK = 128  # shared-memory bytes per clock per SM, Hopper and Blackwell (FA4 paper, blog)
@@ -79,39 +87,6 @@ def kernel_share(freq: int, start_frg: int, row: int = 128, res: int = 4, frg: i
     return emulated / row
 
 
-@dataclass(frozen=True)
-class Fa4Tile:
-    """One tile's work under FA3's design and under FA4's two ideas, on one GPU (seconds, one SM)."""
-
-    fa3: TileWork
-    fa4: TileWork
-    share: float      # exponentials on the FMA units
-    skipped: float    # share of rescales skipped
-
-
-def fa4_tile(gpu: GpuRates, Br: int, Bc: int, d: int, share: float, skipped: float) -> Fa4Tile:
-    """FA3's tile work at these rates, and FA4's: the exp unit takes 1 - share of the exponentials and the
-    FP32 lanes the rest by the polynomial, after the row sum (no unit does two steps at once, and within a
-    warp group the polynomial follows the exp unit's part: the model's choice, a conservative one); the
-    rescale of l and O (2 Br d + 4 Br FP32 operations, and Br of the exponentials) is done for the rows
-    not skipped."""
-    from ..run.poly_exp import FMA_OPS_PER_EXP
-    if not (0 <= share <= 1 and 0 <= skipped <= 1):
-        raise ValueError(f"share and skipped must lie in [0, 1], got {share}, {skipped}")
-    w = tile_work(Br, Bc, d, gpu.rates, copy_bytes=0.0)   # on-chip work only: the copies left out
-    per_sm = gpu.rates.sms
-    entries = Br * Bc + Br * (1 - skipped)
-    mufu = entries * (1 - share) / (gpu.rates.exp / per_sm)
-    poly = entries * share * FMA_OPS_PER_EXP / (gpu.rates.fp32 / per_sm)
-    saved = skipped * (2 * Br * d + 4 * Br) / (gpu.rates.fp32 / per_sm)
-    return Fa4Tile(w, replace(w, exp=mufu, post=w.post - saved + poly), share, skipped)
-
-
-def per_tile(work: TileWork) -> float:
-    """FA3's schedule's steady time per tile (schedule.interval): FA4's tile is run on the same ping-pong."""
-    return interval("fa3", work)
-
-
 TILE = (128, 128)  # flash_fwd_sm100.py's cta_qk_tiler: a 128 x 128 score tile; FA3's at d = 128 is as large
 
 
@@ -124,31 +99,18 @@ def kernel_share_at(d: int, causal: bool) -> float:
 
 @dataclass(frozen=True)
 class Comparison:
-    """One 128 x 128 tile at head dim d on the H200 (FA3's design) and the B200 (FA3's, then FA4's)."""
+    """One 128 x 128 tile at head dim d, its arithmetic only (tile_work, no copies), at the H200's and the
+    B200's sheet rates: the matmuls against the exponentials, before any schedule (lesson 13's question)."""
 
     d: int
-    share: float
-    skipped: float
-    h200: Fa4Tile
-    b200: Fa4Tile
-
-    def rows(self) -> list[dict]:
-        out = []
-        for gpu, design, w in (("H200", "FA3", self.h200.fa3), ("B200", "FA3", self.b200.fa3),
-                               ("B200", "FA4", self.b200.fa4)):
-            out.append({"GPU": gpu, "design": design, "matmuls ns": 1e9 * w.matmul, "exp unit ns": 1e9 * w.exp,
-                        "FP32 lanes ns": 1e9 * (w.pre + w.post), "per tile ns": 1e9 * per_tile(w),
-                        "exp ÷ matmul": w.exp / w.matmul})
-        return out
+    h200: TileWork
+    b200: TileWork
 
 
-def compare_tile(d: int, causal: bool, skipped: float) -> Comparison:
-    """The tile of lesson 13's FA4 section: the kernel's polynomial share at (d, causal), `skipped` of the
-    rescales skipped on the B200; the H200 runs FA3's design (no share, no skip)."""
-    share = kernel_share_at(d, causal)
+def compare_tile(d: int) -> Comparison:
     Br, Bc = TILE
-    return Comparison(d, share, skipped, fa4_tile(gpu_rates("H200 SXM"), Br, Bc, d, 0.0, 0.0),
-                      fa4_tile(gpu_rates("B200"), Br, Bc, d, share, skipped))
+    return Comparison(d, *(tile_work(Br, Bc, d, gpu_rates(name).rates, copy_bytes=0.0)
+                           for name in ("H200 SXM", "B200")))
 
 
 # ---------------------------------------------------------------------------------------------
