@@ -538,8 +538,8 @@ def test_lesson_thirteen_draws_fa3s_and_fa4s_b200_timelines_after_its_question()
     at.button(key="reveal_inline_sc_b200_exp").click().run()
     spec = _b200_timeline(at)
     names = {t["name"] for t in spec["data"]}
-    assert {"QKᵀ", "PV", "exp", "exp as a polynomial (FP32)", "MMA operands read"} <= names, names
-    assert [a["text"] for a in spec["layout"]["annotations"]] == ["<b>FA3's design</b>", "<b>FA4's</b>"]
+    assert {"QKᵀ", "PV", "exp", "poly exp (FP32)", "operands (smem)"} <= names, names
+    assert [a["text"] for a in spec["layout"]["annotations"]] == ["<b>FA3</b>", "<b>FA4</b>"]
 
     def rescales(at) -> int:   # FA4's rescale steps: FA3's design rescales inside its "sum" steps
         return sum(len(t["x"]) for t in _b200_timeline(at)["data"] if t["name"] == "rescale O (FP32)")

@@ -137,3 +137,8 @@ def test_the_bars_cover_the_same_score_tiles_in_both_designs():
     qk = {name: sum(1 for b in bars if b["schedule"] == name and b["label"] == "QKᵀ") for name in bw.DESIGNS}
     # FA3: 2 warp groups x 8 key tiles; FA4: 2 Q tiles x 4 key tiles, each step a whole 128-row tile
     assert qk == {"fa3": 2 * 2 * bw.B200_TILES_SHOWN, "fa4": 2 * bw.B200_TILES_SHOWN}
+
+
+def test_the_bars_put_every_step_on_a_lane_the_chart_draws():
+    bars = bw.b200_bars(_schedules())
+    assert {b["lane"] for b in bars} == set(bw.B200_CHART_LANES)

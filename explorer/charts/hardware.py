@@ -181,18 +181,19 @@ def reads_figure(model: ModelReads, flash: MeasuredReads, cross: int | None, tit
 SCHEDULE_COLOURS = {"K, V": "#9a9a9a", "QKᵀ": BLUE, "PV": SKY, "max": ORANGE, "exp": VERMILLION, "sum": ORANGE,
                     "poly": PURPLE, "rescale": "#b08a00", "operands": "#9a9a9a"}
 SCHEDULE_KINDS = {"K, V": "copy K, V", "QKᵀ": "QKᵀ", "PV": "PV", "exp": "exp", "max": "FP32: max, sum",
-                  "sum": "FP32: max, sum", "poly": "exp as a polynomial (FP32)", "rescale": "rescale O (FP32)",
-                  "operands": "MMA operands read"}
+                  "sum": "FP32: max, sum", "poly": "poly exp (FP32)", "rescale": "rescale O (FP32)",
+                  "operands": "operands (smem)"}
 BOTH_SCHEDULES = (("fa2", "FA2"), ("fa3", "FA3"))
 
 
 def schedule_timeline(bars: pd.DataFrame, tile: int, lanes: dict[str, list[str]],
                       panels: tuple[tuple[str, str], ...] = BOTH_SCHEDULES, title: str | None = None,
-                      fade: bool = True) -> go.Figure:
+                      fade: bool = True, room: float = 0.02) -> go.Figure:
     """Schedules' steps on their lanes, one panel each (by default FA2 above, FA3 below; `panels`: each
     panel's schedule in bars["schedule"] and its name) over the same time axis (µs): the steps of key
     tiles up to `tile` drawn, those of `tile` itself solid and the earlier ones faded, the axis fixed to
-    the whole run so a step forward only adds (fade=False: every step solid). `bars`: the columns of
+    the whole run so a step forward only adds (fade=False: every step solid; `room`: the axis's share past
+    the last step, where each panel's name sits). `bars`: the columns of
     flashviz.players.schedule_lesson.bars_frame; `lanes`: each schedule's lanes, top to bottom."""
     from plotly.subplots import make_subplots
     fig = make_subplots(rows=len(panels), cols=1, shared_xaxes=True, vertical_spacing=0.08,
@@ -224,7 +225,7 @@ def schedule_timeline(bars: pd.DataFrame, tile: int, lanes: dict[str, list[str]]
     fig = _style(fig, "", "", title or f"Key tiles 1–{tile} on one SM")
     # a label that does not fit its step is hidden (uniformtext), never turned or spilled over the next step
     fig.update_traces(textangle=0, constraintext="inside", textfont=_font(16), selector={"type": "bar"})
-    fig.update_xaxes(range=[0, end * 1.02])
+    fig.update_xaxes(range=[0, end * (1 + room)])
     fig.update_xaxes(title_text="time on one SM (µs)", row=len(panels), col=1)
     fig.update_yaxes(showgrid=False)
     for row, (_, name) in enumerate(panels, start=1):  # in each panel's top right, where no step is drawn

@@ -345,14 +345,19 @@ def b200_schedules(d: int, causal: bool, n: int, tau: float, spread: float, bloc
 
 
 B200_TILES_SHOWN = 4  # key tiles the B200 timelines lay out: the fill, then the steady overlap
+# The chart's lane names: short enough that a phone keeps the plot wide (tests/test_phone_browser.py).
+LANE_SHORT = {"tensor cores": "tensor", "shared memory": "smem", "exp unit": "exp unit", "FP32": "FP32"}
+B200_CHART_LANES = [LANE_SHORT[lane] for lane in B200_LANES]
 
 
 def b200_bars(s: B200Schedules, tiles: int = B200_TILES_SHOWN) -> list[dict]:
     """Both designs' timelines over the same score tiles, as the lesson's chart takes them
     (schedule_lesson.bars_frame's columns): FA4's two Q tiles over `tiles` key tiles, FA3's one block over
     as many key tiles as make the same work. Columns: schedule ("fa3", "fa4"), lane (a unit), label, tile
-    (the key tile, 1-based), group (1-based: FA3's warp group, FA4's Q tile), start_ns, length_ns, end_ns."""
-    return [{"schedule": w.name, "lane": st.lane, "label": st.label, "tile": st.tile + 1, "group": st.group + 1,
+    (the key tile, 1-based), group (1-based: FA3's warp group, FA4's Q tile), start_ns, length_ns, end_ns;
+    each lane a unit (LANE_SHORT's name)."""
+    return [{"schedule": w.name, "lane": LANE_SHORT[st.lane], "label": st.label, "tile": st.tile + 1,
+             "group": st.group + 1,
              "start_ns": st.start * 1e9, "length_ns": st.length * 1e9, "end_ns": st.end * 1e9}
             for w in (s.fa3, s.fa4)
             for st in b200_steps(w, tiles * score_tiles_per_key_tile("fa4") // score_tiles_per_key_tile(w.name))]
