@@ -298,7 +298,8 @@ if predict.inline(questions.b200_exp_ratio(s.d, s.causal), "sc_b200_exp"):  # qu
         f"{per['fa4_skip_only'] * 1e9:.0f} ns, "
         f"{compare(per['fa4_neither'], per['fa4_skip_only'], 'time', fewer='less')}; "
         f"both {per['fa4'] * 1e9:.0f} ns, {compare(per['fa4_neither'], per['fa4'], 'time', fewer='less')}. In this "
-        "timeline O's rescale sits between a tile's row sum and its PV, on the FP32 lanes the polynomial also uses.")
+        "timeline O's rescale sits between a tile's row sum and its PV, on the FP32 lanes the polynomial also uses "
+        f"{ui.assumes('b200_model')}.")
     poly = {t: cache.poly_exp_error(t) for t in ("bfloat16", "float16")}
     st.markdown(
         "The polynomial is 2^x split into an integer and a fraction, a cubic on the fraction in three FMAs and the "
