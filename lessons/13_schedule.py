@@ -284,12 +284,13 @@ if predict.inline(questions.b200_exp_ratio(s.d, s.causal), "sc_b200_exp"):  # qu
         "does (P's conversion to 16 bits, tensor-memory loads and stores) and the integer steps of the polynomial.")
     st.markdown(
         f"**The rescales it skips**, counted by the engine (`flashviz/run/rescale.py`) on {r.rows:,} random rows, "
-        f"{r.rows // 128} query blocks of 128 at n = {s.n:,}{' under the causal mask' if s.causal else ''}, "
-        "scores with "
-        f"std {spread:g}: at τ = {tau:g} the lagging max rescales {r.done:,} times and skips {r.skipped:,} of the "
+        f"{r.rows // 128} query block{'s' if r.rows > 128 else ''} of 128 (the call's last among them) at "
+        f"n = {s.n:,}{' under the causal mask' if s.causal else ''}, scores with std {spread:g}: at τ = {tau:g} the "
+        f"lagging max rescales {r.done:,} times and skips {r.skipped:,} of the "
         f"{r.every_new_max:,} rescales τ = 0 does ({r.skip_share:.1%}). FA4's correction warps rescale a warp's 32 "
         f"rows of O when any of them moved ({cite('fa4_fwd', 'correction_loop, vote_ballot_sync')}): "
-        f"{r.warp_rate:.1%} of the warp-tiles at τ = {tau:g}, {r0.warp_rate:.1%} at τ = 0, against every row at "
+        f"{r.warp_rate:.1%} of the warp-tiles at τ = {tau:g}{f', {r0.warp_rate:.1%} at τ = 0' if tau else ''}, "
+        "against every row at "
         "every tile in FA3's design.")
     st.markdown(
         f"**What each idea buys**, in the same model. FA4's pipeline with neither idea takes "

@@ -326,13 +326,16 @@ def check_b200_schedules(ck: Claims, p: dict, text: str) -> None:
     ck.expect(all(agrees(x.group(k), v) for k, v in zip(range(1, 6), values)) and int(x.group(6)) == s.d
               and agrees(x.group(2), float(x.group(3))), f"{x.group(0)!r}: the engine {values}")
     r, r0 = b.rescales, b.rescales_tau0
-    y = ck.find(rf"on ([\d,]+) random rows, (\d+) query blocks of 128 at n = ([\d,]+).*?scores with std ({NUM}): at "
+    y = ck.find(rf"on ([\d,]+) random rows, (\d+) query blocks? of 128 \(the call's last among them\) at "
+                rf"n = ([\d,]+).*?scores with std ({NUM}): at "
                 rf"τ = ({NUM}) the lagging max rescales ([\d,]+) times and skips ([\d,]+) of the ([\d,]+) rescales "
-                rf"τ = 0 does \(({NUM})%\)\..*?: ({NUM})% of the warp-tiles at τ = {NUM}, ({NUM})% at τ = 0", text)
+                rf"τ = 0 does \(({NUM})%\)\..*?: ({NUM})% of the warp-tiles at τ = {NUM}(?:, ({NUM})% at τ = 0)?, "
+                r"against every row", text)
     ints = [int(y.group(k).replace(",", "")) for k in (1, 2, 3, 6, 7, 8)]
     ck.expect(ints == [r.rows, r.rows // 128, s.n, r.done, r.skipped, r.every_new_max]
               and agrees(y.group(4), spread) and agrees(y.group(5), tau) and agrees(y.group(9), 100 * r.skip_share)
-              and agrees(y.group(10), 100 * r.warp_rate) and agrees(y.group(11), 100 * r0.warp_rate)
+              and agrees(y.group(10), 100 * r.warp_rate)
+              and (agrees(y.group(11), 100 * r0.warp_rate) if tau else y.group(11) is None)
               and r0.skipped == 0 and r.every_new_max == r0.done,
               f"{y.group(0)[:300]!r}: the engine {r}, at τ = 0 {r0}")
     z = ck.find(rf"FA4's pipeline with neither idea takes ({NUM}) ns a tile; the polynomial alone \(τ = 0\) "

@@ -188,3 +188,11 @@ def test_sampled_counts_refuse_a_spread_that_is_not_positive(bad):
     from flashviz.run.rescale import sampled_rescales
     with pytest.raises(ValueError, match="spread"):
         sampled_rescales(256, 16, 8.0, bad)
+
+
+def test_one_sampled_block_is_the_last_so_a_causal_row_sees_every_key_tile():
+    from flashviz.run.rescale import sampled_inputs, sampled_rescales
+    Q, _ = sampled_inputs(4096, 16, 1, 128)
+    assert sorted(Q) == [4096 - 128]
+    got = sampled_rescales(4096, 16, 0.0, 3.0, causal=True, blocks=1)
+    assert got.rows == 128 and got.warp_slots == 4 * (4096 // 128 - 1) and got.done > 0

@@ -264,9 +264,11 @@ KEY_CHUNK = 16384   # keys drawn and scored at a time: a long call's K never who
 def sampled_inputs(n: int, d: int, blocks: int, Br: int = 128, seed: int = 0):
     """The sampled query blocks' first rows, their Q rows, and K in chunks of KEY_CHUNK keys: unit-variance
     scores as random_qkv's (entries N(0, 1) / d^(1/4)), K drawn chunk by chunk from one stream, Q's rows
-    from another. Blocks spread evenly over the n rows, the first and the last among them."""
+    from another. Blocks spread evenly over the n rows, the last among them (and the first, for two or more)."""
     Tr = -(-n // Br)
-    picks = sorted({round(k * (Tr - 1) / max(blocks - 1, 1)) for k in range(min(blocks, Tr))})
+    # spread evenly from the last block (under a causal mask, the one that computes every key tile) back to
+    # the first
+    picks = sorted({Tr - 1 - round(k * (Tr - 1) / max(blocks - 1, 1)) for k in range(min(blocks, Tr))})
     q_rng = np.random.default_rng([seed, 1])
     Q = {i * Br: q_rng.standard_normal((min(Br, n - i * Br), d)) / d**0.25 for i in picks}
 
