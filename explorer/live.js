@@ -1,18 +1,46 @@
 // Live figures (explorer/live.py): while a slider is dragged, every chart that follows it is redrawn
 // from the figures the engine computed at each of the slider's values. This script chooses among
 // them; it computes nothing. Streamlit sends the slider's value to the server only when it is let go.
-export default function ({ data }) {
+export default function ({ data, setTriggerValue }) {
   const live = (window.__fvLive = window.__fvLive || { charts: {}, knobs: {}, watched: new WeakSet(), run: 0 });
+  const fresh = live.serverRun !== data.run;  // a new run of the page, not the figures it left out arriving
+  live.serverRun = data.run;
   live.charts = data.charts;
   live.knobs = data.knobs;
   // each slider's value (as its input counts) where its charts were last drawn: the server's, at a new run
-  live.drawnAt = Object.fromEntries(Object.entries(data.knobs).map(([knob, k]) => [knob, k.at]));
+  if (fresh) live.drawnAt = {};
+  for (const [knob, k] of Object.entries(data.knobs)) if (!(knob in live.drawnAt)) live.drawnAt[knob] = k.at;
   live.players = data.players || {};
   if (!live.keys) {  // once a page: the players' keys
     live.keys = true;
     document.addEventListener("keydown", (e) => playerKey(live, e), true);
   }
-  live.run += 1;  // a new run: each chart's figure on screen is the server's again
+  if (fresh) live.run += 1;  // a new run: each chart's figure on screen is the server's again
+  // The page's run carried the figures built already; a slider's missing ones are asked for when the
+  // reader shows the intent to move it (explorer/live.py), and come in a run of this component's fragment.
+  live.missing = new Set(data.missing || []);
+  live.asking = new Set();  // an answer came (a run, or a fill): what is still missing may be asked again
+  live.ask = (knobs) => {
+    const want = knobs.filter((k) => live.missing.has(k) && !live.asking.has(k));
+    if (!want.length) return;
+    want.forEach((k) => live.asking.add(k));
+    state(live);
+    setTriggerValue("fill", { run: data.run, knobs: want });
+  };
+  state(live);
+  if (!live.intent) {  // once a page: the pointer over a slider, or the keyboard's focus on it
+    live.intent = (e) => intent(live, e);
+    document.addEventListener("pointerover", live.intent, true);
+    document.addEventListener("focusin", live.intent, true);
+  }
+  // a touch screen has no pointer to hover before the drag, and a player's keys step its slider: at once
+  const now = Object.values(live.players);
+  if (window.matchMedia && window.matchMedia("(pointer: coarse)").matches) now.push(...live.missing);
+  for (const knob of live.missing) {  // the pointer already over a slider, or the focus on it, when the run came
+    const box = document.querySelector(`.st-key-${CSS.escape(knob)}`);
+    if (box && (box.matches(":hover") || box.contains(document.activeElement))) now.push(knob);
+  }
+  live.ask(now);
   for (const el of document.querySelectorAll("[data-live-knob]")) {  // a slider no chart here follows
     if (!(el.dataset.liveKnob in data.knobs)) delete el.dataset.liveKnob;
   }
@@ -23,6 +51,20 @@ export default function ({ data }) {
       live.pending = requestAnimationFrame(() => { live.pending = 0; rewatch(live); });
     });
     live.page.observe(document.body, { childList: true, subtree: true });
+  }
+}
+
+// What the page says of its live figures, for tests and bench/live.py: "filling" while an ask is out,
+// "partial" while some slider's figures are still to be asked for, else "ready".
+function state(live) {
+  document.documentElement.dataset.fvLive = live.asking.size ? "filling" : live.missing.size ? "partial" : "ready";
+}
+
+function intent(live, e) {
+  const t = e.target;
+  if (!t || !t.closest || !live.missing.size) return;
+  for (const knob of live.missing) {
+    if (t.closest(`.st-key-${CSS.escape(knob)}`)) { live.ask([knob]); return; }
   }
 }
 
@@ -45,10 +87,17 @@ function watch(live, knob) {
   new MutationObserver(() => soon(live, knob, el)).observe(el, { attributes: true, attributeFilter: ["aria-valuetext"] });
 }
 
-// One redraw a frame, at the slider's latest value: a fast drag does not queue a redraw per value passed.
+// A move is drawn at once (the slider's React update has just run, so the paint that shows the slider
+// shows the chart too), and at most once a frame: moves that come faster wait for the next frame, and
+// only the latest value is drawn then.
 function soon(live, knob, el) {
   live.latest = [knob, el];
   if (live.frame) return;
+  if (!live.busy) {
+    live.busy = requestAnimationFrame(() => { live.busy = 0; });
+    moved(live, knob, el);
+    return;
+  }
   live.frame = requestAnimationFrame(() => {
     live.frame = 0;
     moved(live, ...live.latest);

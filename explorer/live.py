@@ -13,12 +13,23 @@ explorer/live.js watches each named slider (Streamlit's own: a native, labelled 
 sends its value to the server only when it is let go), marks it `data-live-knob`, and as it moves
 redraws the chart from the carried values: JavaScript chooses among the engine's figures, it
 computes none. On release Streamlit reruns the page once, as for any control.
+
+The figures along the sliders cost more than the page itself (a chart built at every value of three
+sliders), so the page's run builds none: it carries those built already (`_built`, shared by every
+reader) and names the sliders whose figures are missing. The browser asks for a slider's figures when
+the reader shows the intent to move it, before the drag: the pointer over it, or the keyboard's focus
+(on a touch screen, and for a player's slider, at once). The ask is a trigger that reruns only the
+fragment that holds them (`_carry`), and builds that slider's figures alone. The reader sees the page
+settle first; nothing goes to the server while a slider moves; and the sliders nobody moves cost nothing.
 """
 from __future__ import annotations
 
 import contextlib
 import contextvars
 import json
+import secrets
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -36,6 +47,10 @@ SIZES = ("n", "d", "Br", "Bc")  # the sidebar's sliders a chart of sizes follows
 # Beside a player's own n: why the player does not follow it live.
 PLAYER_ON_RELEASE = "The player's frames are built when you let go: every n's frames are too many to carry for a drag."
 PENDING = "_live_pending"  # this run's live charts: key -> (make, knobs, the slider the keys play)
+CHARTS = "_live_charts"  # the last whole run's live charts, which a fill (a fragment run) builds
+SETTINGS = "_live_settings"  # the settings of that run (`_settings`)
+RUN = "_live_run"  # a token per whole run: the browser tells a new run from a fill of the same one
+MOST_BUILT = 512  # figures along a slider kept for every reader (LRU): bounded, as every cache here is
 # What one value's difference from the chart on screen may not exceed on average, in bytes of JSON:
 # past it the chart stays on the rerun path (a heatmap redrawn per value, say).
 MOST_BYTES_PER_VALUE = 12_000
@@ -139,36 +154,102 @@ def offered(p) -> tuple[list, str]:
     return [int(round(v)) if p.kind == "int" else round(v, 6) for v in values], "value"
 
 
-def _snapshot(but: str) -> tuple:
-    """Every setting a chart may read, as it stands, but the slider it is built along (whose own
-    value it does not depend on): the cache key of its steps."""
+def _settings() -> dict[str, Any]:
+    """Every setting a chart may read, as it stands at the end of the page's run (the fill builds the
+    figures at these, whatever the fragment's own run holds)."""
     state = st.session_state
-    return tuple(sorted((k, repr(v)) for k, v in state.items() if isinstance(k, str) and not k.startswith("_")
-                        and k != but and isinstance(v, (int, float, str, bool))))
+    return {k: v for k, v in state.items() if isinstance(k, str) and not k.startswith("_")
+            and isinstance(v, (int, float, str, bool))}
 
 
-@st.cache_resource(max_entries=512, show_spinner=False)
-def _cached_steps(chart: str, knob: str, snapshot: tuple, _make: Callable[[], go.Figure],
-                  values: tuple) -> dict | None:
-    return steps(_make, knob, values)
+def _snapshot(settings: Mapping[str, Any], but: str) -> tuple:
+    """The settings but the slider a chart is built along (whose own value it does not depend on): the
+    key of its figures along that slider."""
+    return tuple(sorted((k, repr(v)) for k, v in settings.items() if k != but))
+
+
+class _Built:
+    """The figures along each slider built so far, shared by every session, the least recently used
+    dropped past MOST_BUILT; a page's run asks whether they are here without building them."""
+
+    def __init__(self, most: int):
+        self.most, self.lock = most, threading.Lock()
+        self.items: OrderedDict[tuple, dict | None] = OrderedDict()
+
+    def get(self, key: tuple) -> tuple[bool, dict | None]:
+        with self.lock:
+            if key not in self.items:
+                return False, None
+            self.items.move_to_end(key)
+            return True, self.items[key]
+
+    def put(self, key: tuple, payload: dict | None) -> None:
+        with self.lock:
+            self.items[key] = payload
+            self.items.move_to_end(key)
+            while len(self.items) > self.most:
+                self.items.popitem(last=False)
+
+
+_built = _Built(MOST_BUILT)
 
 
 def flush() -> None:
     """Carry this run's live charts to the page: run at the end of a whole run, after the lesson."""
-    pending = st.session_state.pop(PENDING, {})
+    state = st.session_state
+    state[CHARTS] = state.pop(PENDING, {})
+    state[SETTINGS] = _settings()
+    state[RUN] = secrets.token_hex(6)
+    _carry()
+
+
+@st.fragment
+def _carry() -> None:
+    """The component with the figures along the sliders: those built already, and the sliders whose
+    figures are missing; in a run the browser triggered, the figures of the sliders it asked for."""
+    state = st.session_state
+    pending, settings = state.get(CHARTS, {}), state.get(SETTINGS, {})
+    asked = _asked()
     charts: dict[str, dict] = {}
     knobs: dict[str, dict] = {}  # key -> how its input counts, and where it stood for this run's figures
     players = {chart: player for chart, (_, _, player) in pending.items() if player}
+    missing: set[str] = set()
     for chart, (make, names, _) in pending.items():
         for knob in names:
             p = param(knob)
             values, mode = offered(p)
             if len(values) > MOST_VALUES:
                 continue
-            payload = _cached_steps(chart, knob, _snapshot(knob), make, tuple(values))
+            now = settings.get(knob, p.default)
+            stands = {"mode": mode, "at": values.index(now) if mode == "index" else now}
+            key = (chart, knob, _snapshot(settings, knob), tuple(values))
+            found, payload = _built.get(key)
+            if not found and knob in asked:
+                with at(settings):
+                    payload = steps(make, knob, values)
+                _built.put(key, payload)
+            elif not found:
+                missing.add(knob)
+                knobs[knob] = stands  # live, its figures not built yet
+                continue
             if payload is None:
                 continue
             charts.setdefault(chart, {})[knob] = {"values": values, **payload}
-            now = st.session_state.get(knob, p.default)
-            knobs[knob] = {"mode": mode, "at": values.index(now) if mode == "index" else now}
-    _component(data={"charts": charts, "knobs": knobs, "players": players}, key="fv_live", height="content")
+            knobs[knob] = stands
+    _component(data={"charts": charts, "knobs": knobs, "players": players, "run": state.get(RUN, ""),
+                     "missing": sorted(missing)},
+               key="fv_live", height="content", on_fill_change=_filled)
+
+
+def _asked() -> set[str]:
+    """The sliders whose figures the browser asked for (their URL keys), in the run it triggered: only
+    for the page's current run, whose settings the figures are built at."""
+    value = st.session_state.get("fv_live")
+    fill = value.get("fill") if isinstance(value, Mapping) else None
+    if not isinstance(fill, Mapping) or fill.get("run") != st.session_state.get(RUN):
+        return set()
+    return {str(k) for k in fill.get("knobs") or () if isinstance(k, str)}
+
+
+def _filled() -> None:
+    """The browser asked for a slider's figures: this fragment's run builds them (`_asked`)."""

@@ -6,7 +6,10 @@ streamlit/static's ForwardMessageCache does) and sends the cached hashes with ea
 the server answers an element the client already holds with a short `ref_hash` message, as
 it does for a real reader. It sends the address bar's query string as the server last set
 it, and a control inside an `st.fragment` reruns that fragment alone, as a click in the
-browser does. Only what the bench needs: no rendering, no file uploads.
+browser does. Before it moves a slider whose live figures the page's run left out
+(explorer/live.py: the component's data name it `missing`), it asks for them, as the page's
+script does when the pointer comes over the slider, and waits for that fragment's run (the
+time is the Run's `fill_seconds`). Only what the bench needs: no rendering, no file uploads.
 
 Each rerun reports the bytes of every websocket frame the server sent for it, split by
 element type, and how many elements came back as references.
@@ -14,6 +17,7 @@ element type, and how many elements came back as references.
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 import subprocess
 import sys
@@ -26,6 +30,7 @@ from typing import Any
 
 import websockets
 from websockets.typing import Subprotocol
+from streamlit.components.v2.bidi_component.main import _make_trigger_id
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
@@ -47,6 +52,7 @@ class Run:
     frames: int = 0
     refs: int = 0          # elements answered by hash: the client already held them
     seconds: float = 0.0
+    fill_seconds: float = 0.0  # the ask for the moved slider's live figures, before the move: to its run's end
     by_type: Counter = field(default_factory=Counter)  # bytes per element type (and per message kind)
     errors: list = field(default_factory=list)
 
@@ -77,6 +83,9 @@ class Client:
         self.max_age = 2
         self.query_string = ""  # the address bar's, as the server last set it
         self.ws: Any = None  # a websocket, or anything with send() and recv()
+        # the live component's id, fragment and run, and the sliders whose figures it lacks
+        self.live: tuple[str, str, str] | None = None
+        self.missing: set[str] = set()
 
     async def connect(self) -> Run:
         self.ws = await websockets.connect(self.url, subprotocols=[Subprotocol("streamlit")], max_size=2**27,
@@ -119,20 +128,48 @@ class Client:
     async def rerun(self, values: dict) -> Run:
         """Set the given widgets (by user key) and rerun as a browser does after a change: only
         the fragment that holds them when they share one, else the whole page. A value may be
-        a function of the Widget (e.g. one of its options)."""
+        a function of the Widget (e.g. one of its options). A live slider whose figures the page
+        lacks is first hovered (`hover`), as a pointer does on its way to the drag."""
+        run = Run()
+        t = time.perf_counter()
+        for key in values:
+            await self.hover(key, run)
+        run.fill_seconds = time.perf_counter() - t
         msg = BackMsg()
         state = msg.rerun_script
-        state.page_name = self.page
-        state.query_string = self.query_string
         fragments = {self.widgets[k].fragment_id for k in values}
         if len(fragments) == 1:
             state.fragment_id = fragments.pop()
         for key, value in values.items():
             widget = self.widgets[key]
             _state(widget, value(widget) if callable(value) else value, state.widget_states)
-        state.cached_message_hashes.extend(self.cache)
-        run = Run()
         t = time.perf_counter()
+        await self._send(msg, run)
+        run.seconds = time.perf_counter() - t
+        return run
+
+    async def hover(self, key: str, run: Run | None = None) -> None:
+        """What explorer/live.js does when the pointer comes over a live slider whose figures the page
+        lacks: the trigger that builds them, and the run of the fragment that brings them."""
+        if key not in self.missing or self.live is None:
+            return
+        component, fragment, token = self.live
+        ask = BackMsg()
+        ask.rerun_script.fragment_id = fragment
+        own = ask.rerun_script.widget_states.widgets.add()  # the component's state, which the browser sends with it
+        own.id = component
+        own.json_value = "{}"
+        w = ask.rerun_script.widget_states.widgets.add()
+        w.id = _make_trigger_id(component, "events")
+        w.json_trigger_value = json.dumps([{"event": "fill", "value": {"run": token, "knobs": [key]}}])
+        await self._send(ask, run or Run())
+
+    async def _send(self, msg: BackMsg, run: Run) -> None:
+        """One rerun request, and every message of its run until the run is over."""
+        state = msg.rerun_script
+        state.page_name = self.page
+        state.query_string = self.query_string
+        state.cached_message_hashes.extend(self.cache)
         await self.ws.send(msg.SerializeToString())
         while True:
             raw = await asyncio.wait_for(self.ws.recv(), timeout=120)
@@ -152,13 +189,21 @@ class Client:
                 kind = self._note_widget(fwd)
                 if kind == "exception":
                     run.errors.append(fwd.delta.new_element.exception.message[:200])
+                elif kind == "bidi_component":
+                    self._note_fill(fwd)
             run.by_type[kind] += len(raw)
             if (fwd.WhichOneof("type") == "script_finished"
                     and fwd.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN):
                 self._finished(finished_fragments(fwd))
-                run.seconds = time.perf_counter() - t
-                return run
+                return
 
+    def _note_fill(self, fwd: ForwardMsg) -> None:
+        """The live component: its trigger, and the sliders whose figures it lacks (explorer/live.js)."""
+        el = fwd.delta.new_element.bidi_component
+        data = json.loads(el.json) if el.WhichOneof("data") == "json" else {}
+        if isinstance(data, dict) and "missing" in data:
+            self.live = (el.id, fwd.delta.fragment_id, data.get("run", ""))
+            self.missing = set(data["missing"])
 
 def finished_fragments(fwd: ForwardMsg) -> set[str]:
     """The fragments a finished run ran (none: a full run). Streamlit before 1.65 sends no

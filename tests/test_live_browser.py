@@ -24,11 +24,21 @@ SHOWN = """key => {
 }"""
 
 def live_state(page) -> dict:
-    """The sliders and charts this page's run carried, once every slider is marked."""
-    page.wait_for_function("() => !!window.__fvLive && Object.keys(window.__fvLive.knobs).every("
-                           "k => document.querySelector(`[data-live-knob='${k}']`))", timeout=WAIT)
+    """The sliders and charts this page's run carried, once every slider's figures are built (asked for
+    all at once, as a touch screen does) and every slider is marked."""
+    page.wait_for_function("() => !!window.__fvLive && !!window.__fvLive.missing", timeout=WAIT)
+    page.evaluate("() => window.__fvLive.ask([...window.__fvLive.missing])")
+    page.wait_for_function("() => document.documentElement.dataset.fvLive === 'ready' && Object.keys("
+                           "window.__fvLive.knobs).every(k => document.querySelector(`[data-live-knob='${k}']`))",
+                           timeout=WAIT)
     return page.evaluate("() => ({knobs: Object.keys(window.__fvLive.knobs), charts: Object.fromEntries("
                          "Object.entries(window.__fvLive.charts).map(([c, k]) => [c, Object.keys(k)]))})")
+
+
+def built(page, knob: str) -> None:
+    """Wait until the page holds the slider's figures (and asks for nothing)."""
+    page.wait_for_function("k => !window.__fvLive.missing.has(k) && document.documentElement.dataset.fvLive"
+                           " !== 'filling'", arg=knob, timeout=WAIT)
 
 
 def followers(state: dict, knob: str) -> list[str]:
@@ -121,6 +131,44 @@ def test_every_live_slider_moves_its_charts_in_the_browser_and_only_its_release_
     assert redrawn, f"lesson {k + 1}: dragging its sliders redrew its charts"
 
 
+def test_a_sliders_figures_come_when_the_pointer_or_the_focus_comes_to_it_and_nothing_leaves_while_it_moves(
+        server, page):
+    """The page's run builds no live figures: a slider's are asked for when the pointer comes over it (one
+    message, before the drag) or the keyboard's focus does, and the drag that follows sends nothing until the
+    release. Settings no other test opens, so the server has built none of these figures yet."""
+    sent = Sent(page)
+    page.goto(lesson_url(server, 0, "?n=6144&d=32&Br=16&Bc=48"))
+    opened(page, 0)
+    drawn(page, 0)
+    page.wait_for_function("() => !!window.__fvLive && ['n', 'd', 'Br', 'Bc'].every(k => window.__fvLive.missing"
+                           ".has(k))", timeout=WAIT)
+    assert page.evaluate("() => document.documentElement.dataset.fvLive") == "partial"
+    frames = sent.count
+    handle = thumb(page, "d")
+    handle.hover()
+    built(page, "d")
+    assert sent.count > frames, "the pointer over d's slider asked for its figures"
+    assert page.evaluate("() => [...window.__fvLive.missing].sort()") == ["Bc", "Br", "n"], "d's alone"
+    charts = sorted(c for c, knobs in page.evaluate("() => Object.fromEntries(Object.entries(window.__fvLive.charts)"
+                                                    ".map(([c, k]) => [c, Object.keys(k)]))").items() if "d" in knobs)
+    assert charts, "a chart follows d"
+    before = shown(page, charts[0])
+    frames = sent.count
+    box = handle.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + 60, y, steps=4)
+    page.wait_for_function(f"b => ({SHOWN})({json.dumps(charts[0])}) !== b", arg=before, timeout=WAIT)
+    assert sent.count == frames, "nothing left the page while d moved"
+    page.mouse.up()
+    page.wait_for_url(re.compile(r"[?&]d="), timeout=WAIT)
+    drawn(page, 0)
+    page.mouse.move(0, 0)  # off every slider
+    page.locator("[data-live-knob='Br']").focus()  # the keyboard's way to a slider
+    built(page, "Br")
+
+
 @pytest.mark.parametrize("k, knob", [(0, "n"), (1, "os_spread"), (11, "inf_kv"), (12, "sc_tile")])
 def test_a_live_slider_stepped_by_keyboard_redraws_its_charts_and_reaches_the_url(server, page, k, knob):
     page.goto(lesson_url(server, k))
@@ -130,6 +178,7 @@ def test_a_live_slider_stepped_by_keyboard_redraws_its_charts_and_reaches_the_ur
     before = {c: shown(page, c) for c in charts}
     el = page.locator(f"[data-live-knob='{knob}']")
     el.focus()
+    built(page, knob)
     page.keyboard.press("ArrowRight")
     page.wait_for_function(f"([cs, bs]) => cs.some((c, i) => ({SHOWN})(c) !== bs[i])",
                            arg=[charts, [before[c] for c in charts]], timeout=WAIT)
