@@ -246,7 +246,7 @@ if predict.inline(questions.b200_exp_ratio(s.d, s.causal), "sc_b200_exp"):  # qu
                             {"fa3": bw.B200_CHART_LANES, "fa4": bw.B200_CHART_LANES},
                             (("fa3", "FA3"), ("fa4", "FA4")), "One B200 SM, modelled", False, 0.12)
 
-    ui.chart(b200_figure, "sc_b200_timeline", ("sc_tau",))  # the spread redraws it on release: 16 more builds
+    ui.chart(b200_figure, "sc_b200_timeline", ("sc_tau", "sc_spread"))
     st.caption(f"The same {2 * bw.B200_TILES_SHOWN} score tiles of 128 × 128 in both panels. Each lane is a unit of "
                f"one SM. FA3's design runs one 128-row block over "
                f"{2 * bw.B200_TILES_SHOWN} key tiles in two warp groups of 64 rows; FA4's runs two 128-row Q tiles "
