@@ -398,8 +398,8 @@ ASSUMPTIONS: dict[str, Assumption] = {
         "next; P read from tensor memory; the polynomial (7 FP32 operations each, "
         f"{cite('fa4_utils', 'ex2_emulation')}) running beside the exp unit's share at the share that makes the "
         "two units equally busy; O rescaled by the correction warps after the row sum, for the warps whose rows' "
-        "max moved, counted by the engine's lagging max on random rows (four query blocks of 128). The copies "
-        "from DRAM are left out.",
+        "max moved, counted by the engine's lagging max on random rows (four query blocks of 128; past 65,536 keys "
+        "the call's last block alone). The copies from DRAM are left out.",
         "FlashAttention-4's kernel runs more than this model: P written to tensor memory in two parts so PV can "
         "start early, its conversion to 16 bits and the tensor-memory loads and stores on the same lanes, the "
         "polynomial's integer steps on the integer pipe, the 2-CTA MMA that halves each SM's reads of K and V, "
