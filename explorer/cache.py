@@ -259,3 +259,10 @@ def precision_row_scores(n: int, d: int, seed: int, row: int) -> pd.DataFrame:
 def precision_limits(score: float) -> pd.DataFrame:
     from flashviz.run import precision
     return precision.type_limits(score)
+
+
+@cache
+def b200_schedules(d: int, causal: bool, n: int, tau: float, spread: float):
+    """Lesson 13's modelled B200: FA3's design and FA4's at the lesson's call (blackwell.b200_schedules)."""
+    from flashviz.hardware import blackwell
+    return blackwell.b200_schedules(d, causal, n, tau, spread)

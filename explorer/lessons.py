@@ -107,8 +107,11 @@ INFERENCE = (  # the model and the batch being decoded
 SCHEDULE = (*schedule_view.PARAMS.values(),  # the measured call, its data type and mask, the unit rates
             # the key tile the timeline player has reached (the clicker steps it)
             Param("sc_tile", "key tile", 2, lo=1, hi=TILES_SHOWN, step=1, kind="int"),
-            # FlashAttention-4 on the B200: the share of rescales its lagging max skips (reported: about 90%)
-            Param("sc_skip", "rescales skipped (B200, FA4)", 0.9, lo=0.0, hi=1.0, step=0.05, kind="float"))
+            # FlashAttention-4 on the B200: its lagging max's threshold (the kernel's 8 for 16-bit inputs) and
+            # the spread of the random scores the rescales are counted on (lesson 2's default)
+            Param("sc_tau", "FA4 rescale threshold τ (B200)", 8.0, lo=0.0, hi=20.0, step=1.0, kind="float"),
+            Param("sc_spread", "score spread (std) for the rescale count", 3.0, lo=0.5, hi=8.0, step=0.5,
+                  kind="float"))
 
 MASKS = (
     Param("mk_n", "sequence length n", 16384, tuple(2**k for k in range(10, 21))),

@@ -210,19 +210,23 @@ with block quantisation and incoherent processing to keep its error down (lesson
 # ---- after Hopper: the B200, modelled (FlashAttention-4) -------------------------------------------
 ui.slide("After Hopper: the B200, modelled")
 st.subheader("After Hopper: FlashAttention-4 on a B200, modelled")
-skip = ui.bound(control("sc_skip"), st.columns(2)[0],
-                help="Lesson 2 counts them for random rows: `python -m flashviz rescale` at your settings")
-cmp = bw.compare_tile(s.d, s.causal, skip)
+cmp = bw.compare_tile(s.d)
+b200_cols = st.columns(2)
+tau = float(ui.bound(control("sc_tau"), b200_cols[0],
+                     help="flash-attn-4 uses 8 for 16-bit inputs; 0 rescales at every new max"))
+spread = float(ui.bound(control("sc_spread"), b200_cols[1],
+                        help="The rescales are counted on random rows whose scores have this standard deviation "
+                             "(lesson 2's default)"))
 ui.explain(f"""
 This section models a GPU this project did not measure {ui.assumes("b200_model")}. From the H100 to the B200 the
 tensor cores' dense 16-bit rate grows from about 1 to 2.25 PFLOP/s while the exp unit (16 exponentials a clock per
 SM) and shared memory (128 bytes a clock per SM) stay as they were ({cite("fa4_blog")}; {cite("fa4")}). Every
-figure below is the sheets' rates on one 128 × 128 tile on one SM, FlashAttention-4's tile
-({cite("fa4_fwd", "cta_qk_tiler")}), under FlashAttention-3's ping-pong schedule, the copies left out; the H200's
-row uses its sheet and FlashAttention-3's exp rate, not the rates measured above.
+figure below is the sheets' rates on 128 × 128 score tiles on one SM, FlashAttention-4's tile
+({cite("fa4_fwd", "cta_qk_tiler")}), the copies from DRAM left out; the H200's figures use its sheet and
+FlashAttention-3's exp rate, not the rates measured above.
 """)
-if predict.inline(questions.b200_exp_ratio(s.d, s.causal, skip), "sc_b200_exp"):  # question first
-    h200, b3, b4 = cmp.h200.fa3, cmp.b200.fa3, cmp.b200.fa4
+if predict.inline(questions.b200_exp_ratio(s.d, s.causal), "sc_b200_exp"):  # question first
+    h200, b3 = cmp.h200, cmp.b200
     b_rates = bw.gpu_rates("B200")
     m = st.columns(4)
     m[0].metric("B200 tensor cores", f"{b_rates.rates.tensor / 1e15:.2f} PFLOP/s", help="dense 16-bit, the sheet's")
@@ -235,17 +239,76 @@ if predict.inline(questions.b200_exp_ratio(s.d, s.causal, skip), "sc_b200_exp"):
         f"tile's exponentials in {b3.exp * 1e9:.0f} ns against {h200.exp * 1e9:.0f} ns "
         f"({compare(h200.exp, b3.exp, 'time', fewer='less')}). The exponentials take "
         f"**{b3.exp / b3.matmul:.2f}** of the matmul time on the B200, against {h200.exp / h200.matmul:.2f} on the "
-        "H200. "
-        f"Under FA3's schedule a tile takes {bw.per_tile(b3) * 1e9:.0f} ns on the B200, "
-        f"{bw.per_tile(b3) / b3.matmul:.2f}× its matmul time, against {bw.per_tile(h200) * 1e9:.0f} ns on the H200.")
+        "H200.")
+
+    st.markdown("##### FA3's design and FA4's, unit by unit")
+    b2 = cache.b200_schedules(s.d, s.causal, s.n, tau, spread)
+
+    def b200_figure():
+        """Both designs' timelines at the settings as they stand (or as a live slider sets them)."""
+        now = setting(ui.peek)
+        at_b2 = cache.b200_schedules(now.d, now.causal, now.n, float(ui.peek(control("sc_tau"))),
+                                     float(ui.peek(control("sc_spread"))))
+        frame = pd.DataFrame(bw.b200_bars(at_b2))
+        return cache.figure(charts.schedule_timeline, frame, int(frame["tile"].max()),
+                            {"fa3": bw.B200_CHART_LANES, "fa4": bw.B200_CHART_LANES},
+                            (("fa3", "FA3"), ("fa4", "FA4")), "One B200 SM, modelled", False, 0.12)
+
+    ui.chart(b200_figure, "sc_b200_timeline", ("sc_tau", "sc_spread"))
+    st.caption(f"The same {2 * bw.B200_TILES_SHOWN} score tiles of 128 × 128 in both panels. Each lane is a unit of "
+               f"one SM. FA3's design runs one 128-row block over "
+               f"{2 * bw.B200_TILES_SHOWN} key tiles in two warp groups of 64 rows; FA4's runs two 128-row Q tiles "
+               f"over {bw.B200_TILES_SHOWN} key tiles: the same work. Grey: the "
+               "MMA's operands read from shared memory while it runs.")
+    per = b2.per_tile()
+    f3, f4 = b2.fa3, b2.fa4
+    (wall3, t3), (wall4, t4) = f3.wall(), f4.wall()
+    mm = f3.qk_flops + f3.pv_flops
+    busy4 = f4.busy()
+    if abs(busy4["exp unit"] - busy4["FP32"]) <= 0.01 * max(busy4["exp unit"], busy4["FP32"]) and wall4 in (
+            "exp unit", "FP32"):
+        wall4_text = f"the exp unit and the FP32 lanes together, {t4 * 1e9:.0f} ns a tile each"
+    else:
+        wall4_text = f"{bw.UNIT_NAMES[wall4]}, {t4 * 1e9:.0f} ns a tile"
     st.markdown(
-        f"FlashAttention-4 sends {cmp.share:.2%} of the exponentials to the FP32 lanes as the polynomial of lesson 2's "
-        f"engine (the kernel's share at d = {s.d}{', causal' if s.causal else ''}: "
-        f"{cite('fa4_fwd', 'ex2_emu_freq')}, {cite('fa4_softmax', 'apply_exp2_convert')}) and skips {skip:.0%} of the "
-        f"rescales. The exp unit's part of a tile drops to {b4.exp * 1e9:.0f} ns, the FP32 lanes' work goes from "
-        f"{(b3.pre + b3.post) * 1e9:.0f} to {(b4.pre + b4.post) * 1e9:.0f} ns, and a tile takes "
-        f"**{bw.per_tile(b4) * 1e9:.0f} ns** against FA3's design's {bw.per_tile(b3) * 1e9:.0f} ns on the same B200: "
-        f"{compare(bw.per_tile(b3), bw.per_tile(b4), 'time', fewer='less')} {ui.assumes('b200_model')}.")
+        f"Per 128 × 128 tile the tensor cores' flops take {mm * 1e9:.0f} ns in both designs. Under FA3's design the "
+        f"busiest unit is **{bw.UNIT_NAMES[wall3]}**, {t3 * 1e9:.0f} ns a tile ({t3 / mm:.2f}× the flops' time), and "
+        f"the timeline takes **{per['fa3'] * 1e9:.0f} ns** a tile, {per['fa3'] / t3:.2f}× that unit's time. "
+        "Each of its "
+        f"warp groups reads the whole K tile for its 64 rows: QKᵀ's operand reads take {f3.qk_smem * 1e9:.0f} ns "
+        f"against its flops' {f3.qk_flops * 1e9:.0f} ns; FA4's 128-row MMA reads K once, {f4.qk_smem * 1e9:.0f} ns, "
+        f"and its PV reads only V (P stays in tensor memory, {cite('fa4_fwd', 'OperandSource.TMEM')}). Under FA4's "
+        f"design the busiest is **{wall4_text}**, and a tile takes **{per['fa4'] * 1e9:.0f} ns**, "
+        f"{per['fa4'] / t4:.2f}× that: {compare(per['fa3'], per['fa4'], 'time', fewer='less')} than FA3's design on "
+        f"the same B200 {ui.assumes('b200_model')}.")
+    r, r0 = b2.rescales, b2.rescales_tau0
+    st.markdown(
+        f"**The exponentials on two units.** The model gives the polynomial {b2.balanced:.1%} of the exponentials, "
+        f"the share at which the exp unit and the FP32 lanes are equally busy: {f4.exp * 1e9:.0f} ns and "
+        f"{busy4['FP32'] * 1e9:.0f} ns a tile, where all on the exp unit it would be "
+        f"{b2.fa4_skip_only.exp * 1e9:.0f} ns. The kernel's own tuning sends {b2.kernel:.1%} at d = {s.d}"
+        f"{', causal' if s.causal else ''} ({cite('fa4_fwd', 'ex2_emu_freq')}, "
+        f"{cite('fa4_softmax', 'apply_exp2_convert')}): the model's balance leaves out FP32 work the kernel also "
+        "does (P's conversion to 16 bits, tensor-memory loads and stores) and the integer steps of the polynomial.")
+    st.markdown(
+        f"**The rescales it skips**, counted by the engine (`flashviz/run/rescale.py`) on {r.rows:,} random rows, "
+        f"{r.rows // 128} query block{'s' if r.rows > 128 else ''} of 128 (the call's last among them) at "
+        f"n = {s.n:,}{' under the causal mask' if s.causal else ''}, scores with std {spread:g}: at τ = {tau:g} the "
+        f"lagging max rescales {r.done:,} times and skips {r.skipped:,} of the "
+        f"{r.every_new_max:,} rescales τ = 0 does ({r.skip_share:.1%}). FA4's correction warps rescale a warp's 32 "
+        f"rows of O when any of them moved ({cite('fa4_fwd', 'correction_loop, vote_ballot_sync')}): "
+        f"{r.warp_rate:.1%} of the warp-tiles at τ = {tau:g}{f', {r0.warp_rate:.1%} at τ = 0' if tau else ''}, "
+        "against every row at "
+        "every tile in FA3's design.")
+    st.markdown(
+        f"**What each idea buys**, in the same model. FA4's pipeline with neither idea takes "
+        f"{per['fa4_neither'] * 1e9:.0f} ns a tile; the polynomial alone (τ = 0) {per['fa4_split_only'] * 1e9:.0f} ns, "
+        f"{compare(per['fa4_neither'], per['fa4_split_only'], 'time', fewer='less')}; the lagging max alone "
+        f"{per['fa4_skip_only'] * 1e9:.0f} ns, "
+        f"{compare(per['fa4_neither'], per['fa4_skip_only'], 'time', fewer='less')}; "
+        f"both {per['fa4'] * 1e9:.0f} ns, {compare(per['fa4_neither'], per['fa4'], 'time', fewer='less')}. In this "
+        "timeline O's rescale sits between a tile's row sum and its PV, on the FP32 lanes the polynomial also uses "
+        f"{ui.assumes('b200_model')}.")
     poly = {t: cache.poly_exp_error(t) for t in ("bfloat16", "float16")}
     st.markdown(
         "The polynomial is 2^x split into an integer and a fraction, a cubic on the fraction in three FMAs and the "
@@ -256,6 +319,17 @@ if predict.inline(questions.b200_exp_ratio(s.d, s.causal, skip), "sc_b200_exp"):
                        for t, e in poly.items())
         + f": rounded to bf16 it moves {poly['bfloat16'].differ_share:.1%} of the results by one ulp, to fp16 "
         f"{poly['float16'].differ_share:.1%}, and P is rounded to 16 bits before PV anyway.")
-    ui.table(pd.DataFrame(cmp.rows()).round(2), "sc_b200",
-             f"One 128 × 128 tile at d = {s.d} on one SM, sheets' rates (B200: a model of a GPU not measured "
-             "here): each unit's busy time and the schedule's time per tile, in ns.")
+    st.markdown(
+        "**On the H200 neither idea is measured here.** FlashAttention-4's Hopper forward, the FA3 (authors) kernel "
+        f"timed above, has neither ({cite('fa4_sm90', 'Softmax.create')}): its softmax takes no rescale threshold, "
+        "rescales O at every tile, and computes every exp2 on the exp unit; only the Blackwell forward "
+        f"({cite('fa4_fwd')}) has both. Everything in this section is a model, not a measurement.")
+    rows = [{"design": name, **{f"{lane} ns": v * 1e9 for lane, v in w.busy().items()},
+             "per tile ns": per[key] * 1e9, "poly share": w.share, "O rescaled (warp-tiles)": w.rescale_rate}
+            for key, name, w in (("fa3", "FA3's design", f3), ("fa4", "FA4's", f4),
+                                 ("fa4_split_only", "FA4, polynomial only", b2.fa4_split_only),
+                                 ("fa4_skip_only", "FA4, lagging max only", b2.fa4_skip_only),
+                                 ("fa4_neither", "FA4, neither idea", b2.fa4_neither))]
+    ui.table(pd.DataFrame(rows).round(3), "sc_b200",
+             f"One 128 × 128 tile at d = {s.d} on one B200 SM, sheets' rates (a model of a GPU not measured here): "
+             "each unit's busy time and the timeline's time per tile, in ns.")

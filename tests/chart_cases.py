@@ -219,6 +219,16 @@ def _schedule_cases() -> list[Case]:
                     "Time per call, ms")
 
         out.append(Case(f"schedule_measured__{tag}", charts.schedule_measured, measured_bars))
+    # the B200 section's two designs, unit by unit: the issue's call at the kernel's threshold, and d = 64 causal
+    # at tau = 0 (a rescale at every new max: the most steps FA4's panel draws)
+    from flashviz.hardware import blackwell as bw
+    b200_lanes = {"fa3": bw.B200_CHART_LANES, "fa4": bw.B200_CHART_LANES}
+    for tag, args in {"d128_tau8": (128, False, 8192, 8.0, 3.0), "d64_causal_tau0": (64, True, 1024, 0.0, 8.0)}.items():
+        frame = cache(lambda args=args: pd.DataFrame(bw.b200_bars(bw.b200_schedules(*args))))
+        out.append(Case(f"schedule_timeline__b200_{tag}", charts.schedule_timeline,
+                        lambda frame=frame: (frame(), int(frame()["tile"].max()), b200_lanes,
+                                             (("fa3", "FA3"), ("fa4", "FA4")), "One B200 SM, modelled", False,
+                                             0.12)))
     return out
 
 

@@ -260,11 +260,11 @@ def _time_phrase(ck: Claims, m, base: float, other: float, what: str) -> None:
 
 
 def check_b200(ck: Claims, p: dict) -> None:
-    """The B200 section: a model of a GPU not measured here, FA3's and FA4's tile against the engine."""
+    """The B200 section: a model of a GPU not measured here, FA3's and FA4's designs against the engine."""
     from flashviz.hardware import blackwell as bw
     s = _schedule_setting(p)
-    cmp = bw.compare_tile(s.d, s.causal, float(p["sc_skip"]))
-    h, b3, b4 = cmp.h200.fa3, cmp.b200.fa3, cmp.b200.fa4
+    cmp = bw.compare_tile(s.d)
+    h, b3 = cmp.h200, cmp.b200
     ck.expect("models a GPU this project did not measure" in ck.text, "the B200 section must say it is a model")
     ck.at.button(key="reveal_inline_sc_b200_exp").click().run()   # the question first; then the section
     text = "\n".join(md.value for md in ck.at.markdown)
@@ -288,24 +288,13 @@ def check_b200(ck: Claims, p: dict) -> None:
     m = ck.find(rf"At d = (\d+) the B200's tensor cores do a tile's two matmuls in ({NUM}) ns against the H200's "
                 rf"({NUM}) ns \((?P<mm>[^)]*)\); its exp unit takes the tile's exponentials in ({NUM}) ns against "
                 rf"({NUM}) ns \((?P<exp>[^)]*)\)\. The exponentials take \*\*({NUM})\*\* of the matmul time on the "
-                rf"B200, against ({NUM}) on the H200\. Under FA3's schedule a tile takes ({NUM}) ns on the B200, "
-                rf"({NUM})× its matmul time, against ({NUM}) ns on the H200\.", text)
-    values = [b3.matmul * 1e9, h.matmul * 1e9, b3.exp * 1e9, h.exp * 1e9, b3.exp / b3.matmul, h.exp / h.matmul,
-              bw.per_tile(b3) * 1e9, bw.per_tile(b3) / b3.matmul, bw.per_tile(h) * 1e9]
-    shown = [m.group(k) for k in (2, 3, 5, 6, 8, 9, 10, 11, 12)]
+                rf"B200, against ({NUM}) on the H200\.", text)
+    values = [b3.matmul * 1e9, h.matmul * 1e9, b3.exp * 1e9, h.exp * 1e9, b3.exp / b3.matmul, h.exp / h.matmul]
+    shown = [m.group(k) for k in (2, 3, 5, 6, 8, 9)]
     ck.expect(int(m.group(1)) == s.d and all(agrees(a, v) for a, v in zip(shown, values)),
               f"{m.group(0)!r}: the engine {[round(v, 3) for v in values]}")
     _time_phrase(ck, re.fullmatch(TIME, m.group("mm")), h.matmul, b3.matmul, "B200 matmuls against the H200's")
     _time_phrase(ck, re.fullmatch(TIME, m.group("exp")), h.exp, b3.exp, "B200 exponentials against the H200's")
-    f = ck.find(rf"FlashAttention-4 sends ({NUM})% of the exponentials to the FP32 lanes.*?skips ({NUM})% of the "
-                rf"rescales\. The exp unit's part of a tile drops to ({NUM}) ns, the FP32 lanes' work goes from "
-                rf"({NUM}) to ({NUM}) ns, and a tile takes \*\*({NUM}) ns\*\* against FA3's design's ({NUM}) ns on "
-                rf"the same B200: (?P<cmp>{TIME})", text)
-    values = [100 * cmp.share, 100 * cmp.skipped, b4.exp * 1e9, (b3.pre + b3.post) * 1e9, (b4.pre + b4.post) * 1e9,
-              bw.per_tile(b4) * 1e9, bw.per_tile(b3) * 1e9]
-    ck.expect(all(agrees(f.group(k), v) for k, v in zip(range(1, 8), values)) and b4.exp <= b3.exp,
-              f"{f.group(0)!r}: the engine {[round(v, 3) for v in values]}")
-    _time_phrase(ck, re.fullmatch(TIME, f.group("cmp")), bw.per_tile(b3), bw.per_tile(b4), "FA4 against FA3")
     ck.expect(agrees(ck.metric(f"B200 exp ÷ matmul, d = {s.d}"), b3.exp / b3.matmul), "B200 exp ÷ matmul")
     g = bw.gpu_rates("B200")
     for label, value, unit in (("B200 tensor cores", g.rates.tensor / 1e15, " PFLOP/s"),
@@ -313,3 +302,85 @@ def check_b200(ck: Claims, p: dict) -> None:
                                ("B200 shared memory", g.smem_bytes / 1e12, " TB/s")):
         shown = ck.metric(label)
         ck.expect(shown.endswith(unit) and agrees(shown.removesuffix(unit), value), f"{label}: {shown}, {value:.4g}")
+    check_b200_schedules(ck, p, text)
+
+
+UNIT = r"the tensor cores|shared memory|the exp unit|the FP32 lanes"
+TIME_PLAIN = re.sub(r"\(\?P<\w+>", "(?:", TIME)   # TIME without its group names, to use more than once
+
+
+def check_b200_schedules(ck: Claims, p: dict, text: str) -> None:
+    """The two designs' timelines on the B200: the wall of each, the exp split, the rescales, what each idea buys,
+    and the H200's side (flash-attn-4's Hopper path has neither idea), against blackwell.b200_schedules."""
+    from flashviz.hardware import blackwell as bw
+    s = _schedule_setting(p)
+    tau, spread = float(p["sc_tau"]), float(p["sc_spread"])
+    b = bw.b200_schedules(s.d, s.causal, s.n, tau, spread)
+    per = b.per_tile()
+    f3, f4 = b.fa3, b.fa4
+    busy3, busy4 = f3.busy(), f4.busy()
+    mm = f3.qk_flops + f3.pv_flops
+    m = ck.find(rf"Per 128 × 128 tile the tensor cores' flops take ({NUM}) ns in both designs\. Under FA3's design the "
+                rf"busiest unit is \*\*({UNIT})\*\*, ({NUM}) ns a tile \(({NUM})× the flops' time\), and the timeline "
+                rf"takes \*\*({NUM}) ns\*\* a tile, ({NUM})× that unit's time\. .*? QKᵀ's operand reads take "
+                rf"({NUM}) ns "
+                rf"against its flops' ({NUM}) ns; FA4's 128-row MMA reads K once, ({NUM}) ns.*?Under FA4's design the "
+                rf"busiest is \*\*(?P<wall4>[^*]+)\*\*, and a tile takes \*\*(?P<per4>{NUM}) ns\*\*, "
+                rf"(?P<r4>{NUM})× that: "
+                rf"(?P<cmp>{TIME}) than FA3's design", text)
+    names = {v: k for k, v in bw.UNIT_NAMES.items()}
+    top3 = max(busy3.values())
+    ck.expect(busy3[names[m.group(2)]] == top3, f"FA3's wall: the page says {m.group(2)}, the engine {busy3}")
+    values = [mm * 1e9, top3 * 1e9, top3 / mm, per["fa3"] * 1e9, per["fa3"] / top3, f3.qk_smem * 1e9,
+              f3.qk_flops * 1e9, f4.qk_smem * 1e9]
+    shown = [m.group(k) for k in (1, 3, 4, 5, 6, 7, 8, 9)]
+    ck.expect(all(agrees(a, v) for a, v in zip(shown, values)), f"{m.group(0)[:200]!r}: the engine {values}")
+    top4 = max(busy4.values())
+    wall4 = m.group("wall4")
+    together = re.fullmatch(rf"the exp unit and the FP32 lanes together, ({NUM}) ns a tile each", wall4)
+    alone = re.fullmatch(rf"({UNIT}), ({NUM}) ns a tile", wall4)
+    tied = abs(busy4["exp unit"] - busy4["FP32"]) <= 0.01 * max(busy4["exp unit"], busy4["FP32"])
+    if together:
+        ck.expect(tied and max(busy4["exp unit"], busy4["FP32"]) == top4 and agrees(together.group(1), top4 * 1e9),
+                  f"FA4's wall {wall4!r}: the engine {busy4}")
+    else:
+        ck.expect(bool(alone) and busy4[names[alone.group(1)]] == top4 and agrees(alone.group(2), top4 * 1e9)
+                  and not (tied and names[alone.group(1)] in ("exp unit", "FP32")),
+                  f"FA4's wall {wall4!r}: the engine {busy4}")
+    ck.expect(agrees(m.group("per4"), per["fa4"] * 1e9) and agrees(m.group("r4"), per["fa4"] / top4),
+              f"FA4's time per tile: {m.group('per4')}, {m.group('r4')}; the engine {per['fa4'] * 1e9:.4g} ns")
+    _time_phrase(ck, re.fullmatch(TIME, m.group("cmp")), per["fa3"], per["fa4"], "FA4's design against FA3's")
+    x = ck.find(rf"The model gives the polynomial ({NUM})% of the exponentials, the share at which the exp unit and "
+                rf"the FP32 lanes are equally busy: ({NUM}) ns and ({NUM}) ns a tile, where all on the exp unit it "
+                rf"would be ({NUM}) ns\. The kernel's own tuning sends ({NUM})% at d = (\d+)", text)
+    values = [100 * b.balanced, f4.exp * 1e9, busy4["FP32"] * 1e9, b.fa4_skip_only.exp * 1e9, 100 * b.kernel]
+    ck.expect(all(agrees(x.group(k), v) for k, v in zip(range(1, 6), values)) and int(x.group(6)) == s.d
+              and agrees(x.group(2), float(x.group(3))), f"{x.group(0)!r}: the engine {values}")
+    r, r0 = b.rescales, b.rescales_tau0
+    y = ck.find(rf"on ([\d,]+) random rows, (\d+) query blocks? of 128 \(the call's last among them\) at "
+                rf"n = ([\d,]+).*?scores with std ({NUM}): at "
+                rf"τ = ({NUM}) the lagging max rescales ([\d,]+) times and skips ([\d,]+) of the ([\d,]+) rescales "
+                rf"τ = 0 does \(({NUM})%\)\..*?: ({NUM})% of the warp-tiles at τ = {NUM}(?:, ({NUM})% at τ = 0)?, "
+                r"against every row", text)
+    ints = [int(y.group(k).replace(",", "")) for k in (1, 2, 3, 6, 7, 8)]
+    ck.expect(ints == [r.rows, r.rows // 128, s.n, r.done, r.skipped, r.every_new_max]
+              and agrees(y.group(4), spread) and agrees(y.group(5), tau) and agrees(y.group(9), 100 * r.skip_share)
+              and agrees(y.group(10), 100 * r.warp_rate)
+              and (agrees(y.group(11), 100 * r0.warp_rate) if tau else y.group(11) is None)
+              and r0.skipped == 0 and r.every_new_max == r0.done,
+              f"{y.group(0)[:300]!r}: the engine {r}, at τ = 0 {r0}")
+    z = ck.find(rf"FA4's pipeline with neither idea takes ({NUM}) ns a tile; the polynomial alone \(τ = 0\) "
+                rf"({NUM}) ns, "
+                rf"(?P<a>{TIME_PLAIN}); the lagging max alone ({NUM}) ns, (?P<b>{TIME_PLAIN}); both ({NUM}) ns, "
+                rf"(?P<c>{TIME_PLAIN})\.",
+                text)
+    ck.expect(all(agrees(z.group(k), per[v] * 1e9) for k, v in ((1, "fa4_neither"), (2, "fa4_split_only"))),
+              f"{z.group(0)!r}: the engine {per}")
+    nums = re.findall(rf"({NUM}) ns", z.group(0))
+    ck.expect(agrees(nums[2], per["fa4_skip_only"] * 1e9) and agrees(nums[3], per["fa4"] * 1e9),
+              f"{z.group(0)!r}: the engine {per}")
+    for grp, key in (("a", "fa4_split_only"), ("b", "fa4_skip_only"), ("c", "fa4")):
+        _time_phrase(ck, re.fullmatch(TIME, z.group(grp)), per["fa4_neither"], per[key], f"FA4, {key}")
+    ck.find(r"FlashAttention-4's Hopper forward, the FA3 \(authors\) kernel timed above, has neither "
+            r"\(\[flash-attn-4's "
+            r"flash_fwd_sm90\.py", text)

@@ -520,8 +520,42 @@ def test_lesson_thirteen_offers_only_the_h200_and_says_so():
     assert at.radio(key="sc_rates").options == ["each kernel's own", "full SM"]
 
 
+def _b200_timeline(at) -> dict:
+    return next(json.loads(c.proto.spec) for c in at.get("plotly_chart")
+                if "B200 SM" in json.loads(c.proto.spec)["layout"]["title"]["text"])
+
+
+def test_lesson_thirteen_draws_fa3s_and_fa4s_b200_timelines_after_its_question():
+    """The B200 section: its question first, then both designs as timelines on the same four units; the
+    threshold moves FA4's rescales (none drawn at τ = 20 on these rows, some at τ = 0), FA3's panel not at all."""
+    at = open_page(PAGES[12])
+    assert at.slider(key="sc_tau").value == 8.0 and at.slider(key="sc_spread").value == 3.0
+    assert not any("B200 SM" in json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart"))
+    at.button(key="reveal_inline_sc_b200_exp").click().run()
+    spec = _b200_timeline(at)
+    names = {t["name"] for t in spec["data"]}
+    assert {"QKᵀ", "PV", "exp", "poly exp (FP32)", "operands (smem)"} <= names, names
+    assert [a["text"] for a in spec["layout"]["annotations"]] == ["<b>FA3</b>", "<b>FA4</b>"]
+
+    def rescales(at) -> int:   # FA4's rescale steps: FA3's design rescales inside its "sum" steps
+        return sum(len(t["x"]) for t in _b200_timeline(at)["data"] if t["name"] == "rescale O (FP32)")
+
+    def fa3_panel(at) -> list:
+        return [(t["name"], t["x"], t["base"]) for t in _b200_timeline(at)["data"] if t.get("xaxis", "x") == "x"]
+
+    at.slider(key="sc_tau").set_value(0.0).run()
+    every, fa3_at_0 = rescales(at), fa3_panel(at)
+    assert not at.exception and every > 0 and any("at τ = 0 the lagging max rescales" in m.value for m in at.markdown)
+    at.slider(key="sc_tau").set_value(20.0).run()
+    assert not at.exception and rescales(at) < every and fa3_panel(at) == fa3_at_0
+    assert any("FA3 (authors) kernel timed above, has neither" in m.value for m in at.markdown)
+
+
 @pytest.mark.parametrize("key, value, note", [
     ("sc_call", "<script>alert(1)</script>", "is not one of"),
+    ("sc_tau", "1e309", "is not a finite number"),
+    ("sc_tau", "-3", "is outside 0"),
+    ("sc_spread", "99", "is outside 0.5 to 8"),
     ("sc_tile", "1e309", "is not a finite number"),
     ("sc_tile", "99", "is outside 1 to 4; using 4"),
     ("sc_rates", "**bold**", "is not one of"),

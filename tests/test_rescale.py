@@ -129,3 +129,70 @@ def test_lagging_row_equals_softmax_and_agrees_with_the_tiled_counts(tau):
     Q, K, V, cfg = scored(np.tile(row, (32, 1)), Br=32, Bc=4)
     run = rescale_attention(Q, K, V, cfg, tau)
     assert sum(s.rescaled for s in steps) == run.rescaled[0] and sum(s.skipped for s in steps) == run.skipped[0]
+
+
+def _sampled_qk(n, d, blocks, Br):
+    """sampled_inputs' Q (zeros where no block is sampled) and K, whole."""
+    from flashviz.run.rescale import sampled_inputs
+    Qs, keys = sampled_inputs(n, d, blocks, Br)
+    Q = np.zeros((n, d))
+    for r0, rows in Qs.items():
+        Q[r0:r0 + len(rows)] = rows
+    return Q, np.concatenate([K for _, K in keys()]), sorted(Qs)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("tau", [0.0, 2.0, KERNEL_TAU, 30.0])
+@pytest.mark.parametrize("blocks", [2, 8])
+def test_sampled_counts_equal_the_forwards_on_the_same_rows(tau, causal, blocks):
+    """sampled_rescales (lesson 13's B200) counts, without the forward, what rescale_attention counts on the
+    rows it samples (a spread of 4, a power of two, scales the scores exactly either way); and per warp,
+    whether any of its rows rescaled."""
+    from flashviz.run.rescale import sampled_rescales
+    n, d, Br, spread, warp = 512, 16, 64, 4.0, 16
+    Q, K, starts = _sampled_qk(n, d, blocks, Br)
+    record: dict = {}
+    run = rescale_attention(Q * spread, K, np.ones((n, d)), Config(n=n, d=d, Br=Br, Bc=Br, causal=causal), tau,
+                            record=record)
+    rows = np.concatenate([np.arange(r0, r0 + Br) for r0 in starts])
+    got = sampled_rescales(n, d, tau, spread, causal, Br, Br, blocks=blocks, warp=warp)
+    assert (got.rows, got.done, got.skipped) == (len(rows), run.rescaled[rows].sum(), run.skipped[rows].sum())
+    warps = [bool(did[w * warp:(w + 1) * warp].any()) for (i, j), (did, _) in record.items()
+             if j > 0 and i * Br in starts for w in range(Br // warp)]
+    assert (got.warp_done, got.warp_slots) == (sum(warps), len(warps))
+
+
+def test_sampled_counts_at_tau_zero_are_the_new_maxima_counted_by_hand():
+    from flashviz.run.rescale import sampled_rescales
+    n, d, Br = 1024, 32, 128
+    Q, K, _ = _sampled_qk(n, d, n // Br, Br)
+    S = (Q * 2.0) @ K.T
+    maxima = np.stack([S[:, k:k + Br].max(axis=1) for k in range(0, n, Br)], axis=1)
+    rises = int((maxima[:, 1:] > np.maximum.accumulate(maxima, axis=1)[:, :-1]).sum())
+    got = sampled_rescales(n, d, 0.0, 2.0, False, Br, Br, blocks=n // Br)
+    assert got.done == got.every_new_max == rises > 0 and got.skipped == 0
+
+
+def test_the_counts_take_every_key_of_a_long_call_in_chunks():
+    """Past one chunk of keys the maxima are still over every key (the chunks' seams inside no tile)."""
+    from flashviz.run.rescale import KEY_CHUNK, _block_maxima
+    n, d, Br = KEY_CHUNK + 256, 8, 128
+    Q, K, starts = _sampled_qk(n, d, 1, Br)
+    S = Q[starts[0]:starts[0] + Br] @ K.T
+    want = np.stack([S[:, k:k + Br].max(axis=1) for k in range(0, n, Br)], axis=1)
+    assert np.array_equal(_block_maxima(n, d, False, Br, Br, 1, 0), want)
+
+
+@pytest.mark.parametrize("bad", [0.0, -1.0, float("nan")])
+def test_sampled_counts_refuse_a_spread_that_is_not_positive(bad):
+    from flashviz.run.rescale import sampled_rescales
+    with pytest.raises(ValueError, match="spread"):
+        sampled_rescales(256, 16, 8.0, bad)
+
+
+def test_one_sampled_block_is_the_last_so_a_causal_row_sees_every_key_tile():
+    from flashviz.run.rescale import sampled_inputs, sampled_rescales
+    Q, _ = sampled_inputs(4096, 16, 1, 128)
+    assert sorted(Q) == [4096 - 128]
+    got = sampled_rescales(4096, 16, 0.0, 3.0, causal=True, blocks=1)
+    assert got.rows == 128 and got.warp_slots == 4 * (4096 // 128 - 1) and got.done > 0

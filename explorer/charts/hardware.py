@@ -178,50 +178,59 @@ def reads_figure(model: ModelReads, flash: MeasuredReads, cross: int | None, tit
 
 # ---- lesson 13: the schedule ---------------------------------------------------------------------
 
-SCHEDULE_COLOURS = {"K, V": "#9a9a9a", "QKᵀ": BLUE, "PV": SKY, "max": ORANGE, "exp": VERMILLION, "sum": ORANGE}
+SCHEDULE_COLOURS = {"K, V": "#9a9a9a", "QKᵀ": BLUE, "PV": SKY, "max": ORANGE, "exp": VERMILLION, "sum": ORANGE,
+                    "poly": PURPLE, "rescale": "#b08a00", "operands": "#9a9a9a"}
 SCHEDULE_KINDS = {"K, V": "copy K, V", "QKᵀ": "QKᵀ", "PV": "PV", "exp": "exp", "max": "FP32: max, sum",
-                  "sum": "FP32: max, sum"}
+                  "sum": "FP32: max, sum", "poly": "poly exp (FP32)", "rescale": "rescale O (FP32)",
+                  "operands": "operands (smem)"}
+BOTH_SCHEDULES = (("fa2", "FA2"), ("fa3", "FA3"))
 
 
-def schedule_timeline(bars: pd.DataFrame, tile: int, lanes: dict[str, list[str]]) -> go.Figure:
-    """Both schedules' steps on their lanes, one panel each (FA2 above, FA3 below) over the same
-    time axis (µs): the steps of key tiles up to `tile` drawn, those of `tile` itself solid and the
-    earlier ones faded, the axis fixed to the whole run so a step forward only adds. `bars`: the
-    columns of flashviz.players.schedule_lesson.bars_frame; `lanes`: each schedule's lanes, top to bottom."""
+def schedule_timeline(bars: pd.DataFrame, tile: int, lanes: dict[str, list[str]],
+                      panels: tuple[tuple[str, str], ...] = BOTH_SCHEDULES, title: str | None = None,
+                      fade: bool = True, room: float = 0.02) -> go.Figure:
+    """Schedules' steps on their lanes, one panel each (by default FA2 above, FA3 below; `panels`: each
+    panel's schedule in bars["schedule"] and its name) over the same time axis (µs): the steps of key
+    tiles up to `tile` drawn, those of `tile` itself solid and the earlier ones faded, the axis fixed to
+    the whole run so a step forward only adds (fade=False: every step solid; `room`: the axis's share past
+    the last step, where each panel's name sits). `bars`: the columns of
+    flashviz.players.schedule_lesson.bars_frame; `lanes`: each schedule's lanes, top to bottom."""
     from plotly.subplots import make_subplots
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
-                        row_heights=[len(lanes["fa2"]), len(lanes["fa3"])])
+    fig = make_subplots(rows=len(panels), cols=1, shared_xaxes=True, vertical_spacing=0.08,
+                        row_heights=[len(lanes[sched]) for sched, _ in panels])
     shown = bars[bars["tile"] <= tile]
     seen: set[str] = set()
-    for row, sched in enumerate(("fa2", "fa3"), start=1):
+    for row, (sched, _) in enumerate(panels, start=1):
         part = shown[shown["schedule"] == sched]
         for label, steps in part.groupby("label", sort=False):
             kind = SCHEDULE_KINDS[str(label)]
             fig.add_trace(go.Bar(
-                y=steps["lane"].tolist(), x=(steps["length_ns"] / 1e3).tolist(),
-                base=(steps["start_ns"] / 1e3).tolist(), orientation="h",
+                # to the tenth of a ns: a live chart carries these for every value of its slider
+                y=steps["lane"].tolist(), x=(steps["length_ns"] / 1e3).round(4).tolist(),
+                base=(steps["start_ns"] / 1e3).round(4).tolist(), orientation="h",
                 name=kind, legendgroup=kind, showlegend=kind not in seen,
                 legendrank=list(SCHEDULE_KINDS).index(str(label)),
                 marker={"color": SCHEDULE_COLOURS[str(label)], "line": {"color": INK, "width": 1},
-                        "opacity": [1.0 if t == tile else 0.35 for t in steps["tile"]]},
-                text=[f"{label} {t}" if label != "K, V" else f"K,V {t}" for t in steps["tile"]],
+                        "opacity": [1.0 if t == tile or not fade else 0.35 for t in steps["tile"]]},
+                text=[f"{label} {t}" if label not in ("K, V", "operands") else
+                      f"K,V {t}" if label == "K, V" else "" for t in steps["tile"]],
                 textposition="inside", insidetextanchor="middle",
-                customdata=np.stack([steps["tile"], steps["start_ns"], steps["length_ns"]], axis=1),
+                customdata=np.stack([steps["tile"], steps["start_ns"].round(1), steps["length_ns"].round(1)], axis=1),
                 hovertemplate=f"{label}, tile %{{customdata[0]}}: starts at %{{customdata[1]:.0f}} ns, "
                               "runs %{customdata[2]:.0f} ns<extra></extra>"), row=row, col=1)
             seen.add(kind)
         fig.update_yaxes(categoryorder="array", categoryarray=list(reversed(lanes[sched])), row=row, col=1)
     end = float(bars["end_ns"].max()) / 1e3
     fig.update_layout(barmode="overlay", bargap=0.1, uniformtext={"minsize": 16, "mode": "hide"})
-    fig = _style(fig, "", "", f"Key tiles 1–{tile} on one SM")
+    fig = _style(fig, "", "", title or f"Key tiles 1–{tile} on one SM")
     # a label that does not fit its step is hidden (uniformtext), never turned or spilled over the next step
     fig.update_traces(textangle=0, constraintext="inside", textfont=_font(16), selector={"type": "bar"})
-    fig.update_xaxes(range=[0, end * 1.02])
-    fig.update_xaxes(title_text="time on one SM (µs)", row=2, col=1)
+    fig.update_xaxes(range=[0, end * (1 + room)])
+    fig.update_xaxes(title_text="time on one SM (µs)", row=len(panels), col=1)
     fig.update_yaxes(showgrid=False)
-    for row, sched in enumerate(("FA2", "FA3"), start=1):  # in each panel's top right, where no step is drawn
+    for row, (_, name) in enumerate(panels, start=1):  # in each panel's top right, where no step is drawn
         top = fig.layout[f"yaxis{'' if row == 1 else row}"].domain[1]
-        fig.add_annotation(text=f"<b>{sched}</b>", xref="paper", yref="paper", x=1, y=top, xanchor="right",
+        fig.add_annotation(text=f"<b>{name}</b>", xref="paper", yref="paper", x=1, y=top, xanchor="right",
                            yanchor="top", showarrow=False, font=_font(TITLE))
     return fig
 

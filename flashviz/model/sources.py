@@ -392,18 +392,29 @@ ASSUMPTIONS: dict[str, Assumption] = {
         "documents, so at a document boundary it computes a few tiles other than this count's."),
     "b200_model": Assumption(
         "a B200 from sourced rates",
-        "Lesson 13's B200 is a model of a GPU this project did not measure: one 128 x 128 tile on one SM at "
-        "the sheet's dense 16-bit tensor rate (2.25 PFLOP/s) and FP32 rate ÷ 2 operations a second, the exp "
-        f"unit at 16 a clock per SM ({cite('fa4', 'exp unit and shared-memory rates')}) at the clock that gives "
-        "8,192 tensor flops a clock per SM, FlashAttention-3's ping-pong schedule for both designs, the copies "
-        "left out. FA4's design moves the kernel's share of the exponentials to the FP32 lanes, 7 operations "
-        f"each ({cite('fa4_utils', 'ex2_emulation')}), after the row sum, and drops the rescale work of the "
-        "rows it skips.",
-        "FlashAttention-4's kernel runs its own pipeline: tensor memory holds S, P and O, two softmax warp "
-        "groups and a correction warp group work on two query tiles, and the polynomial interleaves with the "
-        "exp unit's instructions rather than following them; shared memory, which the model does not charge "
-        f"in the forward, bounds the backward ({cite('fa4_blog')}). Its measured 1,605 TFLOP/s (71% of the "
-        "B200's peak) is the kernel's, not this model's."),
+        "Lesson 13's B200 is a model of a GPU this project did not measure: 128 x 128 score tiles on one SM at "
+        "the sheet's dense 16-bit tensor rate (2.25 PFLOP/s) and FP32 rate ÷ 2 operations a second, the exp unit "
+        f"at 16 a clock per SM and shared memory at 128 bytes a clock per SM ({cite('fa4_blog')}; "
+        f"{cite('fa4', 'exp unit and shared-memory rates')}) at the clock that gives 8,192 tensor flops a clock "
+        "per SM. Each unit does one step at a time, in the order the design issues them; an MMA lasts the longer "
+        "of its flops and its operand reads from shared memory. FA3's design is FlashAttention-3's ping-pong of "
+        "two 64-row warp groups, each reading its Q rows and the whole K tile for QKᵀ and V for PV, O rescaled "
+        "at every tile. FA4's design is flash_fwd_sm100.py's as far as its source says: two 128-row Q tiles per "
+        "SM, one MMA warp issuing S0, S1, then per Q tile the PV of the last key tile before the QKᵀ of the "
+        "next; P read from tensor memory; the polynomial (7 FP32 operations each, "
+        f"{cite('fa4_utils', 'ex2_emulation')}) running beside the exp unit's share at the share that makes the "
+        "two units equally busy; O rescaled by the correction warps after the row sum, for the warps whose rows' "
+        "max moved, counted by the engine's lagging max on random rows (four query blocks of 128; past 65,536 keys "
+        "the call's last block alone). The copies from DRAM are left out.",
+        "FlashAttention-4's kernel runs more than this model: P written to tensor memory in two parts so PV can "
+        "start early, its conversion to 16 bits and the tensor-memory loads and stores on the same lanes, the "
+        "polynomial's integer steps on the integer pipe, the 2-CTA MMA that halves each SM's reads of K and V, "
+        "its own tuned share of the polynomial (its ex2_emu_freq table), and warps that the SM's schedulers "
+        "interleave rather "
+        "than steps one after another. Real scores are not random rows: Modal's reading of the kernel reports "
+        f"about ten times fewer rescales of O ({cite('modal_fa4')}). Shared memory bounds the backward, which this "
+        "model does "
+        "not draw. Its measured 1,605 TFLOP/s (71% of the B200's peak) is the kernel's, not this model's."),
     "prefill_full": Assumption(
         "prefill without its mask",
         "Lesson 12 counts prefill as full attention over the prompt: every query row meets every key.",

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -227,3 +228,127 @@ def lagging_run(cfg: Config, spread: float, tau: float, seed: int = 0) -> Rescal
     from .attention import random_qkv
     Q, K, V = random_qkv(cfg.n, cfg.d, seed)
     return rescale_attention(Q * spread, K, V, cfg.without_bugs(), tau)
+
+
+@dataclass(frozen=True)
+class SampledRescales:
+    """The lagging max's counts over a sample of query blocks (`sampled_rescales`): per row as
+    RescaleRun counts them, and per warp of `warp` rows, as FlashAttention-4's correction warps act
+    (a warp rescales its rows' O when any of its rows' max moved)."""
+
+    tau: float
+    rows: int              # rows sampled
+    slots: int             # (row, tile) pairs after each row's first tile: the rescales a max could ask for
+    done: int
+    skipped: int
+    warp_slots: int        # (warp, tile) pairs after the first tile
+    warp_done: int         # of those, where some row of the warp rescaled
+
+    @property
+    def every_new_max(self) -> int:
+        return self.done + self.skipped
+
+    @property
+    def skip_share(self) -> float:
+        return self.skipped / self.every_new_max if self.every_new_max else 0.0
+
+    @property
+    def warp_rate(self) -> float:
+        """Share of (warp, tile) pairs that rescale O."""
+        return self.warp_done / self.warp_slots if self.warp_slots else 0.0
+
+
+KEY_CHUNK = 16384   # keys drawn and scored at a time: a long call's K never whole in memory
+
+
+def sampled_inputs(n: int, d: int, blocks: int, Br: int = 128, seed: int = 0):
+    """The sampled query blocks' first rows, their Q rows, and K in chunks of KEY_CHUNK keys: unit-variance
+    scores as random_qkv's (entries N(0, 1) / d^(1/4)), K drawn chunk by chunk from one stream, Q's rows
+    from another. Blocks spread evenly over the n rows, the last among them (and the first, for two or more)."""
+    Tr = -(-n // Br)
+    # spread evenly from the last block (under a causal mask, the one that computes every key tile) back to
+    # the first
+    picks = sorted({Tr - 1 - round(k * (Tr - 1) / max(blocks - 1, 1)) for k in range(min(blocks, Tr))})
+    q_rng = np.random.default_rng([seed, 1])
+    Q = {i * Br: q_rng.standard_normal((min(Br, n - i * Br), d)) / d**0.25 for i in picks}
+
+    def keys():
+        k_rng = np.random.default_rng([seed, 2])
+        for k0 in range(0, n, KEY_CHUNK):
+            yield k0, k_rng.standard_normal((min(KEY_CHUNK, n - k0), d)) / d**0.25
+    return Q, keys
+
+
+@lru_cache(maxsize=16)
+def _block_maxima(n: int, d: int, causal: bool, Br: int, Bc: int, blocks: int, seed: int) -> np.ndarray:
+    """Each sampled row's max score in each key tile (rows, tiles), unit spread; -inf for a tile a causal row
+    does not reach (a spread s > 0 scales every max by s). Kept: a page asks for the counts at every
+    threshold and spread its sliders offer, on the same scores."""
+    if KEY_CHUNK % Bc:
+        raise ValueError(f"Bc = {Bc} must divide the key chunk of {KEY_CHUNK}")
+    Q, keys = sampled_inputs(n, d, blocks, Br, seed)
+    starts = sorted(Q)
+    rows = np.concatenate([Q[r0] for r0 in starts])
+    row_ids = np.concatenate([np.arange(r0, r0 + len(Q[r0])) for r0 in starts])
+    T = -(-n // Bc)
+    out = np.full((len(rows), T), -np.inf)
+    for k0, K in keys():
+        S = rows @ K.T
+        if causal:
+            S[k0 + np.arange(len(K))[None, :] > row_ids[:, None]] = -np.inf
+        pad = -len(K) % Bc
+        if pad:
+            S = np.concatenate([S, np.full((len(rows), pad), -np.inf)], axis=1)
+        out[:, k0 // Bc:k0 // Bc + S.shape[1] // Bc] = S.reshape(len(rows), -1, Bc).max(axis=2)
+    out.setflags(write=False)
+    return out
+
+
+def lagging_events(maxima: np.ndarray, tau: float) -> np.ndarray:
+    """Where FlashAttention-4's rule rescales, from each row's tile maxima (rows, tiles): True at (row, t)
+    when tile t's max is more than tau log2 units above the max in use, which it then becomes. lag_step's
+    test tile by tile, taken event by event: the max in use only moves at a rescale, so each pass finds
+    every row's next one at once."""
+    rows, T = maxima.shape
+    events = np.zeros((rows, T), dtype=bool)
+    m_use = maxima[:, 0].copy()
+    after = np.zeros(rows, dtype=np.int64)            # tiles up to here are decided
+    idx = np.arange(T)[None, :]
+    live = np.ones(rows, dtype=bool)
+    with np.errstate(invalid="ignore"):
+        while live.any():
+            ahead = (maxima - m_use[:, None]) * LOG2E > tau
+            ahead &= idx > after[:, None]
+            hit = ahead.any(axis=1)
+            t = ahead.argmax(axis=1)
+            live = hit
+            r = np.nonzero(hit)[0]
+            events[r, t[r]] = True
+            m_use[r] = maxima[r, t[r]]
+            after[r] = t[r]
+    return events
+
+
+def sampled_rescales(n: int, d: int, tau: float, spread: float = 1.0, causal: bool = False, Br: int = 128,
+                     Bc: int = 128, blocks: int = 4, warp: int = 32, seed: int = 0) -> SampledRescales:
+    """rescale_attention's counts for the rows of `blocks` query blocks (sampled_inputs, Q scaled by
+    `spread`), without the rest of the forward: each row's tile maxima, then the lagging max's rule
+    (lagging_events). Its rows' counts equal rescale_attention's on the same inputs (tests/test_rescale.py),
+    and it is cheap enough at every n lesson 13 offers: past 65,536 keys it takes one block."""
+    tau = check_tau(tau)
+    if not (isinstance(spread, (int, float)) and math.isfinite(spread) and spread > 0):
+        raise ValueError(f"the scores' spread must be a positive number, got {spread!r}")
+    if Br % warp:
+        raise ValueError(f"Br = {Br} must be a multiple of the warp's {warp} rows")
+    maxima = _block_maxima(n, d, causal, Br, Bc, blocks if n <= 65536 else 1, seed) * spread
+    events = lagging_events(maxima, tau)[:, 1:]
+    with np.errstate(invalid="ignore"):
+        rose = maxima[:, 1:] > np.maximum.accumulate(maxima, axis=1)[:, :-1]
+    reached = np.isfinite(maxima[:, 1:])
+    done, rises = int(events.sum()), int(rose.sum())
+    rows = maxima.shape[0]
+    pad = ((0, -rows % warp), (0, 0))   # a short last block: its last warp holds fewer rows
+    by_warp = np.pad(events, pad).reshape(-1, warp, events.shape[1]).any(axis=1)
+    warp_reached = np.pad(reached, pad).reshape(-1, warp, events.shape[1]).any(axis=1)
+    return SampledRescales(tau, rows, int(reached.sum()), done, rises - done, int(warp_reached.sum()),
+                           int(by_warp.sum()))

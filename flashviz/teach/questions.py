@@ -106,12 +106,12 @@ def lagging_max_skips(cfg: Config, spread: float, tau: float, run=None) -> Quest
         f"τ = {tau:g}?", "share", run.skip_share, why, shown=f"{share} ({run.skips:,} of {every:,})")
 
 
-def b200_exp_ratio(d: int, causal: bool, skipped: float) -> Question:
+def b200_exp_ratio(d: int, causal: bool) -> Question:
     """Lesson 13's FlashAttention-4 question: on the modelled B200, a 128 x 128 tile's exponentials on the
     exp unit against its two matmuls on the tensor cores (hardware.blackwell.compare_tile)."""
     from ..hardware.blackwell import compare_tile
-    cmp = compare_tile(d, causal, skipped)
-    b, h = cmp.b200.fa3, cmp.h200.fa3
+    cmp = compare_tile(d)
+    b, h = cmp.b200, cmp.h200
     ratio = b.exp / b.matmul
     return Question(
         f"On a B200 (modelled from its sheet), one 128 × 128 tile at d = {d}: its exponentials on the exp unit "
