@@ -42,4 +42,4 @@ ui.lesson_nav(current)
 ui.assumptions()
 ui.share_link()
 ui.sync_url()
-ui.live_flush()  # the live charts' figures along their sliders, after everything is drawn
+ui.live_flush(current)  # the live charts' figures along their sliders, after everything is drawn

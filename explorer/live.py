@@ -27,7 +27,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import json
-import secrets
+import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -49,7 +49,7 @@ PLAYER_ON_RELEASE = "The player's frames are built when you let go: every n's fr
 PENDING = "_live_pending"  # this run's live charts: key -> (make, knobs, the slider the keys play)
 CHARTS = "_live_charts"  # the last whole run's live charts, which a fill (a fragment run) builds
 SETTINGS = "_live_settings"  # the settings of that run (`_settings`)
-RUN = "_live_run"  # a token per whole run: the browser tells a new run from a fill of the same one
+RUN = "_live_run"  # the run's page and settings, hashed: the browser tells a new run from a fill of the same one
 MOST_BUILT = 512  # figures along a slider kept for every reader (LRU): bounded, as every cache here is
 # What one value's difference from the chart on screen may not exceed on average, in bytes of JSON:
 # past it the chart stays on the rerun path (a heatmap redrawn per value, say).
@@ -194,12 +194,15 @@ class _Built:
 _built = _Built(MOST_BUILT)
 
 
-def flush() -> None:
-    """Carry this run's live charts to the page: run at the end of a whole run, after the lesson."""
+def flush(page: str) -> None:
+    """Carry this run's live charts to the page: run at the end of a whole run, after the lesson (`page`,
+    its script)."""
     state = st.session_state
     state[CHARTS] = state.pop(PENDING, {})
     state[SETTINGS] = _settings()
-    state[RUN] = secrets.token_hex(6)
+    # the same lesson at the same settings: the same token, so an unchanged component is not sent again
+    run = repr((page, sorted(state[CHARTS]), _snapshot(state[SETTINGS], "")))
+    state[RUN] = hashlib.sha1(run.encode()).hexdigest()[:12]
     _carry()
 
 
