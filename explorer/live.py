@@ -212,6 +212,11 @@ def _carry() -> None:
     figures are missing; in a run the browser triggered, the figures of the sliders it asked for."""
     state = st.session_state
     pending, settings = state.get(CHARTS, {}), state.get(SETTINGS, {})
+    # The browser sends every control's value with the ask: a key pressed on a slider as the ask went out (the
+    # focus came to it, then an arrow) reaches the server with it, in this fragment's run; the page reruns whole
+    now = _settings()
+    if any(k in now and now[k] != v for k, v in settings.items()):
+        st.rerun()
     asked = _asked()
     charts: dict[str, dict] = {}
     knobs: dict[str, dict] = {}  # key -> how its input counts, and where it stood for this run's figures

@@ -8,8 +8,8 @@ from tests.conftest import ROOT
 
 
 def test_two_sessions_move_sliders_without_errors():
-    # 12 s: a session's first move also builds its lesson's live charts (explorer/live.py), 4.3 s beside CI's
-    # CPU hog in .ci/ends, so in 4 s one of the two had not moved yet
+    # 12 s: a session's first move first asks for n's live figures, as the page does when the pointer comes over
+    # the slider (explorer/live.py): seconds beside CI's CPU hog in .ci/ends, where 4 s left one session unmoved
     out = subprocess.run([sys.executable, "bench/load.py", "--sessions", "2", "--seconds", "12"], cwd=ROOT,
                          capture_output=True, text=True, timeout=180)
     assert out.returncode == 0, out.stderr[-2000:]
