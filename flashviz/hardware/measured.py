@@ -107,10 +107,11 @@ def compare(data: dict) -> pd.DataFrame:
     a = data["attention"]
     a = a[(a["status"] == "ok") & (a["impl"] != NAIVE)].copy()
     bw = ceiling(data, "copy bandwidth (read + write)") * 1e12
+    peaks = {dtype: ceiling(data, "dense matmul", dtype) * 1e12 for dtype in set(a["dtype"])}  # once a type
     rows = []
     for r in a.rename(columns={"pass": "pass_"}).itertuples(index=False):
         m = model(r.impl, r.pass_, r.n, r.d, r.dtype, r.batch_heads)
-        peak = ceiling(data, "dense matmul", r.dtype) * 1e12
+        peak = peaks[r.dtype]
         t_model = max(m["model_bytes"] / bw, m["model_flops"] / peak)
         rows.append({"impl": r.impl, "pass": r.pass_, "n": r.n, "d": r.d, "dtype": r.dtype,
                      "batch heads": r.batch_heads, "measured ms": r.time_ms, "roofline ms": t_model * 1e3,
