@@ -212,16 +212,20 @@ def _carry() -> None:
     figures are missing; in a run the browser triggered, the figures of the sliders it asked for."""
     state = st.session_state
     pending, settings = state.get(CHARTS, {}), state.get(SETTINGS, {})
-    # The browser sends every control's value with the ask: a key pressed on a slider as the ask went out (the
-    # focus came to it, then an arrow) reaches the server with it, in this fragment's run; the page reruns whole
-    now = _settings()
-    if any(k in now and now[k] != v for k, v in settings.items()):
-        st.rerun()
-    asked = _asked()
+    fill = _fill()
+    if fill is not None:
+        # The browser sends every control's value with the ask: a key pressed on a slider as the ask went out
+        # (the focus came to it, then an arrow) reaches the server with it, in this fragment's run; the page
+        # reruns whole
+        now = _settings()
+        if any(k in now and now[k] != v for k, v in settings.items()):
+            st.rerun()
+    asked = _asked(fill)
     charts: dict[str, dict] = {}
     knobs: dict[str, dict] = {}  # key -> how its input counts, and where it stood for this run's figures
     players = {chart: player for chart, (_, _, player) in pending.items() if player}
     missing: set[str] = set()
+    snapshots: dict[str, tuple] = {}  # per slider, the settings but its own: the key of its figures
     for chart, (make, names, _) in pending.items():
         for knob in names:
             p = param(knob)
@@ -230,7 +234,9 @@ def _carry() -> None:
                 continue
             now = settings.get(knob, p.default)
             stands = {"mode": mode, "at": values.index(now) if mode == "index" else now}
-            key = (chart, knob, _snapshot(settings, knob), tuple(values))
+            if knob not in snapshots:
+                snapshots[knob] = _snapshot(settings, knob)
+            key = (chart, knob, snapshots[knob], tuple(values))
             found, payload = _built.get(key)
             if not found and knob in asked:
                 with at(settings):
@@ -249,12 +255,17 @@ def _carry() -> None:
                key="fv_live", height="content", on_fill_change=_filled)
 
 
-def _asked() -> set[str]:
-    """The sliders whose figures the browser asked for (their URL keys), in the run it triggered: only
-    for the page's current run, whose settings the figures are built at."""
+def _fill() -> Mapping | None:
+    """The browser's ask, in the run it triggered (None in the page's own run)."""
     value = st.session_state.get("fv_live")
     fill = value.get("fill") if isinstance(value, Mapping) else None
-    if not isinstance(fill, Mapping) or fill.get("run") != st.session_state.get(RUN):
+    return fill if isinstance(fill, Mapping) else None
+
+
+def _asked(fill: Mapping | None) -> set[str]:
+    """The sliders whose figures the browser asked for (their URL keys): only for the page's current run,
+    whose settings the figures are built at."""
+    if fill is None or fill.get("run") != st.session_state.get(RUN):
         return set()
     return {str(k) for k in fill.get("knobs") or () if isinstance(k, str)}
 
