@@ -26,7 +26,8 @@ def _column_config(df, headers: dict, formats: dict) -> dict:
             decimals = int(spec[1:-1]) if spec.endswith("f") else None
             if decimals is not None and ((values > 0) & (values < 0.5 * 10 ** -decimals)).any():
                 spec = ".3g"
-            out[col] = st.column_config.NumberColumn(label, format="%" + spec)
+            # a share: the grid's own percent (its printf has no "%.1%", and drew such a column unformatted)
+            out[col] = st.column_config.NumberColumn(label, format="percent" if spec.endswith("%") else "%" + spec)
         elif label != col:
             out[col] = st.column_config.Column(label)
     return out

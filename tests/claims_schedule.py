@@ -253,8 +253,9 @@ def _time_phrase(ck: Claims, m, base: float, other: float, what: str) -> None:
         ck.expect({"less": "fewer", "more": "more"}[said] == word and agrees(m.group("ratio"), ratio),
                   f"{what}: {m.group(0)!r}, the engine {word} {ratio:.4g}×")
     elif m.group("pct"):
-        ck.expect({"less": "fewer", "more": "more"}[said] == word and agrees(m.group("pct"), 100 * (ratio - 1)),
-                  f"{what}: {m.group(0)!r}, the engine {word} by {100 * (ratio - 1):.3g}%")
+        pct = 100 * abs(other / base - 1)  # as claims.compare says a percent: of the base
+        ck.expect({"less": "fewer", "more": "more"}[said] == word and agrees(m.group("pct"), pct),
+                  f"{what}: {m.group(0)!r}, the engine {word} by {pct:.3g}%")
     else:
         ck.expect(abs(other / base - 1) < 0.01, f"{what}: 'the same time' for {base:.4g} and {other:.4g}")
 
