@@ -204,6 +204,17 @@ def player_html(cfg: Config, kind: str = "flash", bug: str | None = None, tau: f
     return render_html(animation.flash_frames(cfg, tau=tau))
 
 
+@cache
+def masked_player(cfg: Config) -> tuple[str, dict]:
+    """Lesson 14's tile player on a window, documents or a sink, from one run of its frames: (its page, the
+    run's mask in words, tiles computed, tiles skipped and final difference, as the page says them)."""
+    from flashviz.players import animation
+
+    from .player import render_html
+    data = animation.flash_frames(cfg)
+    return render_html(data), {key: data.get(key) for key in ("mask", "tiles", "skipped", "final_diff")}
+
+
 def figure(builder: Callable[P, go.Figure], *args: P.args, **kwargs: P.kwargs) -> go.Figure:
     """`builder(*args, **kwargs)`, a chart from explorer/charts/, built once per distinct input
     and shared, not copied: building a Plotly figure validates every property (tens of ms), and

@@ -55,6 +55,10 @@ button kbd { opacity: 1 !important; }
     [data-testid="stLayoutWrapper"]:has(> [data-testid="stHorizontalBlock"] input[data-live-knob]) {
     position: sticky; top: 3.75rem; z-index: 99; background: #fff; padding: 0.2rem 0 0.4rem;
     box-shadow: 0 6px 6px -6px rgba(0, 0, 0, 0.35); }
+  /* what is scrolled into view (a player focused by Tab, a link's anchor) comes to rest under that row */
+  .stApp:not(:has(.fv-deck[data-present="1"])):has([data-testid="stMain"] [data-testid="stHorizontalBlock"]
+    input[data-live-knob]) [data-testid="stMain"] :is(iframe, [data-testid="stPlotlyChart"]) {
+    scroll-margin-top: 10rem; }
 }
 /* touch screens: no hover, so the toolbars stay drawn. Plotly's modebar (zoom, pan: clumsy by
    finger) would sit over a chart's title; a table's toolbar sits 50 px above the grid, over its

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
 from flashviz.hardware import measured
-from flashviz.players.animation import TEACHING_D, TEACHING_N
+from flashviz.players.animation import MASK_SHAPES, TEACHING_D, TEACHING_N
 from flashviz.teach.bugs import BELIEFS, BUGS
 from flashviz.model.config import CUSTOM
 from flashviz.model.mask_sweeps import DOC_MIXES
@@ -118,6 +118,9 @@ MASKS = (
     Param("mk_window", "window (keys)", 128, (64, 128, 256, 512, 1024, 2048, 4096, 8192)),
     Param("mk_docs", "packed documents", "4 documents", DOC_MIXES),
     Param("mk_sink", "sink logit", 1.0, lo=-4.0, hi=8.0, step=0.5, kind="float"),
+    # the masks player: which of the lesson's masks it streams, and whether the sink starts each row's sum
+    Param("mk_pmask", "the player's mask", "window", MASK_SHAPES),
+    Param("mk_psink", "with the sink", False, kind="bool"),
 )
 
 LESSONS = [

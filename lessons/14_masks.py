@@ -4,10 +4,12 @@ import streamlit as st
 
 from explorer import cache, charts, ui
 from explorer.lessons import control
+from explorer.player import player
 from flashviz.hardware.masks_measured import Measured
 from flashviz.model import costs
 from flashviz.model.mask_sweeps import OverMasks, docs_name, documents, window_name
 from flashviz.model.masks import EMPTY, FULL, PARTIAL
+from flashviz.players import animation
 from flashviz.model.sources import cite
 from flashviz.teach.claims import compare
 from flashviz.teach.format import bytes_text, times_text
@@ -142,6 +144,33 @@ st.markdown(
 tiles = costs.census(run.n, run.Br, run.Bc, True).tiles
 st.caption(f"The sink costs one number per head read per query block: {run.Tr:,} elements at n = {run.n:,}, "
            f"beside the {tiles:,} tiles of K and V.")
+
+
+
+@ui.section
+def _player() -> None:
+    """The tile player on the lesson's window, documents and sink: its own two controls rerun this part alone."""
+    st.subheader("Watch a mask stream")
+    c1, c2 = st.columns([2, 1])
+    shape = ui.bound(control("mk_pmask"), c1)
+    with_sink = ui.bound(control("mk_psink"), c2, help=f"The sink logit is the lesson's, {sink:g}.")
+    pcfg = animation.mask_teaching_config(at, window, lambda k: documents(mix, k), shape,
+                                          float(sink) if with_sink else None)
+    page, data = cache.masked_player(pcfg)
+    ui.slide("The tile player, masked")
+    ui.own_setting(f"The player runs n = {pcfg.n:,} ({pcfg.Tr} × {pcfg.Tc} tiles of {pcfg.Br} × {pcfg.Bc}, "
+                   f"the sidebar's), d = {pcfg.d}, in FlashAttention-2's order: small enough to watch.")
+    ui.explain(f"Mask: {data['mask']}. The listing beside the tiles is FlashAttention-2's with the mask's rule: "
+               f"it walks only the key blocks its queries see, {data['tiles']:,} of {data['tiles'] + data['skipped']:,}"
+               " tiles, and sets the scores out of sight to −∞ in the tiles the mask cuts. "
+               + (f"Each row block's m starts at the sink, {sink:g}, and l at its term, 1: a row whose scores rise "
+                  "past the sink rescales that term like any other. " if with_sink else "")
+               + f"At the end, max |O − masked standard attention| = {float(data['final_diff']):.2g}. "
+               "← → step, space plays; PageDown still moves on.")
+    player(page)
+
+
+_player()
 
 PER_TILE = Measured.PER_TILE
 

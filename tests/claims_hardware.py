@@ -467,6 +467,18 @@ def check_masks(ck: Claims, p: dict) -> None:
     ck.expect(rows[1]["max |diff|"] <= NOISE, f"{m.group(0)!r}: {rows[1]['max |diff|']:.2e}")
     m = ck.find(rf"flash matches gpt-oss's softmax to \*\*({NUM})\*\*")
     ck.expect(rows[3]["max |diff|"] <= NOISE, f"{m.group(0)!r}: {rows[3]['max |diff|']:.2e}")
+    # the masks player: its mask, its tiles and its run, rebuilt here from the lesson's settings
+    from flashviz.players.animation import flash_frames, mask_teaching_config, mask_words
+    with_sink = str(p.get("mk_psink", "false")).lower() == "true"
+    pcfg = mask_teaching_config(cfg, w, lambda k: documents(mix, k), p.get("mk_pmask", "window"),
+                                float(p["mk_sink"]) if with_sink else None)
+    played = costs.census(pcfg.n, pcfg.Br, pcfg.Bc, pcfg.mask).tiles
+    m = ck.find(rf"Mask: {re.escape(mask_words(pcfg))}\. .* it walks only the key blocks its queries see, "
+                rf"{played:,} of {pcfg.Tr * pcfg.Tc:,} tiles")
+    ck.expect(("starts at the sink" in ck.text) == with_sink, "the sink's sentence when, and only when, it is on")
+    m = ck.find(rf"max \|O − masked standard attention\| = ({NUM})\. ← →")
+    diff = float(flash_frames(pcfg)["final_diff"])
+    ck.expect(agrees(m.group(1), diff) and diff <= NOISE, f"{m.group(0)!r}: {diff:.2e}")
     check_masks_measured(ck, w)
 
 

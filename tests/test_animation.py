@@ -285,6 +285,47 @@ def test_a_broken_run_carries_no_lag_marks():
     assert "tau" not in data and all("lag" not in f for f in data["frames"]), list(data)
 
 
-def test_the_player_refuses_a_mask_its_listing_cannot_run():
-    with pytest.raises(ValueError, match="causal attention or no mask"):
-        flash_frames(Config(n=64, d=8, Br=16, Bc=16, causal=True, window_left=8))
+def test_the_player_refuses_a_block_mask_and_a_mask_in_fa1s_order():
+    with pytest.raises(ValueError, match="no block mask"):
+        flash_frames(Config(n=64, d=8, Br=16, Bc=16, blocks=frozenset({(0, 0), (3, 3)})))
+    with pytest.raises(ValueError, match="FlashAttention-2's order"):
+        flash_frames(Config(n=64, d=8, Br=16, Bc=16, causal=True, window_left=8, loop_order="fa1"))
+
+
+@pytest.mark.parametrize("shape", animation.MASK_SHAPES)
+@pytest.mark.parametrize("sink", [None, -2.0, 1.5, 9.0])
+def test_a_masked_run_steps_through_the_tiles_the_mask_leaves_with_the_sinks_start(shape, sink):
+    from flashviz.model.mask_sweeps import documents
+    cfg = animation.mask_teaching_config(Config(Br=16, Bc=32), 64, lambda k: documents("a half + 16 short", k),
+                                         shape, sink)
+    data, trace = flash_frames(cfg), traced(cfg)
+    census = costs.census(cfg.n, cfg.Br, cfg.Bc, cfg.mask)
+    assert (cfg.n, cfg.d, cfg.loop_order, cfg.causal) == (256, animation.MASK_PLAYER_D, "fa2", True)
+    assert len(data["frames"]) == len(trace) == census.tiles == data["tiles"]
+    assert data["skipped"] == cfg.Tr * cfg.Tc - census.tiles > 0
+    assert sum(k == EMPTY for row in data["kinds"] for k in row) == data["skipped"]
+    assert data["mask"] == animation.mask_words(cfg) and ("sink" in data) == (sink is not None)
+    assert ("window of 64 keys" in data["mask"]) == (shape != "documents")
+    assert ("in 17 documents" in data["mask"]) == (shape != "window")
+    assert float(data["final_diff"]) < 1e-12
+    for k, (frame, step) in enumerate(zip(data["frames"], trace)):
+        show = frame["show"]
+        assert frame["m0"] == rounded(step.m_before[show]) and frame["l"] == rounded(step.l[show])
+        opens = k == 0 or trace[k - 1].i != step.i
+        if opens:  # a block's first tile: m before it is the sink (or -inf), l before it the sink's term 1 (or 0)
+            assert frame["m0"] == rounded(np.full(len(show), -np.inf if sink is None else sink))
+            assert frame["l0"] == rounded(np.full(len(show), 0.0 if sink is None else 1.0))
+            assert frame["first"] == (sink is None)
+        code = frame["code"]
+        table = {o: q for q, o in enumerate(show)}
+        assert code["l"] == [frame["l"][table[r - frame["rows"][0]]] for r in code["rows"]], "the listing's l"
+
+
+def test_the_masks_player_names_its_mask():
+    base = Config(n=64, d=8, Br=16, Bc=16, causal=True)
+    assert animation.mask_words(base.with_(window_left=127)) == "a causal window of 128 keys"
+    assert animation.mask_words(base.with_(docs=(32, 32), sink=1.0)) == "causal in 2 documents, a sink of 1"
+    assert animation.mask_words(base.with_(causal=False, window_left=3, window_right=5)) == (
+        "a window (left 3, right 5)")
+    with pytest.raises(ValueError, match="the player's mask is one of"):
+        animation.mask_teaching_config(base, 64, lambda k: (k,), "diagonal", None)

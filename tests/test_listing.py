@@ -26,6 +26,47 @@ def configs(draw):
                   loop_order=draw(st.sampled_from(ORDERS)), compute="float64")
 
 
+@st.composite
+def masked_configs(draw):
+    """FlashAttention-2's order with a causal or two-sided window, packed documents and a sink, each or none."""
+    n = draw(st.integers(1, 80))
+    docs: tuple = ()
+    if draw(st.booleans()):
+        cuts = sorted(draw(st.sets(st.integers(1, n - 1), max_size=4))) if n > 1 else []
+        docs = tuple(b - a for a, b in zip([0, *cuts], [*cuts, n]))
+    side = st.one_of(st.none(), st.integers(0, n))
+    return Config(n=n, d=draw(st.integers(1, 12)), Br=draw(st.integers(1, n)), Bc=draw(st.integers(1, n)),
+                  sram_bytes=draw(st.sampled_from([64, 1 * KB, 96 * KB])), causal=draw(st.booleans()),
+                  window_left=draw(side), window_right=draw(side), docs=docs,
+                  sink=draw(st.one_of(st.none(), st.floats(-6, 10))), compute="float64")
+
+
+@settings(max_examples=80, deadline=None)
+@given(masked_configs(), st.integers(0, 2**16))
+def test_the_masked_listing_equals_masked_standard_attention_and_its_closed_form_counts(cfg, seed):
+    Q, K, V = random_qkv(cfg.n, cfg.d, seed)
+    O, hbm = listing.run(cfg, Q, K, V)
+    err = np.abs(O - standard_attention(Q, K, V, cfg)).max()
+    assert err < 1e-12, f"max |diff| {err:.2e} at {cfg}"
+    want = costs.flash_cost(cfg)
+    got = (hbm.moved, hbm.spilled, hbm.flops, hbm.working_set, hbm.peak)
+    assert got == (want.moved, want.spilled, want.flops, want.working_set, want.peak), cfg
+    _, _, steps = listing.record(cfg, Q, K, V)
+    assert len(steps) == costs.census(cfg.n, cfg.Br, cfg.Bc, cfg.mask).tiles
+
+
+def test_a_window_or_a_sink_takes_the_masked_listing_and_only_in_fa2s_order():
+    plain = Config(n=64, d=8, Br=16, Bc=16)
+    assert listing.listing_of(plain) == "fa2" and listing.listing_of(plain.with_(causal=True)) == "fa2"
+    assert listing.listing_of(plain.with_(loop_order="fa1", causal=True)) == "fa1"
+    for masked in (plain.with_(causal=True, window_left=20), plain.with_(docs=(30, 34)), plain.with_(sink=0.5)):
+        assert listing.listing_of(masked) == "fa2_mask"
+        with pytest.raises(ValueError, match="FlashAttention-2's order"):
+            listing.listing_of(masked.with_(loop_order="fa1"))
+    with pytest.raises(ValueError, match="no block mask"):
+        listing.listing_of(plain.with_(blocks=frozenset({(0, 0), (1, 1)})))
+
+
 def test_the_listing_run_is_exactly_the_listed_source():
     for order in ORDERS:
         flash_forward, _ = listing.load(listing.source(order))

@@ -207,3 +207,31 @@ def test_rows_carry_fa4s_mark_from_the_engine_and_the_info_line_its_counts(serve
             seen.update({"skipped"} if skipped else {"rescaled"} if done else set())
     assert seen, "no row marked in the first steps"
     expect(fr.locator("#key")).to_contain_text("FlashAttention-4 at τ = 0.5")
+
+
+MASKS = "/" + LESSONS[13].url_path
+
+
+def test_lesson_14s_player_streams_a_window_in_documents_from_the_sink(server, page):
+    # the player is lesson 14's only iframe; with the sink on, every block's m starts at it and l at 1
+    iframe, fr = open_player(page, server + MASKS + "?mk_pmask=window+in+documents&mk_psink=true&mk_sink=2")
+    D = fr.locator("#data").evaluate("el => JSON.parse(el.textContent)")
+    assert D["mask"] == "a causal window of 128 keys in 4 documents, a sink of 2" and D["sink"] == 2
+    assert len(D["frames"]) == D["tiles"] and D["skipped"] == sum(k == 0 for row in D["kinds"] for k in row) > 0
+    expect(fr.locator("#info")).to_contain_text(
+        f"Mask: {D['mask']}. {D['tiles']} tiles computed; the {D['skipped']} crossed out")
+    expect(fr.locator("#what")).to_contain_text("m started at the sink, 2, and l at its term, 1")
+    first = rows_shown(fr)
+    assert first and all(number(r["m0"]) == 2 for r in first), first
+    assert [number(r["l"]) for r in first] == [float(v) for v in D["frames"][0]["l"]]
+    empty = next((i, j) for i, row in enumerate(D["kinds"]) for j, k in enumerate(row) if k == 0)
+    assert fr.locator("#fv").evaluate(TILE_PIXEL, [*empty, 0.75, 0.25])[3] == 0, "a skipped tile: blank, off its cross"
+    # the second block's first tile names the sink too; a tile after it does not
+    opens = next(k for k, f in enumerate(D["frames"]) if f["i"] == 1)
+    go_to_step(fr, opens)
+    expect(fr.locator("#what")).to_contain_text("m started at the sink")
+    go_to_step(fr, opens + 1)
+    expect(fr.locator("#what")).not_to_contain_text("m started at the sink")
+    code = fr.locator("#code")
+    expect(code).to_contain_text("sees = (idx >= q - left) & (idx <= q + right) & (doc == doc[q])")
+    screenshot(page, iframe, "player_masks_sink_1280")

@@ -23,6 +23,7 @@ from flashviz.players.symptoms import at_symptom
 from flashviz.players.backward_animation import backward_frames
 from flashviz.teach.bugs import BUGS
 from flashviz.model.config import DTYPE_BYTES, HARDWARE, KB, Config
+from flashviz.model.mask_sweeps import DOC_MIXES, documents
 from flashviz.players.gpu_animation import wave_frames
 from flashviz.hardware.gpu_model import sdpa_flash, triton
 from flashviz.players.player_schema import (BackwardDFrame, BackwardRun, BackwardTileFrame, BackwardWriteFrame, BugRun,
@@ -126,6 +127,17 @@ def test_flash_frames_match_the_schema(cfg):
 @given(cfg=configs(), tau=st.sampled_from([0.0, 1.5, 8.0, 17.0]))
 def test_flash_frames_with_fa4s_lagging_max_match_the_schema(cfg, tau):
     conforms(flash_frames(cfg, tau=tau, score_scale=3.0), FlashRun)
+
+
+@EXAMPLES
+@given(cfg=configs(), window=st.integers(1, 200), mix=st.sampled_from(DOC_MIXES),
+       shape=st.sampled_from(animation.MASK_SHAPES), sink=st.one_of(st.none(), st.floats(-4, 8)))
+def test_masked_flash_frames_match_the_schema(cfg, window, mix, shape, sink):
+    pcfg = animation.mask_teaching_config(cfg.with_(Br=max(1, cfg.Br // 8), Bc=max(1, cfg.Bc // 8)), window,
+                                          lambda k: documents(mix, k), shape, sink)
+    data = flash_frames(pcfg)
+    conforms(data, FlashRun)
+    assert ("sink" in data) == (sink is not None) and data["skipped"] >= 0
 
 
 @EXAMPLES
@@ -355,6 +367,8 @@ PAGES = {
     "flash causal fa1": ("forward", lambda: player.render_html(flash_frames(_teaching(causal=True, loop_order="fa1",
                                                                                       Br=16, Bc=32)))),
     "flash fa4": ("forward", lambda: player.render_html(flash_frames(_teaching(), tau=2.0, score_scale=3.0))),
+    "flash masked, sink": ("forward", lambda: player.render_html(flash_frames(animation.mask_teaching_config(
+        Config(Br=16, Bc=16), 40, lambda k: documents("4 documents", k), "window in documents", 1.5)))),
     "standard": ("forward", lambda: player.render_html(standard_frames(_teaching()))),
     **{bug: ("forward", lambda bug=bug: player.render_html(bug_frames(_teaching(), bug))) for bug in sorted(BUGS)},
     "backward": ("backward", lambda: backward_player.render_html(backward_frames(_teaching(Br=32, Bc=32)))),

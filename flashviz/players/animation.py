@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..model import costs, masks
+from ..model import costs
 from ..run import listing
 from ..model.breaks import BREAKS
 from ..run.attention import flash_attention, random_qkv, standard_attention
@@ -77,13 +77,14 @@ def shown_rows(m_before: np.ndarray, m_after: np.ndarray, broke: np.ndarray | No
     return sorted(picked)
 
 
-def _before(trace: list, k: int) -> tuple[np.ndarray, np.ndarray]:
+def _before(trace: list, k: int, sink: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """l and the unnormalised O of step k's rows before the step: the same row block's
-    previous step, or zeros on its first tile."""
+    previous step, or on its first tile l = 0 (1 with a sink: its term, e^(sink - m) with m = sink)
+    and O = 0."""
     step = trace[k]
     prev = next((t for t in reversed(trace[:k]) if t.i == step.i), None)
     if prev is None:
-        return np.zeros_like(step.l), np.zeros(step.O.shape[0])
+        return np.zeros_like(step.l) if sink is None else np.ones_like(step.l), np.zeros(step.O.shape[0])
     return prev.l, prev.O[:, 0] * prev.l
 
 
@@ -98,12 +99,12 @@ class _Panel(NamedTuple):
     marks: dict
 
 
-def _frame(trace: list, k: int, rescales: bool, listed: dict, panel: _Panel) -> FlashFrame:
+def _frame(trace: list, k: int, rescales: bool, listed: dict, panel: _Panel, sink: float | None) -> FlashFrame:
     """One step as numbers. O is shown unnormalised (O·l, what the rescale multiplies):
     its first column, before and after the step. `listed` is the listing's record of the
     same step (listing.record), for the code panel."""
     step = trace[k]
-    l0, o0 = _before(trace, k)
+    l0, o0 = _before(trace, k, sink)
     with np.errstate(invalid="ignore", over="ignore"):
         o1 = step.O[:, 0] * step.l
         added = step.l - step.rescale * l0             # this tile's row sums, e^(S - m_new)
@@ -176,7 +177,7 @@ def tile_kinds(cfg: Config) -> list[list[int]]:
 def flash_frames(cfg: Config, seed: int = 0, score_scale: float = 1.0,
                  reference: Config | None = None, max_frames: int = MAX_FRAMES,
                  bug: str | None = None, tau: float | None = None) -> FlashRun:
-    """One frame per computed tile (causal skips excluded), capped at max_frames.
+    """One frame per computed tile (tiles a mask leaves empty excluded), capped at max_frames.
 
     Each frame shows SHOW_ROWS rows of the block (see shown_rows) and counts over all of
     them. `reference`, if given, is a correct config run on the same inputs; its running
@@ -189,15 +190,13 @@ def flash_frames(cfg: Config, seed: int = 0, score_scale: float = 1.0,
     (flashviz.run.rescale), each frame's rows marked with what its rule does there, and its counts
     over the run.
     """
-    if cfg.mask not in (masks.Mask(cfg.n), masks.causal(cfg.n)):
-        raise ValueError("the player's listing runs causal attention or no mask; a window, documents or a block "
-                         "mask are drawn by lesson 14's tile maps")
+    order = listing.listing_of(cfg)  # a window, documents or a sink: FA2_MASK (no block mask, no FA1 order)
     Q, K, V = teaching_inputs(cfg, seed, score_scale)
     trace: list = []
     O = flash_attention(Q, K, V, cfg, trace=trace)
     bug = bug or listing.bug_of(cfg)
-    src = listing.source(cfg.loop_order, bug)
-    panel = _Panel(src, bug, listing.marks(src, cfg.loop_order))
+    src = listing.source(order, bug)
+    panel = _Panel(src, bug, listing.marks(src, order))
     _, _, steps = listing.record(cfg, Q, K, V, bug)
     true_trace: list = []
     if reference is not None:
@@ -212,7 +211,7 @@ def flash_frames(cfg: Config, seed: int = 0, score_scale: float = 1.0,
     frames: list[FlashFrame] = []
     kept = 0
     for k in range(min(len(trace), max_frames)):
-        frame = _frame(trace, k, rescales, steps[k], panel)
+        frame = _frame(trace, k, rescales, steps[k], panel, cfg.sink)
         if lag is not None:
             did, skip = lag_at[(trace[k].i, trace[k].j)]
             frame["lag"] = ["rescaled" if did[q] else "skipped" if skip[q] else "" for q in frame["show"]]
@@ -236,13 +235,36 @@ def flash_frames(cfg: Config, seed: int = 0, score_scale: float = 1.0,
         "rescales": rescales, "subtract_max": cfg.subtract_max,
         "final_diff": rounded(diff), "first_bad": first_bad, "frames": frames,
         "code": {"src": src, "marks": panel.marks, "bug": bug,
-                 "edited": listing.changed_lines(bug, cfg.loop_order) if bug else []},
+                 "edited": listing.changed_lines(bug, order) if bug else []},
     }
+    if order == "fa2_mask":  # the player says which mask, how many tiles it skips, where the sum starts
+        run["mask"] = mask_words(cfg)
+        run["skipped"] = cfg.Tr * cfg.Tc - census.tiles
+        if cfg.sink is not None:
+            run["sink"] = rounded(cfg.sink)
     if lag is not None:
         run["tau"], run["lag_done"], run["lag_skipped"] = lag.tau, lag.done, lag.skips
         run["lag_peak"] = rounded(lag.peak_log2)
         run["lag_limit"] = overflow_tau("float16")   # unrounded: 15.9993, not 16
     return run
+
+
+def mask_words(cfg: Config) -> str:
+    """A config's mask as the player names it: "a causal window of 64 keys in 4 documents, a sink of 1"."""
+    mask = cfg.mask
+    if mask.left is not None or (mask.right not in (None, 0)):
+        side = "a causal window" if mask.right == 0 else "a window"
+        width = (f"of {mask.left + 1:,} keys" if mask.right == 0 and mask.left is not None
+                 else f"(left {'all' if mask.left is None else mask.left}, right "
+                      f"{'all' if mask.right is None else mask.right})")
+        words = f"{side} {width}"
+    else:
+        words = "causal" if mask.right == 0 else "no mask"
+    if len(mask.docs) > 1:
+        words += f" in {len(mask.docs)} documents"
+    if cfg.sink is not None:
+        words += f", a sink of {cfg.sink:g}"
+    return words
 
 
 def standard_frames(cfg: Config) -> StandardRun:
@@ -293,6 +315,28 @@ def teaching_config(cfg: Config, n: int, d: int) -> tuple[Config, str | None]:
         note = (f"With {cfg.Br} × {cfg.Bc} tiles, n = {asked} has more than {MAX_TRACE_TILES} tile steps; "
                 f"the animation uses n = {n}.")
     return out, note
+
+
+MASK_PLAYER_BLOCKS = 8   # query and key blocks a side in the masks player: 64 tiles, a few crossed out
+MASK_PLAYER_MOST_N = 2048
+MASK_PLAYER_D = 16
+MASK_SHAPES = ("window", "documents", "window in documents")
+
+
+def mask_teaching_config(cfg: Config, window: int, docs, shape: str, sink: float | None) -> Config:
+    """The masks player's run: cfg's tiles and data type, MASK_PLAYER_BLOCKS of the larger tile a side (n at
+    most MASK_PLAYER_MOST_N, halved while the tiles number over 4 x MASK_PLAYER_BLOCKS²), d = MASK_PLAYER_D in
+    float64, FlashAttention-2's order, causal, with `shape` of MASK_SHAPES: a causal window of `window` keys
+    (cut to n), the documents `docs(n)` gives, or both; and the sink, if one is given."""
+    if shape not in MASK_SHAPES:
+        raise ValueError(f"the player's mask is one of {', '.join(MASK_SHAPES)}; got {shape!r}")
+    n = min(MASK_PLAYER_BLOCKS * max(cfg.Br, cfg.Bc), MASK_PLAYER_MOST_N)
+    while n > 1 and cfg.at_n(n).Tr * cfg.at_n(n).Tc > MASK_PLAYER_BLOCKS**2 * 4:  # tall, thin tiles: every
+        n //= 2                                                                 # tile a frame, none capped
+    at = cfg.at_n(n).with_(d=MASK_PLAYER_D, compute="float64", loop_order="fa2", causal=True, blocks=None,
+                           window_left=min(window, n) - 1 if shape != "documents" else None, window_right=None,
+                           docs=tuple(docs(n)) if shape != "window" else (), sink=sink)
+    return at.without_bugs()
 
 
 # The overflow bug only shows on large scores: scale them and compute in float32,

@@ -123,6 +123,10 @@ class FlashRun(TypedDict):
     lag_skipped: NotRequired[int]               # new maxima it does not rescale (+ lag_done: FA2's rescales)
     lag_peak: NotRequired[Num]                  # log2 of the largest unnormalised weight it reaches (at most tau)
     lag_limit: NotRequired[Num]                 # log2 of fp16's largest value, 65,504: P overflows past it
+    # a window, documents or a sink (the FA2_MASK listing runs):
+    mask: NotRequired[str]                      # the mask in words ("a causal window of 64 keys in 4 documents")
+    skipped: NotRequired[int]                   # tiles the mask leaves empty: never loaded, no frame
+    sink: NotRequired[Num]                      # the sink logit: each block's m starts here, its l at 1
     frames: list[FlashFrame]                    # one per computed tile, in order
     code: Listing                               # the listing beside the tiles
 

@@ -1,10 +1,12 @@
 """The tiled forward pass as a listing to read: source text that is exec'd, so what the
 player shows is what runs.
 
-Two listings in the paper's notation (N, d, Br, Bc, Tr, Tc, Qi, Kj, Vj, Sij, m, l, O):
+Three listings in the paper's notation (N, d, Br, Bc, Tr, Tc, Qi, Kj, Vj, Sij, m, l, O):
 FA2, the FlashAttention-2 order (a Q block stays, K/V blocks stream past it, O is divided by
 l once), and FA1, Algorithm 1 of the first paper (a K/V block stays, Q blocks stream past it,
-O, m, l go back to HBM at every step, O kept normalised). Every line that moves data between
+O, m, l go back to HBM at every step, O kept normalised); and FA2_MASK, FA2 with the masks real
+models run (a sliding window, packed documents) and a sink that starts the running sum, which
+walks only the key blocks its queries see (`listing_of` picks it). Every line that moves data between
 HBM and SRAM counts it on an `hbm` meter (HBM_SOURCE, NumPy only; its working-set, fits and
 spill rules are memory.py's, taken as source text), so a run's counts can be held against
 costs.flash_cost. Each Break-it bug is an edit of a listing (`edit`, `diff`).
@@ -22,6 +24,7 @@ import sys
 
 import numpy as np
 
+from ..model import masks
 from ..model import memory as mem
 from ..model.config import Config
 
@@ -134,8 +137,51 @@ def flash_forward(Q, K, V, Br, Bc, causal, hbm):
     return O
 '''
 
-LISTINGS = {"fa2": FA2, "fa1": FA1}
-SUM_NAME = {"fa2": "l", "fa1": "l_new"}  # the running sum after this tile's update
+FA2_MASK = '''\
+def flash_forward(Q, K, V, Br, Bc, left, right, doc, sink, hbm):
+    N, d = Q.shape
+    Tr, Tc = -(-N // Br), -(-N // Bc)
+    idx = np.arange(N)                  # positions, for the mask
+    left = N if left is None else left  # None: no bound on that side
+    right = N if right is None else right
+    O = np.empty_like(Q)                # the output, in HBM
+    for i in range(Tr):
+        rows = slice(i * Br, min(i * Br + Br, N))
+        Qi = Q[rows]
+        hbm.move(Qi.size)               # load Qi to SRAM
+        q = idx[rows, None]             # which keys each query sees:
+        sees = (idx >= q - left) & (idx <= q + right) & (doc == doc[q])
+        m = np.full(len(Qi), -np.inf, Q.dtype)
+        l = np.zeros(len(Qi), Q.dtype)
+        if sink is not None:            # the sink's term starts the sum
+            hbm.move(1)                 # load the head's sink logit
+            m, l = np.full_like(m, sink), np.ones_like(l)  # e^(sink - m)
+        Oi = np.zeros_like(Qi)          # unnormalised
+        seen = np.flatnonzero(sees.any(axis=0))  # keys they see: one run
+        for j in range(seen[0] // Bc, seen[-1] // Bc + 1):
+            cols = slice(j * Bc, min(j * Bc + Bc, N))
+            Kj, Vj = K[cols], V[cols]
+            hbm.move(Kj.size + Vj.size)     # load Kj, Vj
+            hbm.sram(len(Qi), len(Kj), d)
+            Sij = Qi @ Kj.T                 # in SRAM only
+            hbm.matmul(len(Qi), d, len(Kj))
+            Sij[~sees[:, cols]] = -np.inf   # keys out of sight
+            m_tile = Sij.max(axis=1)        # row maxima
+            m_new = np.maximum(m, m_tile)
+            top = np.where(m_new > -np.inf, m_new, 0)  # no key yet
+            P = np.exp(Sij - top[:, None])
+            alpha = np.exp(m - top)         # the rescale
+            l = alpha * l + P.sum(axis=1)
+            Oi = alpha[:, None] * Oi + P @ Vj
+            hbm.matmul(len(Qi), len(Kj), d)
+            m = m_new
+        O[rows] = Oi / l[:, None]           # divide once
+        hbm.move(Oi.size)                   # write Oi to HBM
+    return O
+'''
+
+LISTINGS = {"fa2": FA2, "fa1": FA1, "fa2_mask": FA2_MASK}
+SUM_NAME = {"fa2": "l", "fa1": "l_new", "fa2_mask": "l"}  # the running sum after this tile's update
 
 
 COMMENT_COLUMN = 44  # where an edit's "# BUG" comment starts, as the listing's comments do
@@ -246,13 +292,33 @@ def load(src: str):
     return names["flash_forward"], names["HBM"]
 
 
+def listing_of(cfg: Config) -> str:
+    """The listing that runs cfg: its loop order's, or FA2_MASK for a window, documents or a sink (in
+    FlashAttention-2's order only; a block mask acts on whole tiles and has no listing)."""
+    if cfg.mask in (masks.Mask(cfg.n), masks.causal(cfg.n)) and cfg.sink is None:
+        return cfg.loop_order
+    if cfg.loop_order != "fa2" or cfg.blocks is not None:
+        raise ValueError("the listing with a window, documents or a sink runs in FlashAttention-2's order, "
+                         "with no block mask")
+    return "fa2_mask"
+
+
+def _arguments(cfg: Config, dt: np.dtype) -> tuple:
+    """What the listing takes after Q, K, V, Br, Bc, before the meter: the mask, as its source names it."""
+    if listing_of(cfg) != "fa2_mask":
+        return (cfg.causal,)
+    mask = cfg.mask
+    doc = np.repeat(np.arange(max(1, len(mask.docs))), mask.docs or (cfg.n,))  # each token's document
+    return mask.left, mask.right, doc, None if cfg.sink is None else dt.type(cfg.sink)
+
+
 def run(cfg: Config, Q, K, V, bug: str | None = None, src: str | None = None):
     """Run a listing on Q, K, V at cfg's tiles and mask; returns (O, hbm)."""
-    flash_forward, HBM = load(src if src is not None else source(cfg.loop_order, bug))
+    flash_forward, HBM = load(src if src is not None else source(listing_of(cfg), bug))
     hbm = HBM(cfg.sram_elements)
     dt = np.dtype(cfg.compute)
     with np.errstate(all="ignore"):
-        O = flash_forward(Q.astype(dt), K.astype(dt), V.astype(dt), cfg.Br, cfg.Bc, cfg.causal, hbm)
+        O = flash_forward(Q.astype(dt), K.astype(dt), V.astype(dt), cfg.Br, cfg.Bc, *_arguments(cfg, dt), hbm)
     return O, hbm
 
 
@@ -278,11 +344,12 @@ def record(cfg: Config, Q, K, V, bug: str | None = None):
     """Run the listing line by line. Returns (O, hbm, steps): one dict per tile step with
     the lines that ran since the previous step ("ran", in order), the tile (i, j) and the
     values, over all the block's rows, of m_tile, alpha and l after their lines ran."""
-    src = source(cfg.loop_order, bug)
+    order = listing_of(cfg)
+    src = source(order, bug)
     flash_forward, HBM = load(src)
     code, end = flash_forward.__code__, _step_end(src)
-    watch = {line: name for name, line in marks(src, cfg.loop_order).items()}
-    names = {"m_tile": "m_tile", "alpha": "alpha", "l": SUM_NAME[cfg.loop_order]}
+    watch = {line: name for name, line in marks(src, order).items()}
+    names = {"m_tile": "m_tile", "alpha": "alpha", "l": SUM_NAME[order]}
     steps: list[dict] = []
     ran: list[int] = []
     values: dict = {}
@@ -309,7 +376,8 @@ def record(cfg: Config, Q, K, V, bug: str | None = None):
     sys.settrace(start)
     try:
         with np.errstate(all="ignore"):
-            O = flash_forward(Q.astype(dt), K.astype(dt), V.astype(dt), cfg.Br, cfg.Bc, cfg.causal, hbm)
+            O = flash_forward(Q.astype(dt), K.astype(dt), V.astype(dt), cfg.Br, cfg.Bc, *_arguments(cfg, dt),
+                              hbm)
     finally:
         sys.settrace(old)
     return O, hbm, steps
