@@ -10,7 +10,8 @@ sidebar or above its charts, so a chart that follows it may be off the screen: t
 and not timed. Beside it, measured in the same run on the same
 machine: the rerun path (an arrow key on lesson 1's n slider, the server's run, until the page is settled: the
 run over and its metric new) and Streamlit's own floor (a page of one slider, one metric and one chart: the
-same key until its figure is new, and until it is settled).
+same key until its figure is new, and until it is settled). And the floor of each live redraw: the same charts
+that were in view, redrawn along the same values in a page of plotly.js alone (no input event, no Streamlit).
 
     python bench/live.py [--moves 12] [--keys 12] [--port 8730]
 """
@@ -55,12 +56,12 @@ def charts_of(page, knob: str) -> list[str]:
                          knob)
 
 
-def drag(page, knob: str, moves: int) -> tuple[list[float] | None, float | None]:
+def drag(page, knob: str, moves: int) -> tuple[list[float] | None, float | None, list]:
     """The pointer comes over the slider (the page asks for its figures if it lacks them: the time until
     they are in, ms, or None when they were there already); then the slider is dragged one value at a
     time, right then back: each step's input-to-repaint (ms) of the charts in view. The first chart that
     follows it goes to the bottom of the screen; the slider stays in view (a lesson's own row of live sliders sticks
-    under the top bar)."""
+    under the top bar). Also the charts that were in view, for bare_floor."""
     el = page.locator(f"[data-live-knob='{knob}']")
     thumb = el.locator("xpath=../..")
     track = el.locator("xpath=../../..")
@@ -73,7 +74,7 @@ def drag(page, knob: str, moves: int) -> tuple[list[float] | None, float | None]
     built = (time.perf_counter() - t) * 1e3 if lacking else None
     charts = charts_of(page, knob)
     if not charts:
-        return None, built
+        return None, built, []
     # the first chart that follows it at the bottom of the screen, and the slider in view: the sidebar's stays
     # put, and a lesson's own row stays under the top bar (explorer/css.py)
     chart = page.locator(f".st-key-{charts[0]}:not([data-stale='true'])").first  # not one left from before
@@ -97,9 +98,71 @@ def drag(page, knob: str, moves: int) -> tuple[list[float] | None, float | None]
         with contextlib.suppress(PlaywrightError):  # a move that stayed within one value: nothing to redraw
             page.wait_for_function("n => window.__fvLatencies.length > n", arg=seen, timeout=1_000)
     out = page.evaluate("() => window.__fvLatencies.slice()")
+    figures = page.evaluate(GRAB, [knob, charts])
     page.mouse.up()
     page.wait_for_selector(IDLE, timeout=60_000)
-    return out, built
+    return out, built, figures
+
+
+# The charts in view that follow a slider, as the page holds them (the figure as its run drew it, and the figures
+# along the slider), for the bare page below.
+GRAB = """([knob, charts]) => {
+  const live = window.__fvLive, out = [];
+  for (const chart of charts) {
+    const gd = document.querySelector(`.st-key-${CSS.escape(chart)} .js-plotly-plot`);
+    if (!gd || !gd.__fvBase) continue;
+    const box = gd.closest(`.st-key-${CSS.escape(chart)}`).getBoundingClientRect();
+    if (box.bottom <= 0 || box.top >= innerHeight) continue;
+    const r = gd.getBoundingClientRect();
+    out.push({ base: gd.__fvBase, steps: live.charts[chart][knob], width: r.width, height: r.height });
+  }
+  return JSON.parse(JSON.stringify(out));
+}"""
+
+# Plotly alone: the same charts in a page that holds nothing else, redrawn along the same values as the drag, as
+# live.js redraws them (the run's figure with a value's changes merged in), all of them, then the paint. No input
+# event and no Streamlit: the floor of a live redraw of these figures on this machine.
+BARE = """async ([charts, path]) => {
+  const merge = (into, change) => {
+    const out = { ...into };
+    for (const [k, v] of Object.entries(change || {})) { if (v === null) delete out[k]; else out[k] = v; }
+    return out;
+  };
+  const paint = () => new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
+  document.body.innerHTML = "";
+  const gds = [];
+  for (const c of charts) {
+    const gd = document.createElement("div");
+    gd.style.width = c.width + "px"; gd.style.height = c.height + "px"; document.body.appendChild(gd);
+    await Plotly.newPlot(gd, c.base.data, c.base.layout); gds.push(gd);
+  }
+  const out = [];
+  for (const at of path) {
+    await paint();
+    const t0 = performance.now();
+    charts.forEach((c, q) => {
+      const change = c.steps.data[at], lay = c.steps.layout[at];
+      const data = Array.isArray(change) ? change : c.base.data.map((t, i) => merge(t, change[i]));
+      Plotly.react(gds[q], data, merge(c.base.layout, lay));
+    });
+    await paint();
+    out.push(performance.now() - t0);
+  }
+  return out;
+}"""
+
+
+def bare_floor(bare, figures: list, moves: int) -> list[float]:
+    """Input-to-paint's floor for one slider: its charts in view redrawn in the bare page along `moves` values,
+    right then back from the first, as the drag went."""
+    count = len(figures[0]["steps"]["values"])
+    path, at, way = [], 0, 1
+    for _ in range(moves):
+        if not 0 <= at + way < count:
+            way = -way
+        at += way
+        path.append(at)
+    return bare.evaluate(BARE, [figures, path])
 
 
 def settled_after_key(page, slider, metric, key: str) -> tuple[float, float]:
@@ -120,15 +183,21 @@ def summary(name: str, xs: list[float]) -> str:
     return f"| {name} | {len(xs)} | {statistics.median(xs):.0f} | {p95(xs):.0f} |" if xs else f"| {name} | 0 | — | — |"
 
 
+def floor_cells(xs: list[float]) -> str:
+    return f" {statistics.median(xs):.0f} | {p95(xs):.0f} |" if xs else " — | — |"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--moves", type=int, default=12, help="steps of each drag")
     ap.add_argument("--keys", type=int, default=12, help="key presses on the rerun path and the floor")
     ap.add_argument("--port", type=int, default=8730)
     args = ap.parse_args()
+    import plotly
     from playwright.sync_api import sync_playwright
 
     live: dict[str, list[float]] = {}
+    floors: dict[str, list[float]] = {}  # the same charts' redraws in a page of plotly.js alone
     fills: dict[str, float] = {}  # pointer over a slider to its figures in, where the page lacked them
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
         (Path(tmp) / "app.py").write_text(FLOOR_APP)
@@ -136,6 +205,9 @@ def main() -> None:
         with Server(ROOT, args.port) as app, Server(Path(tmp), args.port + 1) as floor:
             page = chromium.new_page(viewport={"width": 1280, "height": 720})
             page.add_init_script(TIMER)
+            bare = chromium.new_page(viewport={"width": 1280, "height": 720})
+            bare.set_content("<html><body></body></html>")
+            bare.add_script_tag(path=str(Path(plotly.__file__).parent / "package_data" / "plotly.min.js"))
             for lesson in LESSONS:
                 page.goto(f"{app.url}/{'' if lesson is LESSONS[0] else lesson.url_path}")
                 page.wait_for_selector(IDLE, timeout=60_000)
@@ -145,11 +217,12 @@ def main() -> None:
                     continue  # no live chart on this lesson
                 for knob in found:
                     name = f"{lesson.url_path} · {knob}"
-                    drags, fill = drag(page, knob, args.moves)
+                    drags, fill, figures = drag(page, knob, args.moves)
                     if fill is not None:
                         fills[name] = fill
                     if drags is not None:  # None: no chart follows it at these settings
                         live[name] = drags
+                        floors[name] = bare_floor(bare, figures, args.moves) if figures else []
             page.goto(app.url)
             page.wait_for_selector(IDLE, timeout=60_000)
             rerun = [settled_after_key(page, page.locator("[data-live-knob='n']"),
@@ -162,12 +235,12 @@ def main() -> None:
                                             fpage.locator("[data-testid='stMetricValue']").first,
                                             ("ArrowRight", "ArrowLeft")[k % 2]) for k in range(args.keys)]
         chromium.close()
-    print("| input to repaint (ms) | samples | p50 | p95 |")
-    print("|---|---:|---:|---:|")
+    print("| input to repaint (ms) | samples | p50 | p95 | plotly.js alone: p50 | p95 |")
+    print("|---|---:|---:|---:|---:|---:|")
     for name, xs in live.items():
-        print(summary(f"live: {name}", xs))
+        print(summary(f"live: {name}", xs) + floor_cells(floors.get(name, [])))
     every = [x for xs in live.values() for x in xs]
-    print(summary("live: every slider together", every))
+    print(summary("live: every slider together", every) + floor_cells([x for xs in floors.values() for x in xs]))
     print(summary("rerun path: lesson 1's n, key to new metric", [r[0] for r in rerun]))
     print(summary("rerun path: lesson 1's n, key to settled", [r[1] for r in rerun]))
     print(summary("Streamlit's floor: key to new metric", [r[0] for r in floor_keys]))
@@ -177,6 +250,9 @@ def main() -> None:
               f"p50 {statistics.median(fills.values()):.0f} ms, max {max(fills.values()):.0f} ms "
               f"({max(fills, key=lambda k: fills[k])})")
     worst = max((p95(xs), name) for name, xs in live.items() if xs)
+    over = [name for name, xs in floors.items() if xs and p95(xs) > 50]
+    print(f"\nplotly.js alone, the same charts in view redrawn in a bare page: p95 over 50 ms for {len(over)} of "
+          f"{sum(1 for xs in floors.values() if xs)} sliders")
     print(f"\nworst live p95: {worst[0]:.0f} ms ({worst[1]}); target ≤ 50 ms. "
           f"Settled: {statistics.median(r[1] for r in rerun) / statistics.median(r[1] for r in floor_keys):.2f}x "
           "the floor's p50 (target ≤ 2x)")

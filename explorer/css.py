@@ -47,18 +47,6 @@ button kbd { opacity: 1 !important; }
   color: #222 !important; }
 /* the top bar, where the lessons' strip lies, opaque: the lesson scrolls under it, not through it */
 [data-testid="stHeader"] { background: #fff; }
-/* a row of a lesson's own sliders that charts follow live (explorer/live.js marks them) stays on screen under
-   the top bar while the lesson scrolls, so a chart a screen below its sliders can be watched while they move.
-   Not on a touch screen or a narrow one (the room is the chart's), nor when presenting (a section is a slide) */
-@media (hover: hover) and (min-width: 1000px) {
-  .stApp:not(:has(.fv-deck[data-present="1"])) [data-testid="stMain"]
-    [data-testid="stLayoutWrapper"]:has(> [data-testid="stHorizontalBlock"] input[data-live-knob]) {
-    position: sticky; top: 3.75rem; z-index: 99; background: #fff; padding: 0.2rem 0 0.4rem;
-    box-shadow: 0 6px 6px -6px rgba(0, 0, 0, 0.35); }
-  /* what is scrolled into view (a player focused by Tab, a link's anchor) comes to rest under that row */
-  .stApp:not(:has(.fv-deck[data-present="1"])):has([data-testid="stMain"] [data-testid="stHorizontalBlock"]
-    input[data-live-knob]) [data-testid="stMain"] :is(iframe, [data-testid="stPlotlyChart"]) {
-    scroll-margin-top: 10rem; }
 }
 /* touch screens: no hover, so the toolbars stay drawn. Plotly's modebar (zoom, pan: clumsy by
    finger) would sit over a chart's title; a table's toolbar sits 50 px above the grid, over its
@@ -83,6 +71,22 @@ _DECK_CSS = """<style>
 @media (hover: none) and (pointer: coarse) {
   [data-testid="stMain"] kbd { font-size: 0 !important; }
   [data-testid="stMain"] kbd::after { content: "tap"; font-size: 0.8rem; }
+}
+</style>"""
+
+# A row of a lesson's own sliders that charts follow live (explorer/live.js marks them) stays on screen under the
+# top bar while the lesson scrolls, so a chart a screen below its sliders can be watched while they move. Not on a
+# touch screen or a narrow one (the room is the chart's), nor when presenting (a section is a slide: deck.py adds
+# this only when not presenting). No selector here asks `:has()` of an element as high as .stApp: Chrome then
+# restyles the whole page on every change inside it, and a live redraw's SVG changes took 50 ms more a move.
+STICKY_ROWS = """<style>
+@media (hover: hover) and (min-width: 1000px) {
+  [data-testid="stMain"] [data-testid="stLayoutWrapper"]:has(> [data-testid="stHorizontalBlock"]
+    input[data-live-knob]) {
+    position: sticky; top: 3.75rem; z-index: 99; background: #fff; padding: 0.2rem 0 0.4rem;
+    box-shadow: 0 6px 6px -6px rgba(0, 0, 0, 0.35); }
+  /* what is scrolled into view (a player focused by Tab, a link's anchor) comes to rest under such a row */
+  [data-testid="stMain"] :is(iframe, [data-testid="stPlotlyChart"]) { scroll-margin-top: 10rem; }
 }
 </style>"""
 

@@ -10,6 +10,7 @@ from collections.abc import Callable
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from .css import STICKY_ROWS
 from .lessons import LESSONS, control
 from .params import CUSTOM_GPU, SHARED, shown
 from .widgets import LINK, NOTES, peek, presenting
@@ -186,8 +187,7 @@ def lesson_nav(current: str) -> None:
     buttons = (before is not None) + (after is not None)
     st.html(f'<div class="fv-deck" data-present="{1 if presenting() else 0}" data-lesson="{k}"'
             f' data-resume="{resume}" data-run="{runs}" data-buttons="{buttons}"></div>')
-    if presenting():
-        st.html(_PRESENT_CSS)
+    st.html(_PRESENT_CSS if presenting() else STICKY_ROWS)
     left, right = st.columns(2)
     if before is not None and left.button(f"← {nav_title(LESSONS[before])}",
                                           key="prev_lesson", shortcut="PageUp", width="stretch"):

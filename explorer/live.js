@@ -114,8 +114,10 @@ function current(live, knob) {
   });
 }
 
-// The charts in view are redrawn first, in this frame; those above or below the screen after it, so the
-// ones the reader sees are not kept waiting.
+// The charts in view are redrawn at once, in this frame; those above or below the screen once the slider has
+// stood still for LATER_MS, so that their redraws never hold up the frame of the next move (a task that runs before
+// the frame delays its paint: at 40 ms a move on lesson 12).
+const LATER_MS = 150;
 function moved(live, knob, el) {
   if (!current(live, knob)) return;
   const raw = Number(el.value), later = [];
@@ -131,7 +133,8 @@ function moved(live, knob, el) {
     if (box && inView(box)) draw(live, chart, steps, at);
     else later.push(() => draw(live, chart, steps, at));
   }
-  if (later.length) setTimeout(() => later.forEach((f) => f()), 0);
+  clearTimeout(live.later);
+  if (later.length) live.later = setTimeout(() => later.forEach((f) => f()), LATER_MS);
 }
 
 function draw(live, chart, steps, at) {

@@ -34,12 +34,14 @@ CSS = """<style>
   .st-key-lesson_nav a { pointer-events: auto; }
   /* the sidebar closed (as when presenting, where the main area's padding is 1.5rem): clear the
      sidebar's open button at the bar's left (20-52 px), and stay inside the screen on the right */
-  .stApp:has([data-testid="stSidebar"][data-collapsed="true"])
+  /* (the sidebar and the main area are siblings: no `:has()` of .stApp, which would restyle the page on every
+     change inside it) */
+  [data-testid="stSidebar"][data-collapsed="true"] ~ *
     [data-testid="stLayoutWrapper"]:has(> .st-key-lesson_nav) { margin-left: 2.1rem; margin-right: 0; }
   /* with the whole width to itself, a size larger for the back row */
-  .stApp:has([data-testid="stSidebar"][data-collapsed="true"]) .st-key-lesson_nav [data-testid="stPageLink"] p {
+  [data-testid="stSidebar"][data-collapsed="true"] ~ * .st-key-lesson_nav [data-testid="stPageLink"] p {
     font-size: 1.05rem; line-height: 1.45; }
-  .stApp:has([data-testid="stSidebar"][data-collapsed="true"]) .st-key-lesson_nav
+  [data-testid="stSidebar"][data-collapsed="true"] ~ * .st-key-lesson_nav
     [data-testid="stMarkdown"] p { font-size: 0.9rem; }
 }
 .st-key-lesson_nav { column-gap: 1rem; row-gap: 0.4rem; }
