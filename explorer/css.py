@@ -47,7 +47,6 @@ button kbd { opacity: 1 !important; }
   color: #222 !important; }
 /* the top bar, where the lessons' strip lies, opaque: the lesson scrolls under it, not through it */
 [data-testid="stHeader"] { background: #fff; }
-}
 /* touch screens: no hover, so the toolbars stay drawn. Plotly's modebar (zoom, pan: clumsy by
    finger) would sit over a chart's title; a table's toolbar sits 50 px above the grid, over its
    caption, so the grid moves down to leave it that room */

@@ -103,15 +103,18 @@ def test_every_live_slider_moves_its_charts_in_the_browser_and_only_its_release_
         frames = sent.count
         page.mouse.move(x, y)
         page.mouse.down()
-        moved_to = None
+        moved_to = start = page.evaluate(STANDS, [knob, charts[0]])
         for step in (1, 2, 3, 4, 5, 6):  # rightwards, or leftwards from the right end
             direction = 1 if page.evaluate("k => { const e = document.querySelector(`[data-live-knob='${k}']`);"
                                            " return Number(e.value) < Number(e.max); }", knob) or step == 1 else -1
             page.mouse.move(x + direction * 12 * step, y, steps=3)
             moved_to = page.evaluate(STANDS, [knob, charts[0]])
+            if moved_to != start:  # every chart drawn at the new value (those off the screen once it stands still)
+                page.wait_for_function("([cs, v]) => cs.every(c => document.querySelector(`.st-key-${c} "
+                                       ".js-plotly-plot`).dataset.liveAt === v)", arg=[charts, moved_to], timeout=WAIT)
             if any(shown(page, c) != before[c] for c in charts):
                 break
-        # the charts in view at once, those off the screen just after
+        # the charts in view at once, those off the screen once the slider stands still
         page.wait_for_function("([cs, v]) => cs.every(c => document.querySelector(`.st-key-${c} .js-plotly-plot`)"
                                ".dataset.liveAt === v)", arg=[charts, moved_to], timeout=WAIT)
         redrawn += [c for c in charts if shown(page, c) != before[c]]  # unchanged where the value changes nothing
