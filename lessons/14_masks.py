@@ -146,7 +146,6 @@ st.caption(f"The sink costs one number per head read per query block: {run.Tr:,}
            f"beside the {tiles:,} tiles of K and V.")
 
 
-
 @ui.section
 def _player() -> None:
     """The tile player on the lesson's window, documents and sink: its own two controls rerun this part alone."""
