@@ -33,6 +33,7 @@ nav.draw(pages, LESSONS, at, ui.shared_link())  # every lesson one click away, b
 ui.overflow_banner(current)  # tiles that do not fit are never silent: at the top of every lesson that uses them
 if current == LESSONS[0].file:
     ui.about()  # the first screen says what this is
+ui.keep_from_link(LESSONS[at].controls)  # a presenter's link: the lesson's own settings, kept behind its question
 question = predict.question_for(current)
 if question is not None and ui.resumes_inside(current):
     predict.reveal(current, question.key())  # a presenter link into a lesson's sections: past its question

@@ -72,6 +72,24 @@ def bound(p: Param, where=None, help: str | None = None, note_where=None):
     return value
 
 
+def keep_from_link(params) -> None:
+    """A lesson's own settings from the link, kept while its controls are not drawn: a presenter's question
+    stands alone until its answer is out, and the address bar would otherwise lose them at the run's end (the
+    link is written from the controls drawn). Parsed as bound() parses them, they stay in the address bar and
+    the controls start at them when they are drawn, with the note of a value the link had wrong."""
+    state = st.session_state
+    notes, saved, link = state.setdefault(NOTES, {}), state.setdefault(SAVED, {}), state.setdefault(LINK, {})
+    for p in params:
+        if p.key in state or p.key not in st.query_params:
+            continue
+        value, note = p.parse(st.query_params.get_all(p.key))
+        saved[p.key] = value
+        if note:
+            notes[p.key] = (note, value)
+        if value != p.default:
+            link[p.key] = _url_text(p, value)
+
+
 def peek(p: Param):
     """A control's value before it is drawn this run (what bound() will start it at), or after:
     what it holds. Inside live.at, the value a live chart is being built at."""

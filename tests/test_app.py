@@ -276,6 +276,27 @@ def test_every_lesson_is_cut_into_sections_for_the_clicker(page):
     assert len(titles) >= 2 and len(set(titles)) == len(titles), titles
 
 
+@pytest.mark.parametrize("page, own", [(PAGES[2], {"an_d": "4"}), (PAGES[13], {"mk_pmask": "documents",
+                                                                          "mk_window": "512", "mk_psink": "true"})])
+def test_a_presenter_link_keeps_the_lessons_own_settings_behind_its_question(page, own):
+    # the question stands alone on a projector: the lesson's controls are not drawn, and the address bar used to
+    # lose their settings at the run's end, so the lesson opened at its defaults after the reveal
+    at = open_page(page, present="true", **own)
+    assert not at.get("plotly_chart"), "the question alone"
+    assert {key: link_value(at, key) for key in own} == own, "kept in the address bar behind the question"
+    at.button(key="reveal_answer").click().run()
+    drawn = {key: next(w for w in widgets(at) if w.key == key).value for key in own}
+    assert {key: str(v).lower() if isinstance(v, bool) else str(v) for key, v in drawn.items()} == own
+    assert {key: link_value(at, key) for key in own} == own
+
+
+def test_a_presenter_links_bad_lesson_setting_gets_its_note_after_the_reveal():
+    at = open_page(PAGES[2], present="true", an_d="999")
+    at.button(key="reveal_answer").click().run()
+    assert at.select_slider(key="an_d").value == 32
+    assert any("`an_d=999` is not offered" in w.value for w in at.warning)
+
+
 def test_a_presenter_link_into_a_section_opens_past_the_question():
     at = open_page(PAGES[3], present="true", sec="2")
     assert at.get("plotly_chart"), "the lesson's sections are drawn: the link points inside them"
