@@ -133,9 +133,15 @@ def walk_forward(pg, deck: list[int], settings: dict) -> tuple[list[tuple], dict
 
 
 def _wait_step(pg, k: int, step: int) -> None:
-    pg.wait_for_function("([k, s]) => { const m = document.querySelectorAll("
-                         "'[data-testid=\"stMain\"] .fv-slide')[k - 1]; return !!m && m.dataset.step === String(s); }",
-                         arg=[k, step], timeout=WAIT)
+    try:
+        pg.wait_for_function("([k, s]) => { const m = document.querySelectorAll("
+                             "'[data-testid=\"stMain\"] .fv-slide')[k - 1];"
+                             " return !!m && m.dataset.step === String(s); }", arg=[k, step], timeout=WAIT)
+    except Exception as err:  # what the page held when the step did not come: CI keeps only the log
+        seen = pg.evaluate("k => { const m = document.querySelectorAll('[data-testid=\"stMain\"] .fv-slide')[k - 1];"
+                           " return { step: m && m.dataset.step, held: window.__fvHeld && window.__fvHeld(),"
+                           " section: window.__fvSection, live: document.documentElement.dataset.fvLive }; }", k)
+        raise AssertionError(f"section {k} did not reach step {step}: {seen}") from err
 
 
 def walk_back(pg, deck: list[int], until: int, settings: dict) -> list[tuple]:
