@@ -111,12 +111,13 @@ def test_every_live_slider_moves_its_charts_in_the_browser_and_only_its_release_
             moved_to = page.evaluate(STANDS, [knob, charts[0]])
             if moved_to != start:  # every chart drawn at the new value (those off the screen once it stands still)
                 page.wait_for_function("([cs, v]) => cs.every(c => document.querySelector(`.st-key-${c} "
-                                       ".js-plotly-plot`).dataset.liveAt === v)", arg=[charts, moved_to], timeout=WAIT)
+                                       ".js-plotly-plot`).dataset.liveDrawn === v)", arg=[charts, moved_to],
+                                       timeout=WAIT)
             if any(shown(page, c) != before[c] for c in charts):
                 break
         # the charts in view at once, those off the screen once the slider stands still
         page.wait_for_function("([cs, v]) => cs.every(c => document.querySelector(`.st-key-${c} .js-plotly-plot`)"
-                               ".dataset.liveAt === v)", arg=[charts, moved_to], timeout=WAIT)
+                               ".dataset.liveDrawn === v)", arg=[charts, moved_to], timeout=WAIT)
         redrawn += [c for c in charts if shown(page, c) != before[c]]  # unchanged where the value changes nothing
         assert sent.count == frames, f"lesson {k + 1}, {knob}: nothing left the page before the release"
         drawn_live = {c: shown(page, c) for c in charts}
@@ -268,7 +269,7 @@ def test_a_live_chart_drawn_mid_drag_equals_the_engines_table_downloaded_after_t
     page.mouse.move(x + 40, y, steps=4)
     page.wait_for_function(f"b => ({SHOWN})('tiling_traffic') !== b", arg=before, timeout=WAIT)
     # drawn at where the slider stands now, not at a value it passed on the way
-    page.wait_for_function(f"() => document.querySelector('.st-key-tiling_traffic .js-plotly-plot').dataset.liveAt"
+    page.wait_for_function(f"() => document.querySelector('.st-key-tiling_traffic .js-plotly-plot').dataset.liveDrawn"
                            f" === ({STANDS})(['n', 'tiling_traffic'])", timeout=WAIT)
     mid = json.loads(shown(page, "tiling_traffic"))
     n = page.locator("[data-live-knob='n']").get_attribute("aria-valuetext")
