@@ -331,9 +331,11 @@ def mask_teaching_config(cfg: Config, window: int, docs, shape: str, sink: float
     if shape not in MASK_SHAPES:
         raise ValueError(f"the player's mask is one of {', '.join(MASK_SHAPES)}; got {shape!r}")
     n = min(MASK_PLAYER_BLOCKS * max(cfg.Br, cfg.Bc), MASK_PLAYER_MOST_N)
-    while n > 1 and cfg.at_n(n).Tr * cfg.at_n(n).Tc > MASK_PLAYER_BLOCKS**2 * 4:  # tall, thin tiles: every
-        n //= 2                                                                 # tile a frame, none capped
-    at = cfg.at_n(n).with_(d=MASK_PLAYER_D, compute="float64", loop_order="fa2", causal=True, blocks=None,
+    at = cfg.at_n(n)
+    while n > 1 and at.Tr * at.Tc > MASK_PLAYER_BLOCKS**2 * 4:  # tall, thin tiles: every tile a frame, none capped
+        n //= 2
+        at = cfg.at_n(n)
+    at = at.with_(d=MASK_PLAYER_D, compute="float64", loop_order="fa2", causal=True, blocks=None,
                            window_left=min(window, n) - 1 if shape != "documents" else None, window_right=None,
                            docs=tuple(docs(n)) if shape != "window" else (), sink=sink)
     return at.without_bugs()

@@ -306,7 +306,7 @@ def listing_of(cfg: Config) -> str:
 def _arguments(cfg: Config, dt: np.dtype) -> tuple:
     """What the listing takes after Q, K, V, Br, Bc, before the meter: the mask, as its source names it."""
     if listing_of(cfg) != "fa2_mask":
-        return (cfg.causal,)
+        return (cfg.mask == masks.causal(cfg.n),)  # causal, however it was asked for (a window (None, 0) is)
     mask = cfg.mask
     doc = np.repeat(np.arange(max(1, len(mask.docs))), mask.docs or (cfg.n,))  # each token's document
     return mask.left, mask.right, doc, None if cfg.sink is None else dt.type(cfg.sink)
