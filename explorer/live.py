@@ -162,10 +162,12 @@ def _settings() -> dict[str, Any]:
             and isinstance(v, (int, float, str, bool))}
 
 
-def _snapshot(settings: Mapping[str, Any], but: str) -> tuple:
-    """The settings but the slider a chart is built along (whose own value it does not depend on): the
-    key of its figures along that slider."""
-    return tuple(sorted((k, repr(v)) for k, v in settings.items() if k != but))
+def _snapshot(settings: Mapping[str, Any]) -> tuple:
+    """The settings as a key: of the run's token, and of the figures along each slider. Those are the slider's
+    own value too: `steps` carries each value's figure as its differences from the chart at the current
+    settings, which the browser applies to the chart the run drew, so figures built at another value of the same
+    slider (by another reader, or before a release) would be applied to the wrong chart."""
+    return tuple(sorted((k, repr(v)) for k, v in settings.items()))
 
 
 class _Built:
@@ -201,7 +203,7 @@ def flush(page: str) -> None:
     state[CHARTS] = state.pop(PENDING, {})
     state[SETTINGS] = _settings()
     # the same lesson at the same settings: the same token, so an unchanged component is not sent again
-    run = repr((page, sorted(state[CHARTS]), _snapshot(state[SETTINGS], "")))
+    run = repr((page, sorted(state[CHARTS]), _snapshot(state[SETTINGS])))
     state[RUN] = hashlib.sha1(run.encode()).hexdigest()[:12]
     _carry()
 
@@ -225,7 +227,7 @@ def _carry() -> None:
     knobs: dict[str, dict] = {}  # key -> how its input counts, and where it stood for this run's figures
     players = {chart: player for chart, (_, _, player) in pending.items() if player}
     missing: set[str] = set()
-    snapshots: dict[str, tuple] = {}  # per slider, the settings but its own: the key of its figures
+    snapshot = _snapshot(settings)  # with the slider's own value: the figures are differences from the run's chart
     for chart, (make, names, _) in pending.items():
         for knob in names:
             p = param(knob)
@@ -234,9 +236,7 @@ def _carry() -> None:
                 continue
             now = settings.get(knob, p.default)
             stands = {"mode": mode, "at": values.index(now) if mode == "index" else now}
-            if knob not in snapshots:
-                snapshots[knob] = _snapshot(settings, knob)
-            key = (chart, knob, snapshots[knob], tuple(values))
+            key = (chart, knob, snapshot, tuple(values))
             found, payload = _built.get(key)
             if not found and knob in asked:
                 with at(settings):

@@ -288,3 +288,31 @@ def test_a_live_chart_drawn_mid_drag_equals_the_engines_table_downloaded_after_t
         assert [float(v) for v in drawn_trace["x"]] == sorted(table), f"{trace}: the same n"
         for at, value in zip(drawn_trace["x"], drawn_trace["y"]):
             assert math.isclose(value, table[float(at)], rel_tol=1e-12), f"{trace} at n = {at}"
+
+
+# Each value's figure as its differences from the chart the page's run drew: at the slider's own value, none.
+UNMOVED = """() => {
+  const live = window.__fvLive, out = [];
+  for (const [chart, byKnob] of Object.entries(live.charts)) for (const [knob, steps] of Object.entries(byKnob)) {
+    const k = live.knobs[knob], at = k.mode === 'index' ? k.at : steps.values.findIndex(v => Math.abs(v - k.at) < 1e-9);
+    const change = steps.data[at], lay = steps.layout[at];
+    const empty = Array.isArray(change) ? false : Object.keys(change).length === 0;
+    if (!empty || Object.keys(lay || {}).length) out.push(`${chart} along ${knob}`);
+  }
+  return out;
+}"""
+
+
+def test_figures_built_for_another_reader_at_another_value_are_not_carried(server, tabs):
+    # Another reader's lesson 3 at n = 3072 builds the figures along n, as differences from its chart at 3072.
+    # This page, at the default n, must not be given them: applied to its own chart they drew 1024's figure at 3072.
+    other = tabs.get(name="another reader")
+    other.goto(lesson_url(server, 2, "?n=3072"))
+    opened(other, 2)
+    live_state(other)
+    page = tabs.get()
+    page.goto(lesson_url(server, 2))
+    opened(page, 2)
+    live_state(page)
+    assert page.evaluate(UNMOVED) == [], "at its own value each slider's carried figure is the chart on the page"
+    assert other.evaluate(UNMOVED) == []
