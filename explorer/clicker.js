@@ -168,6 +168,9 @@
   function ready(old) {
     const a = q('[data-testid="stApp"]'), d = deckNow();
     if (!a || a.dataset.testScriptState !== "notRunning" || !d) return false;
+    // the live figures asked for (explorer/live.js): their fragment's run may not have started yet, and a
+    // lesson button clicked under it lost its click
+    if (document.documentElement.dataset.fvLive === "filling") return false;
     if (!old && (lessonButtons().length < Number(d.dataset.buttons || 0) || skeleton())) return false;
     if (waiting && !waiting.done() && performance.now() < waiting.until) return false;
     waiting = null;

@@ -218,9 +218,10 @@ def _carry() -> None:
     if fill is not None:
         # The browser sends every control's value with the ask: a key pressed on a slider as the ask went out
         # (the focus came to it, then an arrow) reaches the server with it, in this fragment's run; the page
-        # reruns whole
-        now = _settings()
-        if any(k in now and now[k] != v for k, v in settings.items()):
+        # reruns whole. Only the sliders: a button's value is True in the run its click starts, and a rerun from
+        # here would lose the click (a PageDown on the lesson button, pressed as the focus asked, went nowhere)
+        now, sliders = _settings(), {knob for _, names, _ in pending.values() for knob in names}
+        if any(k in now and now[k] != settings.get(k) for k in sliders if k in settings):
             st.rerun()
     asked = _asked(fill)
     charts: dict[str, dict] = {}
