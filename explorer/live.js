@@ -127,37 +127,41 @@ function moved(live, knob, el) {
   for (const [chart, byKnob] of Object.entries(live.charts)) {
     const steps = byKnob[knob];
     if (!steps) continue;
-    const at = live.knobs[knob].mode === "index" ? raw : steps.values.findIndex((v) => Math.abs(v - raw) < 1e-9);
+    const at = indexOf(live, knob, steps, raw);
     if (at < 0 || at >= steps.values.length) continue;
     const box = document.querySelector(`.st-key-${CSS.escape(chart)}`);
-    if (box && inView(box)) draw(live, chart, steps, at);
-    else later.push(() => draw(live, chart, steps, at));
+    if (box && inView(box)) draw(live, chart, knob, steps, at);
+    else later.push(() => draw(live, chart, knob, steps, at));
   }
   clearTimeout(live.later);
   if (later.length) live.later = setTimeout(() => later.forEach((f) => f()), LATER_MS);
 }
 
-function draw(live, chart, steps, at) {
+// The chart at the slider's value `at` (an index among steps.values): every attribute that changes along the
+// slider set on the chart as the server drew it, to that value's own or else the slider's first value's.
+function draw(live, chart, knob, steps, at) {
   const gd = document.querySelector(`.st-key-${CSS.escape(chart)} .js-plotly-plot`);
   if (!gd || !window.Plotly || !gd.data) return;
   if (gd.__fvRun !== live.run) {  // the chart as the server drew it at this run's settings
     gd.__fvBase = { data: gd.data.map((t) => ({ ...t })), layout: { ...gd.layout } };
     gd.__fvRun = live.run;
   }
-  const base = gd.__fvBase, change = steps.data[at], lay = steps.layout[at];
-  const data = Array.isArray(change) ? change : base.data.map((t, i) => merge(t, change[i]));
+  const base = gd.__fvBase, change = steps.data[at], lay = { ...steps.ref.layout, ...steps.layout[at] };
+  const data = Array.isArray(change) ? change
+    : base.data.map((t, i) => merge(t, { ...steps.ref.data[i], ...change[i] }));
   const layout = merge(base.layout, lay);
   // the size the chart has now, not the one it had when the run drew it (the window may have changed
   // since), but a height the engine's figure changes with the value
   for (const key of ["width", "height", "autosize"]) {
-    if (key === "height" && lay && "height" in lay) continue;
+    if (key === "height" && lay && lay.height != null) continue;
     if (key in gd.layout) layout[key] = gd.layout[key];
     else delete layout[key];
   }
-  if (lay.title && steps.title && base.layout.title && typeof base.layout.title.text === "string") {
+  const title = lay.title, drawn = base.layout.title, own = ownTitle(live, knob, steps);
+  if (title && own && drawn && typeof drawn.text === "string") {
     // the title as Streamlit drew it is the engine's, dressed (bold): dress the new one alike
-    const [before, after] = base.layout.title.text.split(steps.title);
-    if (after !== undefined) layout.title = { ...lay.title, text: before + lay.title.text + after };
+    const [before, after] = drawn.text.split(own);
+    if (after !== undefined) layout.title = { ...title, text: before + title.text + after };
   }
   const value = String(steps.values[at]);
   gd.dataset.liveAt = value;  // asked for
@@ -167,6 +171,18 @@ function draw(live, chart, steps, at) {
     if (gd.dataset.liveAt === value) gd.dataset.liveDrawn = value;
     gd.dispatchEvent(new CustomEvent("fv-live-drawn", { bubbles: true, detail: { inView: inView(gd) } }));
   });
+}
+
+// The engine's title of the chart at the value the run drew it at (the slider where the server had it).
+function ownTitle(live, knob, steps) {
+  const at = indexOf(live, knob, steps, live.knobs[knob].at);
+  const title = at < 0 ? null : { ...steps.ref.layout, ...steps.layout[at] }.title;
+  return title && typeof title.text === "string" ? title.text : null;
+}
+
+// The index among the slider's values of what its input holds (`raw`): the position itself for a select slider.
+function indexOf(live, knob, steps, raw) {
+  return live.knobs[knob].mode === "index" ? raw : steps.values.findIndex((v) => Math.abs(v - raw) < 1e-9);
 }
 
 // A copy of `into` with `change`'s keys set (null: removed).

@@ -5,8 +5,10 @@ A lesson draws a chart with `ui.chart(make, key, ("n", "d"))`: `make` builds the
 settings (through ui.config(), ui.hardware() and ui.peek(control(key)), never from a variable read
 before), and each named slider is a URL key. At the end of the run (`flush`, so the page is drawn
 first) every such chart is built again at each value its sliders offer, the other settings as they
-are (`at`), and the page carries what changes from one value to the next: per trace the attributes
-that differ from the chart on screen, per layout key the same. A slider that changes none of a
+are (`at`), and the page carries what changes along the slider: per trace the attributes that differ
+between its values, per layout key the same, each value's as its differences from one value's
+(`steps`). Those hold wherever the slider stands, so they are built once for every reader whose other
+settings are the same, and not again when the slider is let go. A slider that changes none of a
 chart's values is not carried for it; one with more than MOST_VALUES values, or whose differences
 would weigh more than MOST_BYTES_PER_VALUE a value, stays on the rerun path. In the browser,
 explorer/live.js watches each named slider (Streamlit's own: a native, labelled range input that
@@ -111,29 +113,48 @@ def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value, cls=PlotlyJSONEncoder))
 
 
-def steps(make: Callable[[], go.Figure], key: str, values: Sequence[Any]) -> dict | None:
-    """The chart at each of a slider's values, as differences from the chart at the current settings:
-    {"data": [{trace index: {attr: value}} or a whole list of traces], "layout": [{key: value}]},
-    one entry per value, and the title at the current settings. None when no value changes the chart, or
-    when the differences pass MOST_BYTES_PER_VALUE on average."""
-    base = _figure_json(make())
-    data, layout = [], []
+def steps(make: Callable[[], go.Figure], key: str, values: Sequence[Any], default: Any = None) -> dict | None:
+    """The chart at each of a slider's values, whatever value the slider stands at (the other settings as they
+    are), as differences from the chart at one of them, the reference: the slider's default, first or last
+    value, whichever carries least. `ref` holds the attributes that change along the slider at the reference
+    ({"data": {trace index: {attr: value}}, "layout": {key: value}}, None where the figure there has none);
+    `data` and `layout` each value's differences from it (one entry per value; a whole list of traces where
+    traces come and go). The browser sets every attribute `ref` names on the chart the run drew, to the value's
+    own or else the reference's: so the figures hold wherever the slider stands, are not built again when it is
+    let go elsewhere, and one build serves every reader whose other settings are these. None when no value
+    changes the chart, or when the figures pass MOST_BYTES_PER_VALUE on average."""
+    figures = []
     for value in values:
         with at({key: value}):
-            fig = _figure_json(make())
-        traces = fig.get("data", [])
-        if len(traces) == len(base.get("data", [])):
-            data.append({str(t): _plain(d) for t, tr in enumerate(traces) if (d := _diff(base["data"][t], tr))})
-        else:  # traces come and go: carry them all
-            data.append(_plain(traces))
-        layout.append(_plain(_diff(base.get("layout", {}), fig.get("layout", {}))))
-    if not any(data) and not any(layout):
+            figures.append(_figure_json(make()))
+    candidates = dict.fromkeys(i for i in (values.index(default) if default in values else 0, 0, len(values) - 1))
+    payloads = [p for p in (_along(figures, i) for i in candidates) if p is not None]
+    if not payloads:
         return None  # the chart does not depend on this slider
-    # Streamlit's theme dresses the title it draws (bold): the browser dresses the new one alike
-    payload = {"data": data, "layout": layout, "title": (base["layout"].get("title") or {}).get("text")}
-    if len(json.dumps(payload)) > MOST_BYTES_PER_VALUE * len(values):
+    payload = min(payloads, key=lambda p: len(json.dumps(p)))
+    return payload if len(json.dumps(payload)) <= MOST_BYTES_PER_VALUE * len(values) else None
+
+
+def _along(figures: Sequence[dict], reference: int) -> dict | None:
+    """`steps`' figures as differences from the one at index `reference` (None: they are all the same)."""
+    first = figures[reference]
+    traces = len(first.get("data", []))
+    whole = any(len(fig.get("data", [])) != traces for fig in figures)  # traces come and go: carry them all
+    data, layout = [], []
+    for fig in figures:
+        if whole:
+            data.append(_plain(fig.get("data", [])))
+        else:
+            data.append({str(t): _plain(d) for t, tr in enumerate(fig["data"]) if (d := _diff(first["data"][t], tr))})
+        layout.append(_plain(_diff(first.get("layout", {}), fig.get("layout", {}))))
+    if not any(data) and not any(layout):
         return None
-    return payload
+    varying = {} if whole else {t: set().union(*(change.get(t, {}) for change in data))
+                                for t in map(str, range(traces))}
+    return {"ref": {"data": {t: _plain({a: first["data"][int(t)].get(a) for a in attrs})
+                             for t, attrs in varying.items() if attrs},
+                    "layout": _plain({k: first.get("layout", {}).get(k) for k in set().union(*layout)})},
+            "data": data, "layout": layout}
 
 
 def param(key: str):
@@ -162,12 +183,10 @@ def _settings() -> dict[str, Any]:
             and isinstance(v, (int, float, str, bool))}
 
 
-def _snapshot(settings: Mapping[str, Any]) -> tuple:
-    """The settings as a key: of the run's token, and of the figures along each slider. Those are the slider's
-    own value too: `steps` carries each value's figure as its differences from the chart at the current
-    settings, which the browser applies to the chart the run drew, so figures built at another value of the same
-    slider (by another reader, or before a release) would be applied to the wrong chart."""
-    return tuple(sorted((k, repr(v)) for k, v in settings.items()))
+def _snapshot(settings: Mapping[str, Any], but: str | None = None) -> tuple:
+    """The settings as a key (of the run's token; `but` one: of the figures along that slider, which hold
+    for every value it stands at)."""
+    return tuple(sorted((k, repr(v)) for k, v in settings.items() if k != but))
 
 
 class _Built:
@@ -216,19 +235,12 @@ def _carry() -> None:
     pending, settings = state.get(CHARTS, {}), state.get(SETTINGS, {})
     fill = _fill()
     if fill is not None:
-        # The browser sends every control's value with the ask: a key pressed on a slider as the ask went out
-        # (the focus came to it, then an arrow) reaches the server with it, in this fragment's run; the page
-        # reruns whole. Only the sliders: a button's value is True in the run its click starts, and a rerun from
-        # here would lose the click (a PageDown on the lesson button, pressed as the focus asked, went nowhere)
-        now, sliders = _settings(), {knob for _, names, _ in pending.values() for knob in names}
-        if any(k in now and now[k] != settings.get(k) for k in sliders if k in settings):
-            st.rerun()
+        _settle(fill, settings, {knob for _, names, _ in pending.values() for knob in names})
     asked = _asked(fill)
     charts: dict[str, dict] = {}
     knobs: dict[str, dict] = {}  # key -> how its input counts, and where it stood for this run's figures
     players = {chart: player for chart, (_, _, player) in pending.items() if player}
     missing: set[str] = set()
-    snapshot = _snapshot(settings)  # with the slider's own value: the figures are differences from the run's chart
     for chart, (make, names, _) in pending.items():
         for knob in names:
             p = param(knob)
@@ -237,11 +249,11 @@ def _carry() -> None:
                 continue
             now = settings.get(knob, p.default)
             stands = {"mode": mode, "at": values.index(now) if mode == "index" else now}
-            key = (chart, knob, snapshot, tuple(values))
+            key = (chart, knob, _snapshot(settings, but=knob), tuple(values))
             found, payload = _built.get(key)
             if not found and knob in asked:
                 with at(settings):
-                    payload = steps(make, knob, values)
+                    payload = steps(make, knob, values, p.default)
                 _built.put(key, payload)
             elif not found:
                 missing.add(knob)
@@ -254,6 +266,37 @@ def _carry() -> None:
     _component(data={"charts": charts, "knobs": knobs, "players": players, "run": state.get(RUN, ""),
                      "missing": sorted(missing)},
                key="fv_live", height="content", on_fill_change=_filled)
+
+
+def _settle(fill: Mapping, settings: Mapping[str, Any], sliders: set[str]) -> None:
+    """The controls' values after an ask: the browser sends every control's value with it, as it held them
+    when the ask left.
+
+    - An ask for the run the page drew last: a key pressed on a slider as the ask went out (the focus came to
+      it, then an arrow) reaches the server only with it, in this fragment's run; the page reruns whole at
+      it. Only for the sliders: a button's value is True in the run its click starts, and a rerun from here
+      would lose the click (a PageDown on the lesson button, pressed as the focus asked, went nowhere).
+    - An ask for an older run left before the browser had drawn the last one (a step of the clicker's, a
+      release, pressed as the ask went out): its values are the older run's, and each control is put back
+      where the last run had it. Rerun at them, the page would undo that run (a step the clicker pressed
+      never came, tests/test_live_fill.py)."""
+    now = _settings()
+    if fill.get("run") != st.session_state.get(RUN):
+        for key, value in settings.items():
+            if key in now and now[key] != value and _is_control(key):
+                st.session_state[key] = value
+    elif any(k in now and now[k] != settings.get(k) for k in sliders if k in settings):
+        st.rerun()
+
+
+def _is_control(key: str) -> bool:
+    """Whether a URL key names a control (the sidebar's, the reader's GPU's, a lesson's own): a button's state
+    cannot be set."""
+    try:
+        param(key)
+    except KeyError:
+        return False
+    return True
 
 
 def _fill() -> Mapping | None:

@@ -153,7 +153,14 @@ class Client:
         lacks: the trigger that builds them, and the run of the fragment that brings them."""
         if key not in self.missing or self.live is None:
             return
-        component, fragment, token = self.live
+        await self.ask([key], run=run)
+
+    async def ask(self, knobs: list[str], token: str | None = None, values: dict | None = None,
+                  run: Run | None = None) -> None:
+        """The live component's ask for these sliders' figures, for the run `token` (the last one drawn, unless
+        said), with the controls' values the browser sends beside it (`values`, by user key: none unless said)."""
+        assert self.live is not None, "no live component drawn yet"
+        component, fragment, last = self.live
         ask = BackMsg()
         ask.rerun_script.fragment_id = fragment
         own = ask.rerun_script.widget_states.widgets.add()  # the component's state, which the browser sends with it
@@ -161,7 +168,9 @@ class Client:
         own.json_value = "{}"
         w = ask.rerun_script.widget_states.widgets.add()
         w.id = _make_trigger_id(component, "events")
-        w.json_trigger_value = json.dumps([{"event": "fill", "value": {"run": token, "knobs": [key]}}])
+        w.json_trigger_value = json.dumps([{"event": "fill", "value": {"run": token or last, "knobs": knobs}}])
+        for key, value in (values or {}).items():
+            _state(self.widgets[key], value, ask.rerun_script.widget_states)
         await self._send(ask, run or Run())
 
     async def _send(self, msg: BackMsg, run: Run) -> None:
