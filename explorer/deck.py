@@ -10,6 +10,7 @@ from collections.abc import Callable
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from . import live
 from .css import STICKY_ROWS
 from .lessons import LESSONS, control
 from .params import CUSTOM_GPU, SHARED, shown
@@ -29,6 +30,7 @@ def section(draw: Callable[[], None]) -> Callable[[], None]:
         draw()
         ctx = get_script_run_ctx()
         if ctx is not None and ctx.fragment_ids_this_run:
+            live.note_section()  # the live figures' asks put every other control back where the page had it
             if st.session_state.get(SHARE_OPEN):
                 st.rerun()  # scope "app"
             sync_url()
