@@ -25,7 +25,7 @@ export default function ({ data, setTriggerValue }) {
     if (!want.length) return;
     want.forEach((k) => live.asking.add(k));
     state(live);
-    setTriggerValue("fill", { run: data.run, knobs: want });
+    recorded(live, () => setTriggerValue("fill", { run: data.run, knobs: want }));
   };
   state(live);
   if (!live.intent) {  // once a page: the pointer over a slider, or the keyboard's focus on it
@@ -58,6 +58,27 @@ export default function ({ data, setTriggerValue }) {
 // "partial" while some slider's figures are still to be asked for, else "ready".
 function state(live) {
   document.documentElement.dataset.fvLive = live.asking.size ? "filling" : live.missing.size ? "partial" : "ready";
+}
+
+// Call `send` once the page holds the run it was drawn by: the run over, and every live slider showing the value
+// the run gave it. The ask carries Streamlit's record of every control, and right after a run that set a slider
+// on the server (a step of the clicker's sets the key tile) that record can still hold the old value until the
+// slider has drawn the new one: the server would take it for a move and rerun the page at it, undoing the step.
+// At most RECORDED_MS: a reader dragging another slider holds it away from the run's value until let go.
+const RECORDED_MS = 1000;
+function recorded(live, send) {
+  const until = performance.now() + RECORDED_MS;
+  const check = () => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    const idle = !app || app.dataset.testScriptState === "notRunning";
+    const shown = Object.entries(live.knobs).every(([knob, k]) => {
+      const el = input(knob);
+      return !el || Math.abs(Number(el.value) - k.at) < 1e-9;
+    });
+    if ((idle && shown) || performance.now() > until) send();
+    else requestAnimationFrame(check);
+  };
+  check();
 }
 
 function intent(live, e) {

@@ -235,7 +235,7 @@ def _carry() -> None:
     pending, settings = state.get(CHARTS, {}), state.get(SETTINGS, {})
     fill = _fill()
     if fill is not None:
-        _settle(settings)
+        _settle(fill, settings, {knob for _, names, _ in pending.values() for knob in names})
     asked = _asked(fill)
     charts: dict[str, dict] = {}
     knobs: dict[str, dict] = {}  # key -> how its input counts, and where it stood for this run's figures
@@ -268,15 +268,23 @@ def _carry() -> None:
                key="fv_live", height="content", on_fill_change=_filled)
 
 
-def _settle(settings: Mapping[str, Any]) -> None:
-    """The controls as the page was drawn, after an ask: the browser sends every control's value with it, as its
-    own record held them when the ask left, and that record can be older than the page. Right after a run that
-    set a control on the server (a step of the clicker's sets the key tile), the browser has drawn the control
-    at its new value but may not yet have recorded it, and a player's ask leaves at once: with the older value,
-    the page reran at it and undid the step (tests/test_live_fill.py). A reader's own move is never only in an
-    ask: the control sends it in a request of its own, which reruns the page. So each control goes back to its
-    value at the page's last run (a section's run keeps them current: `note_section`)."""
+def _settle(fill: Mapping, settings: Mapping[str, Any], sliders: set[str]) -> None:
+    """The controls after an ask: the browser sends its record of every control with it.
+
+    - An ask for the run the page drew last: a key pressed on a slider as the ask went out (the focus came to it,
+      then an arrow) reaches the server only with the ask, in one message, and the page reruns whole at it. Only
+      for the live sliders: a button's value is True in the run its click starts, and a rerun from here would lose
+      the click. The browser sends an ask only once every live slider shows the run's value (live.js `recorded`):
+      right after a run that set a slider on the server (a step of the clicker's sets the key tile), the record
+      can still hold the old value, and a rerun at it undid the step.
+    - An ask for an older run left before the browser had drawn the last one: its record is the older run's, and
+      each control goes back to where the page's last run (or a section's since: `note_section`) had it
+      (tests/test_live_fill.py)."""
     now = _settings()
+    if fill.get("run") == st.session_state.get(RUN):
+        if any(k in now and now[k] != settings.get(k) for k in sliders if k in settings):
+            st.rerun()
+        return
     for key, value in settings.items():
         if key in now and now[key] != value and _is_control(key):
             st.session_state[key] = value
