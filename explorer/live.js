@@ -18,6 +18,7 @@ export default function ({ data, setTriggerValue }) {
   if (fresh) live.run += 1;  // a new run: each chart's figure on screen is the server's again
   // The page's run carried the figures built already; a slider's missing ones are asked for when the
   // reader shows the intent to move it (explorer/live.py), and come in a run of this component's fragment.
+  live.render = (live.render || 0) + 1;  // this drawing of the component: its asks are its own
   live.missing = new Set(data.missing || []);
   live.asking = new Set();  // an answer came (a run, or a fill): what is still missing may be asked again
   live.ask = (knobs) => {
@@ -25,7 +26,10 @@ export default function ({ data, setTriggerValue }) {
     if (!want.length) return;
     want.forEach((k) => live.asking.add(k));
     state(live);
-    recorded(live, () => setTriggerValue("fill", { run: data.run, knobs: want }));
+    const render = live.render;
+    // an ask still waiting when the component is drawn again is dropped: that drawing asks afresh for what the
+    // pointer and the focus still want, and Streamlit sent an older drawing's trigger with its fragment gone
+    recorded(live, () => { if (live.render === render) setTriggerValue("fill", { run: data.run, knobs: want }); });
   };
   state(live);
   if (!live.intent) {  // once a page: the pointer over a slider, or the keyboard's focus on it

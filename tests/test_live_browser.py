@@ -329,3 +329,28 @@ def test_figures_built_for_another_reader_at_another_value_draw_this_readers_cha
     live_state(page)
     assert page.evaluate(MISDRAWN) == [], "at its own value each slider's carried figure is the chart on the page"
     assert other.evaluate(MISDRAWN) == []
+
+
+def test_a_slider_reached_for_while_another_is_let_go_still_gets_its_figures(server, page):
+    """A reader lets one slider go and reaches for the next at once, while the release's run goes on: the ask
+    for the second slider's figures waits for that run, and is then answered (an ask left waiting from the
+    component's earlier drawing went out with that drawing's fragment, which the server no longer had)."""
+    page.goto(lesson_url(server, 2))
+    opened(page, 2)
+    page.wait_for_function("() => !!window.__fvLive && window.__fvLive.missing.has('Bc')", timeout=WAIT)
+    handle = thumb(page, "Br")
+    handle.scroll_into_view_if_needed()
+    page.mouse.move(*centre(handle))
+    page.wait_for_function("() => !window.__fvLive.missing.has('Br')", timeout=WAIT)
+    page.mouse.down()
+    x, y = centre(handle)
+    page.mouse.move(x + 24, y, steps=3)
+    page.mouse.up()  # the release reruns the page; the pointer goes straight on to Bc
+    page.mouse.move(*centre(thumb(page, "Bc")), steps=2)
+    page.wait_for_function("() => !window.__fvLive.missing.has('Bc') && document.documentElement.dataset.fvLive"
+                           " !== 'filling'", timeout=WAIT)
+
+
+def centre(locator) -> tuple[float, float]:
+    box = locator.bounding_box()
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
