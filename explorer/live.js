@@ -163,7 +163,7 @@ function moved(live, knob, el) {
 }
 
 // The chart at the slider's value `at` (an index among steps.values): every attribute that changes along the
-// slider set on the chart as the server drew it, to that value's own or else the slider's first value's.
+// slider set on the chart as the server drew it, to that value's own or else the reference value's (live.py steps).
 function draw(live, chart, knob, steps, at) {
   const gd = document.querySelector(`.st-key-${CSS.escape(chart)} .js-plotly-plot`);
   if (!gd || !window.Plotly || !gd.data) return;
