@@ -20,11 +20,14 @@ export default function ({ data, setTriggerValue }) {
   // reader shows the intent to move it (explorer/live.py), and come in a run of this component's fragment.
   live.render = (live.render || 0) + 1;  // this drawing of the component: its asks are its own
   live.missing = new Set(data.missing || []);
+  // what was asked for and is still missing (its ask dropped by this drawing, or answered for an older run): again
+  const again = [...(live.wanted || [])].filter((k) => live.missing.has(k));
+  live.wanted = new Set();
   live.asking = new Set();  // an answer came (a run, or a fill): what is still missing may be asked again
   live.ask = (knobs) => {
     const want = knobs.filter((k) => live.missing.has(k) && !live.asking.has(k));
     if (!want.length) return;
-    want.forEach((k) => live.asking.add(k));
+    want.forEach((k) => { live.asking.add(k); live.wanted.add(k); });
     state(live);
     const render = live.render;
     // an ask still waiting when the component is drawn again is dropped: that drawing asks afresh for what the
@@ -38,7 +41,7 @@ export default function ({ data, setTriggerValue }) {
     document.addEventListener("focusin", live.intent, true);
   }
   // a touch screen has no pointer to hover before the drag, and a player's keys step its slider: at once
-  const now = Object.values(live.players);
+  const now = [...Object.values(live.players), ...again];
   if (window.matchMedia && window.matchMedia("(pointer: coarse)").matches) now.push(...live.missing);
   for (const knob of live.missing) {  // the pointer already over a slider, or the focus on it, when the run came
     const box = document.querySelector(`.st-key-${CSS.escape(knob)}`);

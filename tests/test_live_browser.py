@@ -335,7 +335,8 @@ def test_a_slider_reached_for_while_another_is_let_go_still_gets_its_figures(ser
     """A reader lets one slider go and reaches for the next at once, while the release's run goes on: the ask
     for the second slider's figures waits for that run, and is then answered (an ask left waiting from the
     component's earlier drawing went out with that drawing's fragment, which the server no longer had)."""
-    page.goto(lesson_url(server, 2))
+    # settings of its own: the server keeps every reader's figures, and another test's would be there already
+    page.goto(lesson_url(server, 2, "?n=6144&d=32&Br=48"))
     opened(page, 2)
     page.wait_for_function("() => !!window.__fvLive && window.__fvLive.missing.has('Bc')", timeout=WAIT)
     handle = thumb(page, "Br")
