@@ -78,11 +78,7 @@ function recorded(live, send) {
   const check = () => {
     const app = document.querySelector('[data-testid="stApp"]');
     const idle = !app || app.dataset.testScriptState === "notRunning";
-    const shown = Object.entries(live.knobs).every(([knob, k]) => {
-      const el = input(knob);
-      return !el || Math.abs(Number(el.value) - k.at) < 1e-9;
-    });
-    if ((idle && shown) || performance.now() > until) send();
+    if ((idle && current(live, null)) || performance.now() > until) send();
     else requestAnimationFrame(check);
   };
   check();
@@ -132,8 +128,9 @@ function soon(live, knob, el) {
   });
 }
 
-// Whether every other live slider still stands where it stood for this run's figures: after one is let
-// go, the others' figures are the old run's until the new one arrives, and none is drawn from them.
+// Whether every other live slider (every one, for `knob` null) still stands where it stood for this run's
+// figures: after one is let go, the others' figures are the old run's until the new one arrives, and none is
+// drawn from them.
 function current(live, knob) {
   return Object.entries(live.knobs).every(([other, k]) => {
     if (other === knob) return true;

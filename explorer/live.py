@@ -128,11 +128,11 @@ def steps(make: Callable[[], go.Figure], key: str, values: Sequence[Any], defaul
         with at({key: value}):
             figures.append(_figure_json(make()))
     candidates = dict.fromkeys(i for i in (values.index(default) if default in values else 0, 0, len(values) - 1))
-    payloads = [p for p in (_along(figures, i) for i in candidates) if p is not None]
-    if not payloads:
+    sized = [(len(json.dumps(p)), p) for p in (_along(figures, i) for i in candidates) if p is not None]
+    if not sized:
         return None  # the chart does not depend on this slider
-    payload = min(payloads, key=lambda p: len(json.dumps(p)))
-    return payload if len(json.dumps(payload)) <= MOST_BYTES_PER_VALUE * len(values) else None
+    size, payload = min(sized, key=lambda pair: pair[0])
+    return payload if size <= MOST_BYTES_PER_VALUE * len(values) else None
 
 
 def _along(figures: Sequence[dict], reference: int) -> dict | None:
@@ -241,6 +241,7 @@ def _carry() -> None:
     knobs: dict[str, dict] = {}  # key -> how its input counts, and where it stood for this run's figures
     players = {chart: player for chart, (_, _, player) in pending.items() if player}
     missing: set[str] = set()
+    snapshots: dict[str, tuple] = {}  # per slider, the settings but its own: the key of its figures
     for chart, (make, names, _) in pending.items():
         for knob in names:
             p = param(knob)
@@ -249,7 +250,9 @@ def _carry() -> None:
                 continue
             now = settings.get(knob, p.default)
             stands = {"mode": mode, "at": values.index(now) if mode == "index" else now}
-            key = (chart, knob, _snapshot(settings, but=knob), tuple(values))
+            if knob not in snapshots:
+                snapshots[knob] = _snapshot(settings, but=knob)
+            key = (chart, knob, snapshots[knob], tuple(values))
             found, payload = _built.get(key)
             if not found and knob in asked:
                 with at(settings):
