@@ -218,7 +218,7 @@ def masked_player(cfg: Config) -> tuple[str, dict]:
 def figure(builder: Callable[P, go.Figure], *args: P.args, **kwargs: P.kwargs) -> go.Figure:
     """`builder(*args, **kwargs)`, a chart from explorer/charts/, built once per distinct input
     and shared, not copied: building a Plotly figure validates every property (tens of ms), and
-    so does unpickling one. Safe to share because st.plotly_chart only reads it (plotly.io.to_json).
+    so does unpickling one. Safe to share because explorer/plot.py only reads it (plotly.io.to_json).
     Typed: mypy checks the arguments against the builder's own signature."""
     return _shared_figure(f"{builder.__module__}.{builder.__qualname__}", builder, *args, **kwargs)
 

@@ -69,7 +69,7 @@
   // A section longer than the screen: PageDown first scrolls it on, one figure (chart, player, table) at a
   // time, each brought up until its bottom is on screen (a figure taller than the screen: its top under the
   // top bar), so every figure is seen whole at some press; PageUp from there goes back to the section's top.
-  const FIGURES = '[data-testid="stPlotlyChart"], iframe, [data-testid="stDataFrame"]';
+  const FIGURES = '.fv-plot, iframe, [data-testid="stDataFrame"]';
   const screenBottom = () => { const s = scroller(); return Math.min(innerHeight, s ? s.getBoundingClientRect().bottom : innerHeight); };
   function onward(k) {
     const head = headBottom(), bottom = screenBottom();

@@ -85,7 +85,7 @@ STICKY_ROWS = """<style>
     position: sticky; top: 3.75rem; z-index: 99; background: #fff; padding: 0.2rem 0 0.4rem;
     box-shadow: 0 6px 6px -6px rgba(0, 0, 0, 0.35); }
   /* what is scrolled into view (a player focused by Tab, a link's anchor) comes to rest under such a row */
-  [data-testid="stMain"] :is(iframe, [data-testid="stPlotlyChart"]) { scroll-margin-top: 10rem; }
+  [data-testid="stMain"] :is(iframe, .fv-plot) { scroll-margin-top: 10rem; }
 }
 </style>"""
 

@@ -10,6 +10,7 @@ import streamlit as st
 from flashviz.teach.format import column_format
 
 from . import live as live_charts
+from .plot import plot
 from .widgets import presenting
 
 
@@ -75,9 +76,9 @@ def chart(fig: go.Figure | Callable[[], go.Figure], key: str, follows: Sequence[
         make, fig = fig, fig()
         if follows:
             live_charts.follow(key, make, follows, player)
-    st.plotly_chart(fig, key=key, config={
-        "displaylogo": False, "displayModeBar": "hover" if not presenting() else False,
-        "toImageButtonOptions": {"format": "png", "filename": key, "scale": 2}})
+    config = {"displaylogo": False, "displayModeBar": "hover" if not presenting() else False,
+              "toImageButtonOptions": {"format": "png", "filename": key, "scale": 2}}
+    plot(fig, key, config)
 
 
 def side_by_side(*charts_and_keys: tuple, widths=None) -> None:

@@ -190,6 +190,7 @@ function draw(live, chart, knob, steps, at) {
   }
   const value = String(steps.values[at]);
   gd.dataset.liveAt = value;  // asked for
+  gd.__fvMoved = true;  // the run's figure is no longer the one on screen (explorer/plot.js draws it again)
   // drawn: the value whose figure the chart holds now (what a test reads waits for it), and an event for whoever
   // measures the redraw (bench/live.py)
   window.Plotly.react(gd, data, layout).then(() => {

@@ -3,6 +3,7 @@ against the engine; and the why lines of their questions.
 """
 from __future__ import annotations
 
+import json
 import math
 import re
 
@@ -17,6 +18,7 @@ from flashviz.run import rescale
 from flashviz.run.attention import online_softmax, random_row
 from flashviz.run.rescale import lagging_row
 from tests.claims_settings import engine_config
+from tests.conftest import figures
 from tests.claims_core import agrees, Claims, COMPARE, half_unit, NUM, number, same_bytes
 
 
@@ -133,8 +135,8 @@ def check_where_time_goes(ck: Claims, p: dict) -> None:
                   f"{1 / feed:.1f} and {ridge:.1f}")
         ck.regime(note.group(5), 1 / least, feed, "the measured kernel")
         ck.regime(note.group(6) or note.group(5), 1 / least, 1 / ridge, "the measured kernel, measured ridge")
-        fig = next(c for c in ck.at.get("plotly_chart") if "Roofline" in str(c.proto.spec))
-        ck.expect("flash measured (H200)" in str(fig.proto.spec), "no measured points on the H200's roofline")
+        fig = next(f for f in figures(ck.at) if "Roofline" in json.dumps(f))
+        ck.expect("flash measured (H200)" in json.dumps(fig), "no measured points on the H200's roofline")
     ratio = table[(table["impl"] == "flash") & (table["dtype"] == "float16") & (table["pass"] == "fwd")][
         "DRAM / model"].dropna()
     m = ck.find(rf"flash's roof here is the two-level count's, not the GPU's\. A real flash kernel\s+moves fewer: on "

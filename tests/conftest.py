@@ -41,6 +41,20 @@ else:
 SHARED = "flashviz_server"
 
 
+def figures(at, config: bool = False) -> list:
+    """Every chart an AppTest run drew (explorer/plot.py draws each in place), as its figure's JSON, in page
+    order; with `config`, each as (figure, Plotly's config)."""
+    import json
+
+    out = []
+    for el in at.get("bidi_component"):
+        if el.proto.component_name.endswith("flashviz.plot"):
+            data = json.loads(el.proto.json)
+            spec = json.loads(data["spec"])
+            out.append((spec, json.loads(data["config"])) if config else spec)
+    return out
+
+
 @pytest.fixture(scope="session")
 def server(request):
     from tests.serving import healthy, serve

@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 from explorer.lessons import LESSONS
 from explorer.params import SHARED
 from flashviz.teach.questions import LADDER
-from tests.conftest import ROOT
+from tests.conftest import ROOT, figures
 
 APP = str(ROOT / "app.py")
 PAGES = [lesson.file for lesson in LESSONS]
@@ -53,7 +53,7 @@ def widgets(at):
 def test_page_renders_at_defaults(page):
     at = open_page(page)
     assert at.title and at.title[0].value, "every lesson has a title"
-    assert at.get("plotly_chart") or page.endswith("09_break_it.py")
+    assert figures(at) or page.endswith("09_break_it.py")
 
 
 # FLASHVIZ_SHARED_EVERY=k tries the sidebar's controls (explorer/params.py's SHARED, the same on every page) on
@@ -122,7 +122,7 @@ def test_exp_without_max_shows_nan_weights():
 
 def test_tiles_too_small_sits_above_standard_attention():
     at = open_page(BREAK_IT, bug_tiles_too_small="true")
-    assert "standard 17.00 MB" in json.dumps(json.loads(at.get("plotly_chart")[0].proto.spec))
+    assert "standard 17.00 MB" in json.dumps(figures(at)[0])
 
 
 def player_data(iframe) -> dict:
@@ -191,7 +191,7 @@ def test_deep_link_reaches_page_controls():
 def test_malformed_link_shows_a_note_and_goes_on(params, note):
     at = open_page(PAGES[0], **params)
     assert any(note in w.value for w in at.warning), [w.value for w in at.warning]
-    assert at.get("plotly_chart"), "the page still renders"
+    assert figures(at), "the page still renders"
 
 
 def test_script_in_a_link_never_reaches_html():
@@ -258,10 +258,10 @@ def test_every_lesson_asks_a_question_whose_answer_follows_the_settings(page, ch
 def test_presentation_mode_shows_the_question_alone_under_its_title_until_the_reveal():
     at = open_page(PAGES[2], present="true")
     assert [t.value for t in at.title] == [LESSONS[2].title], "the lesson's name over its question, nothing else"
-    assert not at.get("plotly_chart"), "no lesson under the question yet"
+    assert not figures(at), "no lesson under the question yet"
     assert [b.key for b in at.button if b.label.startswith("Reveal")] == ["reveal_answer"], "one reveal button"
     at.button(key="reveal_answer").click().run()  # what the clicker's first PageDown presses
-    assert at.title[0].value.startswith("Tiling") and at.get("plotly_chart")
+    assert at.title[0].value.startswith("Tiling") and figures(at)
     assert at.button(key="next_lesson").label.startswith("Tile size")
 
 
@@ -282,7 +282,7 @@ def test_a_presenter_link_keeps_the_lessons_own_settings_behind_its_question(pag
     # the question stands alone on a projector: the lesson's controls are not drawn, and the address bar used to
     # lose their settings at the run's end, so the lesson opened at its defaults after the reveal
     at = open_page(page, present="true", **own)
-    assert not at.get("plotly_chart"), "the question alone"
+    assert not figures(at), "the question alone"
     assert {key: link_value(at, key) for key in own} == own, "kept in the address bar behind the question"
     at.button(key="reveal_answer").click().run()
     drawn = {key: next(w for w in widgets(at) if w.key == key).value for key in own}
@@ -299,7 +299,7 @@ def test_a_presenter_links_bad_lesson_setting_gets_its_note_after_the_reveal():
 
 def test_a_presenter_link_into_a_section_opens_past_the_question():
     at = open_page(PAGES[3], present="true", sec="2")
-    assert at.get("plotly_chart"), "the lesson's sections are drawn: the link points inside them"
+    assert figures(at), "the lesson's sections are drawn: the link points inside them"
     assert any("engine says" in m.value for m in at.markdown), "its question shows as answered"
     assert link_value(at, "sec") == "2", "the section stays in the address bar"
 
@@ -429,11 +429,10 @@ def test_first_lesson_shows_the_seed_table():
 
 def test_charts_keep_png_export_and_axis_units():
     at = open_page(PAGES[3])
-    for chart in at.get("plotly_chart"):
-        spec = json.loads(chart.proto.spec)
+    for spec, config in figures(at, config=True):
         y = spec["layout"]["yaxis"]["title"]["text"]
         assert "(" in y, f"axis title without a unit: {y}"
-        assert json.loads(chart.proto.config)["toImageButtonOptions"]["format"] == "png"
+        assert config["toImageButtonOptions"]["format"] == "png"
 
 
 def test_no_pages_folder_and_no_url_path_equal_to_a_legacy_page_name():
@@ -472,8 +471,8 @@ def test_the_papers_figure_2_is_asked_before_it_is_shown():
 def test_a_custom_gpu_gets_its_own_roof_on_the_first_lesson():
     from tests.test_inference import B200_LINK
     at = open_page(PAGES[0], **B200_LINK)
-    roofline = next(json.loads(c.proto.spec) for c in at.get("plotly_chart")
-                    if "Roofline" in json.dumps(json.loads(c.proto.spec)["layout"].get("title", {})))
+    roofline = next(c for c in figures(at)
+                    if "Roofline" in json.dumps(c["layout"].get("title", {})))
     names = " ".join(str(trace.get("name", "")) for trace in roofline["data"])
     assert "custom" in names.lower(), names
     hardware = next(df.value for df in at.dataframe if "GPU" in df.value.columns)
@@ -482,15 +481,15 @@ def test_a_custom_gpu_gets_its_own_roof_on_the_first_lesson():
 
 def test_exact_in_real_precisions_asks_before_it_shows_the_h200_beside_the_emulation():
     at = open_page("lessons/06_exact.py")
-    titles = [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
+    titles = [c["layout"]["title"]["text"] for c in figures(at)]
     assert not any("float64" in t for t in titles), "no error chart before the guess"
     at.radio(key="guess_precision_fp16").set_value("more error than standard attention").run()
     at.button(key="reveal_inline_precision_fp16").click().run()
     assert not at.exception
     assert any("**You said:** more error than standard attention" in m.value and "Not quite" in m.value
                for m in at.markdown)
-    bars = next(json.loads(c.proto.spec) for c in at.get("plotly_chart")
-                if "float64" in json.loads(c.proto.spec)["layout"]["title"]["text"])
+    bars = next(c for c in figures(at)
+                if "float64" in c["layout"]["title"]["text"])
     names = [t.get("name") for t in bars["data"]]
     assert names == ["emulated", "H200 plain", "H200 flash", "H200 cuDNN", "H200 mem-efficient"], names
     table = next(df.value for df in at.dataframe if "paper RMSE" in df.value.columns)
@@ -500,8 +499,8 @@ def test_exact_in_real_precisions_asks_before_it_shows_the_h200_beside_the_emula
 
 def test_lesson_thirteen_steps_through_the_tiles_of_both_schedules():
     def steps_drawn(at) -> dict:
-        spec = next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if "on one SM" in
-                    json.loads(c.proto.spec)["layout"]["title"]["text"])
+        spec = next(c for c in figures(at) if "on one SM" in
+                    c["layout"]["title"]["text"])
         drawn = {"x": 0, "x2": 0}
         for trace in spec["data"]:
             drawn[trace.get("xaxis", "x")] += len(trace["x"])
@@ -520,8 +519,8 @@ def test_lesson_thirteen_shows_the_h200s_measured_times_beside_the_model():
     import pandas as pd
     raw = pd.read_csv(ROOT / "flashviz" / "data" / "h200" / "fa3_time.csv")  # the authors' run: three kernels
     at = open_page(PAGES[12], sc_call="n 16,384, d 64, B·H 8", sc_dtype="bfloat16", sc_causal="true")
-    bars = next(json.loads(c.proto.spec) for c in at.get("plotly_chart")
-                if json.loads(c.proto.spec)["layout"]["title"]["text"].startswith("Time per call"))
+    bars = next(c for c in figures(at)
+                if c["layout"]["title"]["text"].startswith("Time per call"))
     measured = dict(zip(bars["data"][0]["x"], bars["data"][0]["y"]))
     pick = raw[(raw["pass"] == "fwd") & (raw["n"] == 16384) & (raw["d"] == 64) & (raw["batch_heads"] == 8)
                & (raw["dtype"] == "bfloat16") & (raw["causal"] == 1)].set_index("impl")["ms"]
@@ -542,8 +541,8 @@ def test_lesson_thirteen_offers_only_the_h200_and_says_so():
 
 
 def _b200_timeline(at) -> dict:
-    return next(json.loads(c.proto.spec) for c in at.get("plotly_chart")
-                if "B200 SM" in json.loads(c.proto.spec)["layout"]["title"]["text"])
+    return next(c for c in figures(at)
+                if "B200 SM" in c["layout"]["title"]["text"])
 
 
 def test_lesson_thirteen_draws_fa3s_and_fa4s_b200_timelines_after_its_question():
@@ -551,7 +550,7 @@ def test_lesson_thirteen_draws_fa3s_and_fa4s_b200_timelines_after_its_question()
     threshold moves FA4's rescales (none drawn at τ = 20 on these rows, some at τ = 0), FA3's panel not at all."""
     at = open_page(PAGES[12])
     assert at.slider(key="sc_tau").value == 8.0 and at.slider(key="sc_spread").value == 3.0
-    assert not any("B200 SM" in json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart"))
+    assert not any("B200 SM" in c["layout"]["title"]["text"] for c in figures(at))
     at.button(key="reveal_inline_sc_b200_exp").click().run()
     spec = _b200_timeline(at)
     names = {t["name"] for t in spec["data"]}

@@ -116,7 +116,7 @@ def query(pg) -> dict:
 def charts_drawn(pg):
     """Every Plotly chart on the page has drawn its axes (for a screenshot worth looking at)."""
     pg.wait_for_function(
-        "() => [...document.querySelectorAll('[data-testid=\"stPlotlyChart\"]')]"
+        "() => [...document.querySelectorAll('.fv-plot')]"
         ".every(c => c.querySelector('.main-svg .xtick'))", timeout=WAIT)
 
 
@@ -274,7 +274,7 @@ def test_no_button_or_toggle_label_is_cut_at_1280_with_the_sidebar_open(at_1280)
 
 
 # Every Plotly chart drawn across its box again (after a resize): its drawing as wide as its element.
-FITTED = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].every(c => {
+FITTED = """() => [...document.querySelectorAll('.fv-plot')].every(c => {
   const svg = c.querySelector('.main-svg');
   return svg && Math.abs(svg.getBoundingClientRect().width - c.getBoundingClientRect().width) <= 2; })"""
 

@@ -27,7 +27,7 @@ LOOK = """() => {
     }
     return "?";
   };
-  const figures = [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stPlotlyChart"],' +
+  const figures = [...document.querySelectorAll('[data-testid="stMain"] .fv-plot,' +
     '[data-testid="stMain"] iframe, [data-testid="stMain"] [data-testid="stDataFrame"]')];
   const marks = [...document.querySelectorAll('[data-testid="stMain"] .fv-slide')];
   let k = 0;
@@ -75,7 +75,7 @@ def settled(pg) -> None:
     """The run is over and every chart has drawn its axes: the layout will not move."""
     pg.wait_for_selector(IDLE, timeout=WAIT)
     expect(pg.locator(SKELETON)).to_have_count(0, timeout=WAIT)
-    pg.wait_for_function("() => [...document.querySelectorAll('[data-testid=\"stPlotlyChart\"]')]"
+    pg.wait_for_function("() => [...document.querySelectorAll('.fv-plot')]"
                          ".every(c => c.querySelector('.main-svg'))", timeout=WAIT)
 
 
@@ -228,7 +228,7 @@ def test_the_presenter_link_resumes_at_its_section_and_the_reader_link_reads(ser
     pg.goto(reader.inner_text())  # the reader's link: the lesson to read, its question still to answer
     on_lesson(pg, 3)
     expect(pg.locator(".st-key-reveal_answer button").first).to_be_visible(timeout=WAIT)
-    assert pg.locator("[data-testid='stPlotlyChart']").count() > 0, "a reader sees the lesson under its question"
+    assert pg.locator(".fv-plot").count() > 0, "a reader sees the lesson under its question"
     open_at_section(pg, link, 3, 2)
 
 

@@ -56,7 +56,7 @@ def test_hostile_link(k):
         if NUMBER.fullmatch(value):
             continue  # a bare number ("3.5") the page's own figures may print; it carries no markup
         for el in elements(at._tree):
-            if el.type in ("dataframe", "plotly_chart", "iframe"):
+            if el.type in ("dataframe", "bidi_component", "iframe"):
                 continue  # engine numbers only
             body = getattr(el, "value", "")
             body = body if isinstance(body, str) else ""

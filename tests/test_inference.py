@@ -1,5 +1,4 @@
 """Lesson 12 and the reader's own GPU, as a user meets them through AppTest."""
-import json
 
 import pytest
 
@@ -7,6 +6,7 @@ from explorer.lessons import controls
 from explorer.params import CUSTOM_GPU
 from flashviz.run import decode
 from flashviz.model.config import HARDWARE
+from tests.conftest import figures
 from tests.test_app import open_page, revealed_answer, texts
 
 PAGE = "lessons/12_inference.py"
@@ -27,7 +27,7 @@ def metric(at, label: str) -> str:
 def test_lesson_renders_with_its_charts():
     at = open_page(PAGE)
     assert at.title[0].value == "Inference: one query, the whole cache"
-    assert len(at.get("plotly_chart")) == 3, "roofline, cache against HBM, split-KV times"
+    assert len(figures(at)) == 3, "roofline, cache against HBM, split-KV times"
 
 
 def test_every_widget_has_a_key_with_the_custom_gpu_open():
@@ -121,7 +121,7 @@ def test_the_worked_merge_equals_the_unsplit_answer():
 
 def test_the_roofline_draws_the_custom_gpu():
     at = open_page(PAGE, **B200_LINK)
-    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    spec = figures(at)[0]
     assert "custom GPU" in [t.get("name") for t in spec["data"]]
 
 

@@ -186,7 +186,7 @@ def test_on_a_projector_the_clicker_reveals_the_answer_then_walks_the_sections(s
     opened(page, 2, question_only=True)
     # the question alone, under the lesson's name, for the room to vote on
     expect(page.locator("h1")).to_have_text(LESSONS[2].title)
-    expect(page.locator("[data-testid='stPlotlyChart']")).to_have_count(0)
+    expect(page.locator(".fv-plot")).to_have_count(0)
     expect(page.locator("[data-testid='stButton']").filter(has_text="Reveal")).to_have_count(1)
     SHOTS.mkdir(parents=True, exist_ok=True)
     capture(page, SHOTS / "question_before_reveal_1280x720.png")

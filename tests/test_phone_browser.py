@@ -64,7 +64,7 @@ def test_on_a_phone_no_chart_or_table_toolbar_is_drawn_over_the_text(on_phone):
     if k == 0:
         SHOTS.mkdir(parents=True, exist_ok=True)
         capture(phone, SHOTS / "01_phone_390x844.png", full_page=True)
-        assert phone.locator("[data-testid='stPlotlyChart']").count() and phone.locator(
+        assert phone.locator(".fv-plot").count() and phone.locator(
             "[data-testid='stDataFrame']").count(), "lesson 1 shows charts and tables"
     bars = phone.locator(".modebar").evaluate_all("ms => ms.filter(m => m.checkVisibility()).length")
     assert bars == 0, f"{bars} chart toolbars shown"

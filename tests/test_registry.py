@@ -13,7 +13,7 @@ from explorer.lessons import LESSONS, Lesson, chapters, controls
 from explorer.params import SHARED, Param
 from flashviz.model.config import HARDWARE
 from flashviz.teach.questions import Question
-from tests.conftest import ROOT
+from tests.conftest import ROOT, figures
 from tests.registry import problems
 
 
@@ -126,7 +126,7 @@ def test_a_stand_in_lesson_renders_in_the_app_with_its_question_and_chart(regist
     assert not at.exception, [e.value for e in at.exception]
     number = LESSONS.index(registered) + 1
     assert any(f"Lesson {number} · Predict first" in m.value for m in at.markdown), "its question opens it"
-    assert at.get("plotly_chart") and at.select_slider(key="zz_n").value == 2048
+    assert figures(at) and at.select_slider(key="zz_n").value == 2048
 
 
 @pytest.mark.parametrize("left_out, script_edit, says", [

@@ -9,7 +9,7 @@ from flashviz.model.config import HARDWARE
 from flashviz.players.gpu_animation import wave_frames
 from flashviz.hardware.gpu_model import sdpa_flash, whole_gpu
 from flashviz.hardware.gpu_targets import load, targets
-from tests.conftest import ROOT
+from tests.conftest import ROOT, figures
 
 LESSON = "lessons/11_whole_gpu.py"
 
@@ -31,12 +31,12 @@ def question_text(at: AppTest) -> str:
 
 def test_the_lesson_renders_with_its_player_and_chart():
     at = open_lesson()
-    assert len(at.get("iframe")) == 1 and len(at.get("plotly_chart")) == 1
+    assert len(at.get("iframe")) == 1 and len(figures(at)) == 1
 
 
 def test_plain_attention_is_on_the_chart_and_in_a_table():
     at = open_lesson()
-    fig = json.loads(at.get("plotly_chart")[0].proto.spec)
+    fig = figures(at)[0]
     names = [t.get("name", "") for t in fig["data"]]
     assert "plain attention, H200" in names and "plain attention, model (4n²+4nd)" in names, names
     shown = " ".join(m.value for m in at.markdown)
@@ -102,7 +102,7 @@ def test_a_kernel_whose_tiles_do_not_fit_says_so_and_names_one_that_does():
     errors = " ".join(e.value for e in at.error)
     assert "cannot launch on the MI300X" in errors and "96 KB of LDS" in errors and "PyTorch flash" in errors, errors
     assert not [m for m in at.metric if m.label == "resident at once"], "no residency for a kernel that cannot run"
-    assert len(at.get("plotly_chart")) == 1, "the chart falls back to the H200's models"
+    assert len(figures(at)) == 1, "the chart falls back to the H200's models"
 
 
 def test_a_custom_gpu_too_small_for_the_tiles_gets_a_clear_message():

@@ -36,7 +36,7 @@ def test_the_reads_chart_shows_models_and_both_measurements(server, page):
     Screenshot: artifacts/screenshots/whole_gpu_chart_1280.png."""
     page.goto(server + URL)
     page.wait_for_selector(players.IDLE, timeout=60_000)
-    chart = page.locator("[data-testid='stPlotlyChart']").first
+    chart = page.locator(".fv-plot").first
     chart.wait_for(timeout=60_000)
     expect(chart.locator(".legendtext", has_text="plain attention, H200")).to_be_visible(timeout=30_000)
     expect(chart.locator(".legendtext", has_text="H200, Nsight Compute")).to_be_visible()

@@ -1,0 +1,90 @@
+// A chart drawn in place (explorer/plot.py): one element for the page's life, its figure redrawn by
+// Plotly.react where it stands when a run sends a new one (explorer/live.js redraws it as a slider moves).
+// Streamlit's chart theme is merged in as its own chart does it; nothing of the figure is computed here.
+const THEME = THEME_JSON;  // explorer/plot.py writes Streamlit's chart theme here
+const CHUNK = CHUNK_NAME;  // and the name of Streamlit's chunk that holds plotly.js
+
+export default function ({ data, parentElement }) {
+  let gd = parentElement.querySelector(".fv-plot");
+  if (!gd) {
+    gd = document.createElement("div");
+    gd.className = "fv-plot";
+    parentElement.appendChild(gd);
+    // the chart follows its column's width, as Streamlit's does
+    new ResizeObserver(() => resized(gd)).observe(parentElement);
+  }
+  gd.__fvWant = data;
+  if (!gd._fullLayout) gd.style.minHeight = `${height(gd)}px`;  // its room held while plotly.js loads
+  plotly().then((Plotly) => draw(Plotly, gd));
+}
+
+function draw(Plotly, gd) {
+  const data = gd.__fvWant;
+  // unchanged, and not redrawn by a slider's move since: nothing to draw
+  if (!data || (gd.__fvSpec === data.spec && !gd.__fvMoved)) return;
+  gd.__fvSpec = data.spec;
+  gd.__fvMoved = false;
+  const fig = themed(JSON.parse(data.spec), THEME);
+  fig.layout.width = width(gd);
+  fig.layout.height = height(gd);
+  const config = JSON.parse(data.config);
+  config.showSendToCloud = false;  // as Streamlit sets it, and no selection tools: a chart here selects nothing
+  config.modeBarButtonsToRemove = [...(config.modeBarButtonsToRemove || []), "lasso2d", "select2d"];
+  config.modeBarButtonsToAdd = [FULLSCREEN];
+  gd.__fvDrawn = Plotly.react(gd, fig.data, fig.layout, config).then(() => { gd.style.minHeight = ""; });
+}
+
+function width(gd) {
+  return Math.max(gd.parentElement.clientWidth, 150);
+}
+
+function height(gd) {
+  return document.fullscreenElement === gd.parentElement ? window.innerHeight : gd.__fvWant.height;
+}
+
+function resized(gd) {
+  const w = width(gd), h = height(gd);
+  if (!window.Plotly || !gd._fullLayout || (Math.abs(gd._fullLayout.width - w) < 1 && gd._fullLayout.height === h)) return;
+  window.Plotly.relayout(gd, { width: w, height: h });
+}
+
+// The modebar's fullscreen button, as Streamlit's chart has one: the chart fills the screen (Escape leaves).
+const FULLSCREEN = {
+  name: "Fullscreen", title: "Fullscreen",
+  icon: { width: 24, height: 24, path: "M3 3h7v2H5v5H3V3zm11 0h7v7h-2V5h-5V3zM3 14h2v5h5v2H3v-7zm16 0h2v7h-7v-2h5v-5z" },
+  click: (gd) => {
+    const box = gd.parentElement;
+    if (document.fullscreenElement) document.exitFullscreen();
+    else if (box.requestFullscreen) box.requestFullscreen().catch(() => {});
+  },
+};
+
+// The figure as Streamlit's theme="streamlit" gives it: the theme merged into its template's layout (what the
+// figure sets itself wins), its title in bold.
+function themed(fig, theme) {
+  fig.layout = fig.layout || {};
+  const template = (fig.layout.template = fig.layout.template || {});
+  template.layout = merge(template.layout || {}, theme);
+  const title = fig.layout.title;
+  if (title !== undefined && title !== null) {
+    const t = typeof title === "string" ? { text: title } : title;
+    fig.layout.title = { ...t, text: `<b>${typeof t.text === "string" ? t.text : ""}</b>` };
+  }
+  return fig;
+}
+
+function merge(into, from) {
+  for (const [k, v] of Object.entries(from)) {
+    if (v && typeof v === "object" && !Array.isArray(v) && into[k] && typeof into[k] === "object") merge(into[k], v);
+    else into[k] = v;
+  }
+  return into;
+}
+
+// plotly.js as the page's st.plotly_chart has it: Streamlit's own chunk, which sets window.Plotly.
+function plotly() {
+  if (window.Plotly) return Promise.resolve(window.Plotly);
+  const main = document.querySelector('script[src*="/static/js/index."]');
+  const url = new URL(CHUNK, main ? main.src : document.baseURI).href;
+  return import(url).then(() => window.Plotly);
+}

@@ -1,0 +1,65 @@
+"""A chart drawn in place: one element for the page's life, its figure redrawn where it stands when a run
+sends a new one.
+
+Streamlit 1.67 gives a `st.plotly_chart` an element id that hashes its figure, even with a key
+(`compute_and_register_element_id(..., key_as_main_identity=False, plotly_spec=...)`), and its frontend reads
+the figure only when the chart mounts. So every run that changes a figure mounts a new chart, drawn twice
+(hidden at a default width, then at the column's), and drops the old one: about 100 ms of a slider's release
+on lesson 1, after the drag had already drawn that very figure (BENCHMARKS.md, "Interaction"). A keyed
+component keeps its element across runs, so `plot` draws the figure with the same Plotly the page's
+`st.plotly_chart` loads (Streamlit's own PlotlyChart chunk) and `Plotly.react` redraws it in place.
+
+Streamlit's chart theme is applied in its frontend, so the look it gives a figure is carried here: THEME is
+what theme="streamlit" merges into a figure's template at this app's theme (.streamlit/config.toml), read from
+a chart Streamlit drew; its title is set in bold as Streamlit sets it. `tests/test_plot_browser.py` draws one
+figure both ways and checks that Plotly laid them out alike.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import plotly.graph_objects as go
+import plotly.io
+import streamlit as st
+
+HERE = Path(__file__).parent
+# Streamlit's own chunk that holds plotly.js (it sets window.Plotly): its name changes with each release.
+CHUNK = next(iter(sorted((Path(st.__file__).parent / "static" / "static" / "js").glob("PlotlyChart.*.js")))).name
+_SANS = '"Source Sans", sans-serif, "Source Sans", sans-serif'
+_GREY, _LINE = "#808495", "#e6eaf1"
+_AXIS = {"gridcolor": _LINE, "zerolinecolor": _LINE, "tickcolor": _LINE, "minor": {"gridcolor": _LINE},
+         "tickfont": {"color": _GREY, "size": 13.5}}
+THEME: dict[str, Any] = {
+    "font": {"color": _GREY, "family": _SANS, "size": 13.5, "weight": 400},
+    "title": {"x": 0, "xanchor": "left", "pad": {"l": 4.5}, "color": "#000000", "subtitleColor": "#000000",
+              "font": {"family": _SANS, "size": 18, "color": "#000000"}},
+    "legend": {"title": {"font": {"size": 13.5, "color": _GREY}, "side": "top"}, "valign": "top",
+               "bordercolor": "transparent", "borderwidth": 0, "font": {"size": 13.5, "color": "#262730"}},
+    "paper_bgcolor": "#FFFFFF", "plot_bgcolor": "#FFFFFF",
+    "xaxis": {**_AXIS, "showgrid": False, "zeroline": False,
+              "title": {"standoff": 22.5, "font": {"color": _GREY, "size": 15.75}}},
+    "yaxis": {**_AXIS, "ticklabelposition": "outside",
+              "title": {"standoff": 27, "font": {"color": _GREY, "size": 15.75}}},
+    "margin": {"pad": 9, "r": 0, "l": 0},
+    "hoverlabel": {"bgcolor": "#FFFFFF", "bordercolor": "rgba(0, 0, 0, 0.2)",
+                   "font": {"color": _GREY, "family": _SANS, "size": 13.5}},
+    "coloraxis": {"colorbar": {"thickness": 16, "xpad": 27, "ticklabelposition": "outside",
+                               "outlinecolor": "transparent", "outlinewidth": 8, "len": 0.75, "y": 0.5745,
+                               "title": {"font": {"color": _GREY, "size": 15.75}},
+                               "tickfont": {"color": _GREY, "size": 13.5}}},
+}
+_HEIGHT = 450  # Streamlit's height for a figure that sets none
+
+# The theme and the chunk's name are written into the script: a chart's own message carries its figure alone.
+_component = st.components.v2.component(
+    "flashviz.plot", isolate_styles=False,
+    js=(HERE / "plot.js").read_text().replace("THEME_JSON", json.dumps(THEME)).replace("CHUNK_NAME", json.dumps(CHUNK)))
+
+
+def plot(fig: go.Figure, key: str, config: dict) -> None:
+    """Draw `fig` under `key`, in place across runs (`config`: Plotly's, as st.plotly_chart takes it)."""
+    spec = plotly.io.to_json(fig, validate=False)
+    _component(data={"spec": spec, "config": json.dumps(config), "height": fig.layout.height or _HEIGHT},
+               key=key, height="content")
