@@ -15,7 +15,10 @@ export default function ({ data, setTriggerValue }) {
     live.keys = true;
     document.addEventListener("keydown", (e) => playerKey(live, e), true);
   }
-  if (fresh) live.run += 1;  // a new run: each chart's figure on screen is the server's again
+  if (fresh) {
+    live.run += 1;  // a new run: each chart's figure on screen is the server's again
+    clearTimeout(live.later);  // and a chart off the screen still to be drawn from the last run's figures is its
+  }
   // The page's run carried the figures built already; a slider's missing ones are asked for when the
   // reader shows the intent to move it (explorer/live.py), and come in a run of this component's fragment.
   live.render = (live.render || 0) + 1;  // this drawing of the component: its asks are its own
@@ -166,6 +169,7 @@ function moved(live, knob, el) {
 // slider set on the chart as the server drew it, to that value's own or else the reference value's (live.py steps).
 function draw(live, chart, knob, steps, at) {
   const gd = document.querySelector(`.st-key-${CSS.escape(chart)} .js-plotly-plot`);
+  if (gd && gd.__fvLater) gd.__fvLater(true);  // the run's figure, still waiting to be drawn (explorer/plot.js): now
   if (!gd || !window.Plotly || !gd.data) return;
   if (gd.__fvRun !== live.run) {  // the chart as the server drew it at this run's settings
     gd.__fvBase = { data: gd.data.map((t) => ({ ...t })), layout: { ...gd.layout } };

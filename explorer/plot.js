@@ -15,13 +15,40 @@ export default function ({ data, parentElement }) {
   }
   gd.__fvWant = data;
   if (!gd._fullLayout) gd.style.minHeight = `${height(gd)}px`;  // its room held while plotly.js loads
-  plotly().then((Plotly) => draw(Plotly, gd));
+  plotly().then((Plotly) => soon(Plotly, gd));
 }
 
-function draw(Plotly, gd) {
+// A chart on the screen, or near it, is drawn at once. One further away waits until the page is idle (at most
+// IDLE_MS) or until it comes near the screen, whichever is first: a run's own elements are drawn first, and a
+// long lesson's charts below the screen do not hold up the paint of what the reader is looking at.
+const IDLE_MS = 1000;
+const near = new IntersectionObserver((entries) => {
+  for (const e of entries) if (e.isIntersecting && e.target.__fvLater) e.target.__fvLater(true);
+}, { rootMargin: "100% 0px" });
+
+function soon(Plotly, gd) {
+  if (gd.__fvLater) gd.__fvLater(false);  // a draw still waiting: this one takes its place
   const data = gd.__fvWant;
   // unchanged, and not redrawn by a slider's move since: nothing to draw
-  if (!data || (gd.__fvSpec === data.spec && !gd.__fvMoved)) return;
+  if (gd.__fvSpec === data.spec && !gd.__fvMoved) return;
+  const r = gd.getBoundingClientRect();
+  if (r.bottom > -window.innerHeight && r.top < 2 * window.innerHeight) {
+    draw(Plotly, gd, data);
+    return;
+  }
+  const idle = requestIdleCallback(() => gd.__fvLater(true), { timeout: IDLE_MS });
+  gd.dataset.waiting = "";  // for tests: a draw waits
+  gd.__fvLater = (now) => {
+    near.unobserve(gd);
+    cancelIdleCallback(idle);
+    gd.__fvLater = null;
+    delete gd.dataset.waiting;
+    if (now) draw(Plotly, gd, data);
+  };
+  near.observe(gd);
+}
+
+function draw(Plotly, gd, data) {
   gd.__fvSpec = data.spec;
   gd.__fvMoved = false;
   const fig = themed(JSON.parse(data.spec), THEME);

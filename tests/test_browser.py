@@ -74,6 +74,9 @@ def drawn(pg, k: int | None = None) -> None:
     pg.wait_for_function("sel => { const d = document.querySelector('.fv-deck'); return !!d && "
                          "document.querySelectorAll(sel).length >= Number(d.dataset.buttons); }", arg=LESSON_BUTTONS,
                          timeout=WAIT)
+    # every chart drawn with the run's figure: one far off the screen is drawn once the page is idle (explorer/plot.js)
+    pg.wait_for_function("() => [...document.querySelectorAll('.fv-plot')].every(g => g.querySelector('.main-svg') &&"
+                         " !('waiting' in g.dataset))", timeout=WAIT)
     if k is not None:
         pg.wait_for_function("k => { const d = document.querySelectorAll('.fv-deck');"
                              " return d.length === 1 && d[0].dataset.lesson === String(k); }", arg=k, timeout=WAIT)
