@@ -142,9 +142,10 @@ function current(live, knob) {
   });
 }
 
-// The charts in view are redrawn at once, in this frame; those above or below the screen once the slider has
-// stood still for LATER_MS, so that their redraws never hold up the frame of the next move (a task that runs before
-// the frame delays its paint: at 40 ms a move on lesson 12).
+// The charts in view are redrawn at once, in this frame, in the margins they have on screen (`draw`'s `moving`);
+// once the slider has stood still for LATER_MS, those in view again with the margins the figure's own labels need,
+// and those above or below the screen. So the redraws after a move never hold up the frame of the next (a task
+// that runs before the frame delays its paint: at 40 ms a move on lesson 12).
 const LATER_MS = 150;
 function moved(live, knob, el) {
   if (!current(live, knob)) return;
@@ -158,8 +159,8 @@ function moved(live, knob, el) {
     const at = indexOf(live, knob, steps, raw);
     if (at < 0 || at >= steps.values.length) continue;
     const box = document.querySelector(`.st-key-${CSS.escape(chart)}`);
-    if (box && inView(box)) draw(live, chart, knob, steps, at);
-    else later.push(() => draw(live, chart, knob, steps, at));
+    if (box && inView(box)) draw(live, chart, knob, steps, at, true);
+    later.push(() => draw(live, chart, knob, steps, at, false));
   }
   clearTimeout(live.later);
   if (later.length) live.later = setTimeout(() => later.forEach((f) => f()), LATER_MS);
@@ -167,7 +168,11 @@ function moved(live, knob, el) {
 
 // The chart at the slider's value `at` (an index among steps.values): every attribute that changes along the
 // slider set on the chart as the server drew it, to that value's own or else the reference value's (live.py steps).
-function draw(live, chart, knob, steps, at) {
+// `moving`: in the margins the chart has on screen. Plotly otherwise fits the margins to the labels by drawing
+// the chart, measuring them and drawing it again, half of a move's redraw on lesson 14 (94 ms a move at the
+// median against 59 in the margins on screen); the chart is drawn again in its own margins once the slider stands
+// still (`moved`), as the server draws it after the release.
+function draw(live, chart, knob, steps, at, moving) {
   const gd = document.querySelector(`.st-key-${CSS.escape(chart)} .js-plotly-plot`);
   if (gd && gd.__fvLater) gd.__fvLater(true);  // the run's figure, still waiting to be drawn (explorer/plot.js): now
   if (!gd || !window.Plotly || !gd.data) return;
@@ -192,6 +197,8 @@ function draw(live, chart, knob, steps, at) {
     const [before, after] = drawn.text.split(own);
     if (after !== undefined) layout.title = { ...title, text: before + title.text + after };
   }
+  const size = gd._fullLayout && gd._fullLayout._size;
+  if (moving && size) layout.margin = { ...layout.margin, l: size.l, r: size.r, t: size.t, b: size.b, autoexpand: false };
   const value = String(steps.values[at]);
   gd.dataset.liveAt = value;  // asked for
   gd.__fvMoved = true;  // the run's figure is no longer the one on screen (explorer/plot.js draws it again)
@@ -199,7 +206,7 @@ function draw(live, chart, knob, steps, at) {
   // measures the redraw (bench/live.py)
   window.Plotly.react(gd, data, layout).then(() => {
     if (gd.dataset.liveAt === value) gd.dataset.liveDrawn = value;
-    gd.dispatchEvent(new CustomEvent("fv-live-drawn", { bubbles: true, detail: { inView: inView(gd) } }));
+    gd.dispatchEvent(new CustomEvent("fv-live-drawn", { bubbles: true, detail: { inView: inView(gd), moving } }));
   });
 }
 
