@@ -17,7 +17,7 @@ export default function ({ data, setTriggerValue }) {
   }
   if (fresh) {
     live.run += 1;  // a new run: each chart's figure on screen is the server's again
-    clearTimeout(live.later);  // and a chart off the screen still to be drawn from the last run's figures is its
+    clearTimeout(live.later);  // and no chart is drawn again from the last run's figures once the slider stands still
   }
   // The page's run carried the figures built already; a slider's missing ones are asked for when the
   // reader shows the intent to move it (explorer/live.py), and come in a run of this component's fragment.
@@ -173,7 +173,7 @@ function moved(live, knob, el) {
 // median against 59 in the margins on screen); the chart is drawn again in its own margins once the slider stands
 // still (`moved`), as the server draws it after the release.
 function draw(live, chart, knob, steps, at, moving) {
-  const gd = document.querySelector(`.st-key-${CSS.escape(chart)} .js-plotly-plot`);
+  const gd = document.querySelector(`.st-key-${CSS.escape(chart)} .fv-plot`);
   if (gd && gd.__fvLater) gd.__fvLater(true);  // the run's figure, still waiting to be drawn (explorer/plot.js): now
   if (!gd || !window.Plotly || !gd.data) return;
   if (gd.__fvRun !== live.run) {  // the chart as the server drew it at this run's settings

@@ -1,6 +1,7 @@
 // A chart drawn in place (explorer/plot.py): one element for the page's life, its figure redrawn by
 // Plotly.react where it stands when a run sends a new one (explorer/live.js redraws it as a slider moves).
-// Streamlit's chart theme is merged in as its own chart does it; nothing of the figure is computed here.
+// Streamlit's chart theme is merged in as its own chart merges it (explorer/plot.py says what is carried over);
+// nothing of the figure is computed here.
 const THEME = THEME_JSON;  // explorer/plot.py writes Streamlit's chart theme here
 const CHUNK = CHUNK_NAME;  // and the name of Streamlit's chunk that holds plotly.js
 
@@ -11,20 +12,39 @@ export default function ({ data, parentElement }) {
     gd.className = "fv-plot";
     parentElement.appendChild(gd);
     // the chart follows its column's width, as Streamlit's does
-    new ResizeObserver(() => resized(gd)).observe(parentElement);
+    gd.__fvResize = new ResizeObserver(() => resized(gd));
+    gd.__fvResize.observe(parentElement);
   }
   gd.__fvWant = data;
   if (!gd._fullLayout) gd.style.minHeight = `${height(gd)}px`;  // its room held while plotly.js loads
-  plotly().then((Plotly) => soon(Plotly, gd));
+  plotly().then((Plotly) => soon(Plotly, gd), (e) => console.error("flashviz: plotly.js did not load", e));
+  // Once the chart has left the page (its element mounted anew elsewhere, or gone): nothing of it stays running.
+  return () => setTimeout(() => {
+    if (gd.isConnected) return;
+    gd.__fvResize.disconnect();
+    if (gd.__fvLater) gd.__fvLater(false);
+    if (window.Plotly) window.Plotly.purge(gd);
+  }, 0);
 }
 
-// A chart on the screen, or near it, is drawn at once. One further away waits until the page is idle (at most
-// IDLE_MS) or until it comes near the screen, whichever is first: a run's own elements are drawn first, and a
-// long lesson's charts below the screen do not hold up the paint of what the reader is looking at.
+// A chart on the screen, or within a screen of it, is drawn at once. One further away waits until the page is
+// idle (at most IDLE_MS) or until it comes within a screen of the view, whichever is first: a run's own elements
+// are drawn first, and a long lesson's charts below the screen do not hold up the paint of what the reader sees.
 const IDLE_MS = 1000;
-const near = new IntersectionObserver((entries) => {
-  for (const e of entries) if (e.isIntersecting && e.target.__fvLater) e.target.__fvLater(true);
-}, { rootMargin: "100% 0px" });
+const idle = window.requestIdleCallback
+  ? (f) => { const id = requestIdleCallback(f, { timeout: IDLE_MS }); return () => cancelIdleCallback(id); }
+  : (f) => { const id = setTimeout(f, IDLE_MS / 4); return () => clearTimeout(id); };  // Safari has none
+let near = null;  // the page scrolls inside Streamlit's main area: the observer's root, for its margin to count
+function nearing() {
+  const main = document.querySelector('[data-testid="stMain"]');
+  if (!near || near.root !== main) {
+    if (near) near.disconnect();
+    near = new IntersectionObserver((entries) => {
+      for (const e of entries) if (e.isIntersecting && e.target.__fvLater) e.target.__fvLater(true);
+    }, { root: main, rootMargin: "100% 0px" });
+  }
+  return near;
+}
 
 function soon(Plotly, gd) {
   if (gd.__fvLater) gd.__fvLater(false);  // a draw still waiting: this one takes its place
@@ -36,21 +56,25 @@ function soon(Plotly, gd) {
     draw(Plotly, gd, data);
     return;
   }
-  const idle = requestIdleCallback(() => gd.__fvLater(true), { timeout: IDLE_MS });
+  const observer = nearing(), cancel = idle(() => gd.__fvLater && gd.__fvLater(true));
   gd.dataset.waiting = "";  // for tests: a draw waits
   gd.__fvLater = (now) => {
-    near.unobserve(gd);
-    cancelIdleCallback(idle);
+    observer.unobserve(gd);
+    cancel();
     gd.__fvLater = null;
     delete gd.dataset.waiting;
     if (now) draw(Plotly, gd, data);
   };
-  near.observe(gd);
+  observer.observe(gd);
 }
 
 function draw(Plotly, gd, data) {
   gd.__fvSpec = data.spec;
   gd.__fvMoved = false;
+  gd.__fvRun = undefined;  // explorer/live.js takes this figure as the one its slider's changes apply to
+  delete gd.dataset.liveAt;  // and it is no slider's live figure
+  delete gd.dataset.liveDrawn;
+  gd.__fvDrawnAt = performance.now();  // for tests: the order the charts were drawn in
   const fig = themed(JSON.parse(data.spec), THEME);
   fig.layout.width = width(gd);
   fig.layout.height = height(gd);
@@ -58,7 +82,7 @@ function draw(Plotly, gd, data) {
   config.showSendToCloud = false;  // as Streamlit sets it, and no selection tools: a chart here selects nothing
   config.modeBarButtonsToRemove = [...(config.modeBarButtonsToRemove || []), "lasso2d", "select2d"];
   config.modeBarButtonsToAdd = [FULLSCREEN];
-  gd.__fvDrawn = Plotly.react(gd, fig.data, fig.layout, config).then(() => { gd.style.minHeight = ""; });
+  Plotly.react(gd, fig.data, fig.layout, config).then(() => { gd.style.minHeight = ""; });
 }
 
 function width(gd) {

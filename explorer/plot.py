@@ -11,8 +11,10 @@ component keeps its element across runs, so `plot` draws the figure with the sam
 
 Streamlit's chart theme is applied in its frontend, so the look it gives a figure is carried here: THEME is
 what theme="streamlit" merges into a figure's template at this app's theme (.streamlit/config.toml), read from
-a chart Streamlit drew; its title is set in bold as Streamlit sets it. `tests/test_plot_browser.py` draws one
-figure both ways and checks that Plotly laid them out alike.
+a chart Streamlit drew; its title is set in bold as Streamlit sets it. Streamlit's frontend also swaps the stand-in
+colours of its own Plotly template (#000001...) for the theme's: the app's figures carry Plotly's template and
+real colours, so there are none to swap (tests/test_app.py checks every page). `tests/test_plot_browser.py` draws
+one figure both ways and checks that Plotly laid out alike its fonts, colours, margins, axes, legend and traces.
 """
 from __future__ import annotations
 
@@ -26,7 +28,9 @@ import streamlit as st
 
 HERE = Path(__file__).parent
 # Streamlit's own chunk that holds plotly.js (it sets window.Plotly): its name changes with each release.
-CHUNK = next(iter(sorted((Path(st.__file__).parent / "static" / "static" / "js").glob("PlotlyChart.*.js")))).name
+_CHUNKS = sorted((Path(st.__file__).parent / "static" / "static" / "js").glob("PlotlyChart.*.js"))
+assert _CHUNKS, f"Streamlit {st.__version__} ships no PlotlyChart chunk: explorer/plot.py cannot load plotly.js"
+CHUNK = _CHUNKS[0].name
 _SANS = '"Source Sans", sans-serif, "Source Sans", sans-serif'
 _GREY, _LINE = "#808495", "#e6eaf1"
 _AXIS = {"gridcolor": _LINE, "zerolinecolor": _LINE, "tickcolor": _LINE, "minor": {"gridcolor": _LINE},
@@ -52,7 +56,7 @@ THEME: dict[str, Any] = {
 }
 _HEIGHT = 450  # Streamlit's height for a figure that sets none
 
-# The theme and the chunk's name are written into the script: a chart's own message carries its figure alone.
+# The theme and the chunk's name are written into the script, not into each chart's message.
 _component = st.components.v2.component(
     "flashviz.plot", isolate_styles=False,
     js=(HERE / "plot.js").read_text().replace("THEME_JSON", json.dumps(THEME)).replace("CHUNK_NAME", json.dumps(CHUNK)))

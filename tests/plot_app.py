@@ -1,6 +1,6 @@
-"""One of the app's charts drawn twice, by st.plotly_chart and in place (explorer/plot.py), for
-tests/test_plot_browser.py: `streamlit run tests/plot_app.py`. The slider `k` moves the figure's data; the
-button reruns the page with the figure unchanged; the caption counts the runs."""
+"""One of the app's charts drawn by st.plotly_chart and in place (explorer/plot.py), and in place again four
+screens below, for tests/test_plot_browser.py: `streamlit run tests/plot_app.py`. The slider `k` moves the
+figure's data; the button reruns the page with the figure unchanged; the caption counts the runs."""
 import sys
 from pathlib import Path
 
@@ -23,3 +23,5 @@ fig = charts.bytes_vs_flops(cache.over_n(Config(n=k, d=64, dtype="bfloat16"), ns
 config = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "filename": "chart", "scale": 2}}
 st.plotly_chart(fig, key="native", config=config)
 plot(fig, "in_place", config)
+st.html('<div style="height: 3000px"></div>')  # four screens down: a chart the reader does not see yet
+plot(fig, "below", config)

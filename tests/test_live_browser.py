@@ -85,9 +85,24 @@ EXPECTED = {0: {"n", "d", "Br", "Bc"}, 1: {"os_len", "os_block", "os_spread"}, 2
             12: {"sc_tile"}, 13: {"mk_n", "mk_window", "d"}}
 
 
+# Every frame a chart is drawn in while its slider moves (in the margins it had on screen: explorer/live.js), with
+# the text of its labels, titles and legend that falls outside the chart: none may.
+OUTSIDE = """window.__outside = []; document.addEventListener('fv-live-drawn', e => { if (!e.detail.moving) return;
+  const box = e.target.getBoundingClientRect(), out = [];
+  for (const t of e.target.querySelectorAll('.xtick text, .ytick text, .g-xtitle text, .g-ytitle text, .legendtext,'
+                                            + ' .gtitle, .annotation-text, .cbaxis text')) {
+    const r = t.getBoundingClientRect();
+    if (r.width && (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1
+                    || r.bottom > box.bottom + 1)) out.push(t.textContent);
+  }
+  window.__outside.push([e.target.closest('[class*="st-key-"]').className.match(/st-key-(\\S+)/)[1],
+                         e.target.dataset.liveAt, out]); }, true);"""
+
+
 @pytest.mark.parametrize("k", sorted(EXPECTED), ids=[LESSONS[k].url_path for k in sorted(EXPECTED)])
 def test_every_live_slider_moves_its_charts_in_the_browser_and_only_its_release_reaches_the_server(server, page, k):
     sent = Sent(page)
+    page.add_init_script(OUTSIDE)
     page.goto(lesson_url(server, k))
     opened(page, k)
     state = live_state(page)
@@ -97,6 +112,9 @@ def test_every_live_slider_moves_its_charts_in_the_browser_and_only_its_release_
         charts = followers(state, knob)
         before = {chart: shown(page, chart) for chart in charts}
         handle = thumb(page, knob)
+        # the first chart that follows it at the bottom of the screen, and the slider in view (the sidebar's stays
+        # put, a lesson's own row sticks under the top bar): the chart is drawn as the slider moves
+        page.locator(f".st-key-{charts[0]}").first.evaluate("e => e.scrollIntoView({block: 'end'})")
         handle.scroll_into_view_if_needed()
         box = handle.bounding_box()
         x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
@@ -133,6 +151,9 @@ def test_every_live_slider_moves_its_charts_in_the_browser_and_only_its_release_
                 f"lesson {k + 1}, {knob} = {value}: {c} as the server drew it equals the live one"
         state = live_state(page)
     assert redrawn, f"lesson {k + 1}: dragging its sliders redrew its charts"
+    frames = page.evaluate("() => window.__outside")
+    assert frames, f"lesson {k + 1}: a chart in view was drawn as its slider moved"
+    assert not [f for f in frames if f[2]], f"lesson {k + 1}: text outside a chart drawn mid-drag"
 
 
 def test_a_sliders_figures_come_when_the_pointer_or_the_focus_comes_to_it_and_nothing_leaves_while_it_moves(
