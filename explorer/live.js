@@ -193,7 +193,7 @@ function draw(live, chart, knob, steps, at, moving) {
   }
   const title = lay.title, drawn = base.layout.title, own = ownTitle(live, knob, steps);
   if (title && own && drawn && typeof drawn.text === "string") {
-    // the title as Streamlit drew it is the engine's, dressed (bold): dress the new one alike
+    // the title as the chart was drawn is the engine's, dressed (bold, explorer/plot.js): dress the new one alike
     const [before, after] = drawn.text.split(own);
     if (after !== undefined) layout.title = { ...title, text: before + title.text + after };
   }
