@@ -93,10 +93,20 @@ function height(gd) {
   return document.fullscreenElement === gd.parentElement ? window.innerHeight : gd.__fvWant.height;
 }
 
+// The column's width changed, or the chart went into fullscreen or out of it: the chart follows. Its height is
+// the figure's (explorer/live.js may draw another value's) but in fullscreen, and back to it after.
 function resized(gd) {
-  const w = width(gd), h = height(gd);
-  if (!window.Plotly || !gd._fullLayout || (Math.abs(gd._fullLayout.width - w) < 1 && gd._fullLayout.height === h)) return;
-  window.Plotly.relayout(gd, { width: w, height: h });
+  if (!window.Plotly || !gd._fullLayout) return;
+  const full = document.fullscreenElement === gd.parentElement, change = {}, w = width(gd);
+  if (Math.abs(gd._fullLayout.width - w) >= 1) change.width = w;
+  if (full && !gd.__fvBefore) {
+    gd.__fvBefore = gd._fullLayout.height;
+    change.height = window.innerHeight;
+  } else if (!full && gd.__fvBefore) {
+    change.height = gd.__fvBefore;
+    gd.__fvBefore = 0;
+  }
+  if (Object.keys(change).length) window.Plotly.relayout(gd, change);
 }
 
 // The modebar's fullscreen button, as Streamlit's chart has one: the chart fills the screen (Escape leaves).
