@@ -16,6 +16,10 @@ _CSS = """<style>
 [data-testid="stSidebarHeader"] { height: 2.2rem; margin-bottom: 0; }
 [data-testid="stMetricValue"] > div { overflow: visible; text-overflow: clip; white-space: normal; }
 h1 { padding-top: 0.2rem; }
+/* an entry of "What this model assumes" (notes.assumptions): clear of the top navigation when a "model" mark scrolls
+   to it, and lined in the margin once there */
+.fv-model { scroll-margin-top: 4.5rem; }
+.fv-model:target { box-shadow: -0.75rem 0 0 -0.4rem #f0a020; }
 /* captions and the buttons' key hints: dark, full size, for the back row */
 [data-testid="stCaptionContainer"] { color: #222; opacity: 1; font-size: 1rem; }
 [data-testid="stMainBlockContainer"] [data-testid="stMarkdownContainer"] p,

@@ -41,14 +41,13 @@ def assumes(key: str) -> str:
     return f"[*model: {ASSUMPTIONS[key].title}*](#model-{key})"
 
 
-# The mark's target: an anchor at the top of its entry, held clear of the fixed top navigation
-# when the browser scrolls to it; the entry a mark led to is lined in the margin.
-_ANCHOR = '<span id="model-{key}" class="fv-model"></span>'  # st.html: no markdown is rendered as HTML
-_TARGET_CSS = """<style>
-.fv-model { display: block; scroll-margin-top: 4.5rem; }
-[data-testid="stElementContainer"]:has(.fv-model:target) + [data-testid="stElementContainer"]
-  [data-testid="stMarkdownContainer"] { box-shadow: -0.75rem 0 0 -0.4rem #f0a020; }
-</style>"""
+# The mark's target: each entry is a block with the mark's anchor as its id (css.py holds it clear of the fixed
+# top navigation and lines the entry a mark led to). The whole list is one markdown element of fixed text, built
+# once here from ASSUMPTIONS, no input in it: each element a rerun sends costs the server and the page about a
+# millisecond, and the list was 35.
+ASSUMPTIONS_MARKDOWN = "\n\n".join(
+    f'<div id="model-{key}" class="fv-model">\n\n**{a.title[0].upper() + a.title[1:]}.** {a.model}\n\n'
+    f"*On real GPUs:* {a.real}\n\n</div>" for key, a in ASSUMPTIONS.items())
 
 
 def assumptions() -> None:
@@ -57,10 +56,7 @@ def assumptions() -> None:
     if presenting():
         return
     st.subheader("What this model assumes", anchor="what-this-model-assumes", divider="gray")
-    st.html(_TARGET_CSS)
-    for key, a in ASSUMPTIONS.items():
-        st.html(_ANCHOR.format(key=key))
-        st.markdown(f"**{a.title[0].upper() + a.title[1:]}.** {a.model}\n\n*On real GPUs:* {a.real}")
+    st.markdown(ASSUMPTIONS_MARKDOWN, unsafe_allow_html=True)
 
 
 def _fix_tiles(Br: int, Bc: int) -> None:

@@ -4,9 +4,9 @@ from flashviz.model.sources import ASSUMPTIONS
 from tests.test_browser import SHOTS, capture, opened, pytestmark  # noqa: F401
 
 KEY = "sram_registers"  # the mark under lesson 1's GPU table
-# The entry holding the anchor starts below the fixed top navigation, in the screen's top half.
+# The entry starts below the fixed top navigation, in the screen's top half.
 _BELOW_THE_NAVIGATION = """sel => {
-    const r = document.querySelector(sel).getBoundingClientRect();  // the anchor, just above its entry
+    const r = document.querySelector(sel).getBoundingClientRect();  // the entry, whose id is the anchor
     const nav = document.querySelector("[data-testid=stHeader]").getBoundingClientRect();
     return r.top >= nav.bottom && r.top < innerHeight / 2; }"""
 
@@ -14,7 +14,7 @@ _BELOW_THE_NAVIGATION = """sel => {
 def test_a_model_mark_scrolls_to_its_entry(server, page):
     page.goto(server + "/")
     opened(page, 0)
-    entry = page.locator(f"[data-testid='stElementContainer']:has(#model-{KEY}) + [data-testid='stElementContainer']")
+    entry = page.locator(f"#model-{KEY}")
     mark = page.locator(f"a[href='#model-{KEY}']").first
     mark.scroll_into_view_if_needed()
     assert not _on_screen(page, entry), "the entry is already in view before the click"
