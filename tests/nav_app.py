@@ -34,12 +34,19 @@ def stand_in(k: int, lesson: Lesson):
 
 
 LESSONS_20 = stand_ins()
-st.set_page_config(page_title="flashviz navigation test", layout="wide")
-ui.style()
-pages = [st.Page(stand_in(k, lesson), title=f"{k + 1}. {lesson.short}", url_path=lesson.url_path, default=(k == 0))
-         for k, lesson in enumerate(LESSONS_20)]
-page = st.navigation(pages, position="hidden")
-st.sidebar.slider("a setting", 0, 10, key="setting")
-at = next(k for k, p in enumerate(pages) if p.url_path == page.url_path)
-nav.draw(pages, LESSONS_20, at, {})
-page.run()
+
+
+def main() -> None:
+    st.set_page_config(page_title="flashviz navigation test", layout="wide")
+    ui.style()
+    pages = [st.Page(stand_in(k, lesson), title=f"{k + 1}. {lesson.short}", url_path=lesson.url_path, default=(k == 0))
+             for k, lesson in enumerate(LESSONS_20)]
+    page = st.navigation(pages, position="hidden")
+    st.sidebar.slider("a setting", 0, 10, key="setting")
+    at = next(k for k, p in enumerate(pages) if p.url_path == page.url_path)
+    nav.draw(pages, LESSONS_20, at, {})
+    page.run()
+
+
+if __name__ == "__main__":  # streamlit runs it so; tests/test_nav_browser.py imports LESSONS_20 alone
+    main()

@@ -139,7 +139,7 @@ LAB_ALL = "?" + "&".join(f"bug_{key}=true" for key in BUGS) + "".join(f"&belief_
 
 
 # The strip's links to the lessons (a link's tooltip holds a hidden copy of it: hence "visible").
-STRIP = ".st-key-lesson_nav [data-testid='stPageLink-NavLink'] >> visible=true"
+STRIP = ".st-key-lesson_nav a >> visible=true"
 
 
 def click_strip(pg, k: int) -> None:

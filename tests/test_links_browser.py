@@ -156,7 +156,7 @@ def test_the_first_lessons_own_path_opens_it_with_the_links_settings(server, pag
     expect(page.get_by_text("Page not found")).to_have_count(0)
     expect(page.locator("[data-testid='stSidebar'] input[type='range']").first).to_have_attribute(
         "aria-valuetext", "4096")
-    expect(page.locator(".st-key-nav_current a >> visible=true")).to_have_text("1. Bytes")
+    expect(page.locator(".st-key-lesson_nav a.fv-current >> visible=true")).to_have_text("1. Bytes")
 
 
 def test_malformed_link_shows_a_note_not_a_traceback(server, page):

@@ -20,12 +20,12 @@ from tests.test_browser import (  # noqa: F401
     IDLE, SHOTS, SKELETON, STRIP, WAIT, capture, click_strip, expect, lesson_url, opened, pytestmark)
 
 LINKS = STRIP
-CURRENT = ".st-key-nav_current [data-testid='stPageLink-NavLink'] >> visible=true"
+CURRENT = ".st-key-lesson_nav a.fv-current >> visible=true"
 
 # Every visible link of the strip: its text, its box, whether the element at its centre is inside
 # it (nothing drawn over it), and the screen's size.
 LOOK = """() => {
-  const links = [...document.querySelectorAll('.st-key-lesson_nav [data-testid="stPageLink-NavLink"]')]
+  const links = [...document.querySelectorAll('.st-key-lesson_nav a')]
     .filter(a => a.checkVisibility());
   return { w: innerWidth, h: innerHeight,
            links: links.map(a => { const r = a.getBoundingClientRect();
@@ -52,9 +52,9 @@ def shown(pg, lessons, k: int, screen: str, name: str) -> None:
     one on screen spelled out in its chapter, marked as the chapter on screen."""
     nav = pg.locator(".st-key-lesson_nav")
     expect(pg.locator(CURRENT)).to_have_text(f"{k + 1}. {lessons[k].short}")
-    here = nav.locator(".st-key-nav_here [data-testid='stMarkdown']").first
+    here = nav.locator(".fv-here .fv-chapter-name").first
     expect(here).to_have_text(lessons[k].chapter)
-    expect(nav.locator(".st-key-nav_here .st-key-nav_current")).to_have_count(1)
+    expect(nav.locator(".fv-here a.fv-current")).to_have_count(1)
     look = pg.evaluate(LOOK)
     texts = [link["text"] for link in look["links"]]
     assert texts == [f"{j + 1}. {lesson.short}" if j == k else str(j + 1) for j, lesson in enumerate(lessons)], texts
@@ -63,7 +63,7 @@ def shown(pg, lessons, k: int, screen: str, name: str) -> None:
     assert not off, f"links outside the {screen} screen: {off}"
     covered = [link["text"] for link in look["links"] if not link["hit"]]
     assert not covered, f"links under something else: {covered}"
-    names = nav.locator("[data-testid='stMarkdown']").evaluate_all(
+    names = nav.locator(".fv-chapter-name").evaluate_all(
         "es => es.filter(e => e.checkVisibility()).map(e => e.innerText.trim())")
     assert names == [c.name for c in chapters(lessons)], names
     if screen == "1280x720":  # in the top bar, above the lesson, as Streamlit's navigation was
@@ -119,6 +119,25 @@ def test_twenty_lessons_each_one_click_away_and_the_one_on_screen_named(stand_in
         click_strip(pg, j)
         stand_in_opened(pg, j)
         shown(pg, LESSONS_20, j, screen, "20")
+
+
+def test_a_link_is_its_lessons_address_and_opens_it_in_a_new_tab(server, page):
+    """A link with a modifier, or the middle button, opens its lesson in a new tab with the settings, as any
+    link does; the tab it was clicked in stays where it was."""
+    page.goto(lesson_url(server, 2, "?n=2048"))
+    opened(page, 2)
+    hrefs = page.locator(".st-key-lesson_nav a").evaluate_all("links => links.map(a => a.href)")
+    assert hrefs == [lesson_url(server, j, "?n=2048") for j in range(len(LESSONS))]
+    with page.context.expect_page() as new:
+        page.locator(".st-key-lesson_nav a").nth(4).click(modifiers=["Control"])
+    tab = new.value
+    try:
+        opened(tab, 4)
+        assert tab.url == lesson_url(server, 4, "?n=2048")
+    finally:
+        tab.close()
+    expect(page.locator(CURRENT)).to_have_text(f"3. {LESSONS[2].short}")
+    assert page.url == lesson_url(server, 2, "?n=2048")
 
 
 def test_presenting_the_strip_clears_the_sidebars_button_and_stays_named(server, page):

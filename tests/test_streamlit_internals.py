@@ -38,8 +38,8 @@ INTERNALS = {
     "health and stream routes": ("/_stcore/health answers ok, the websocket is /_stcore/stream",
                                  "Dockerfile, deploy/nginx.conf, deploy/serve_replicas.py, bench/",
                                  "test_the_served_routes_answer"),
-    "navigation": ("a page's url_path is its address, also with the navigation hidden; switch_page and page_link "
-                   "carry query_params; a pages/ folder would run legacy discovery first "
+    "navigation": ("a page's url_path is its address (the strip's links are its own), also with the navigation "
+                   "hidden; switch_page carries query_params; a pages/ folder would run legacy discovery first "
                    "(docs/contributing.md, Layout)",
                    "app.py, explorer/deck.py, explorer/nav.py",
                    "test_the_calls_take_the_arguments_the_app_passes; tests/test_browser.py's deep-link tests"),
@@ -125,7 +125,7 @@ def test_every_config_option_exists():
 def test_the_calls_take_the_arguments_the_app_passes():
     wanted = {st.html: ["unsafe_allow_javascript"], st.button: ["shortcut", "width"], st.navigation: ["position"],
               st.switch_page: ["query_params"], st.Page: ["url_path", "title"], st.iframe: ["height"],
-              st.fragment: [], st.page_link: ["label", "help", "query_params"],
+              st.fragment: [],
               st.container: ["key", "horizontal", "width", "gap"]}
     for call, names in wanted.items():
         params = inspect.signature(call).parameters
