@@ -3,10 +3,11 @@ from pathlib import Path
 
 import streamlit as st
 
-from explorer import collector, nav, predict, ui
+from explorer import collector, nav, predict, threads, ui
 from explorer.lessons import LESSONS
 
-collector.freeze_new_modules()  # what the last run imported: skipped by the full collection after each run
+collector.freeze_new_modules()  # what the last run imported: skipped by every full collection from now on
+threads.hand_over_sooner()  # many readers' runs and the one loop that sends them take turns at the GIL sooner
 
 # A local icon: an emoji or :material/ icon makes the browser fetch the favicon from a CDN.
 st.set_page_config(page_title="flashviz: why FlashAttention is fast",

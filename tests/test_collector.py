@@ -1,4 +1,4 @@
-"""explorer/collector.py: the full collection after each rerun skips what imports made."""
+"""explorer/collector.py: Python's full collections skip what imports made."""
 import gc
 import sys
 import types
