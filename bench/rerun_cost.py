@@ -12,7 +12,8 @@ reruns are made before any is measured.
 With --before CHECKOUT a second server runs from another checkout (the starting commit) and
 the two are measured side by side, rerun by rerun, alternating which goes first, so the
 shared machine's noise falls on both alike. --whole adds the app-wide figures: 30 sessions
-with 3 s between moves (bench/load.py), cold start to the first lesson in Chromium and
+with 3 s between moves (bench/load.py), cold start to the first lesson's first screen in Chromium (and to
+every chart of the page drawn) and
 slider key to new figure (bench/bench_latency.py), before and after interleaved.
 
     python bench/rerun_cost.py [--before DIR] [--reruns 20] [--port 8720] [--whole] [--flag=--OPTION=VALUE]
@@ -144,6 +145,7 @@ def browser(checkouts: list[tuple[str, Path]], port: int, figures: dict) -> None
                 cold, page, server = cold_start(chromium, app, port + i)
                 figures[name]["cold"].append(cold)
                 figures[name]["cold_cpu"].append(server.first_paint_cpu)
+                figures[name]["cold_all"].append(server.every_chart)
                 page.close()
                 server.__exit__()
         opened = [(name, *cold_start(chromium, app, port + i)[1:]) for i, (name, app) in enumerate(checkouts)]
@@ -178,11 +180,13 @@ def summary(checkouts: list[tuple[str, Path]], figures: dict) -> None:
               "{:.0f}", 1),
              ("30 sessions: server CPU per rerun", lambda f: statistics.median(
                  r["cpu_per_rerun"] for r in f["load"]), "{:.0f} ms", 1e3),
-             ("cold start to the first lesson, median of 3 (≤ 3 s)", lambda f: statistics.median(f["cold"]),
-              "{:.2f} s", 1),
-             ("cold start: server CPU from its start to the first paint",
+             ("cold start to the first lesson's first screen, median of 3 (≤ 1.3× the floor)",
+              lambda f: statistics.median(f["cold"]), "{:.2f} s", 1),
+             ("cold start: server CPU from its start to the first screen",
               lambda f: statistics.median(f["cold_cpu"]), "{:.2f} s", 1),
-             ("slider key to new figure p50 (≤ 120 ms)", lambda f: statistics.median(f["key"]), "{:.0f} ms", 1e3),
+             ("cold start to every chart of the page drawn, those below the screen too",
+              lambda f: statistics.median(f["cold_all"]), "{:.2f} s", 1),
+             ("slider key to new figure p50 (≤ 2× the floor)", lambda f: statistics.median(f["key"]), "{:.0f} ms", 1e3),
              ("slider key: the rerun's last frame received, p50", lambda f: statistics.median(f["answered"]),
               "{:.0f} ms", 1e3),
              ("slider key to new figure p95", lambda f: p95(f["key"]), "{:.0f} ms", 1e3)]
@@ -198,7 +202,7 @@ def label_kind(label: str) -> str:
 
 
 def no_figures() -> dict:
-    return {"load": [], "cold": [], "cold_cpu": [], "key": [], "answered": []}
+    return {"load": [], "cold": [], "cold_cpu": [], "cold_all": [], "key": [], "answered": []}
 
 
 async def main(a, checkouts: list[tuple[str, Path]], figures: dict) -> None:
