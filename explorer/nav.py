@@ -11,7 +11,7 @@ in the top bar, where Streamlit's navigation was, so it stays in sight while a l
 takes no room from a section; on a phone it heads the page and wraps by chapter.
 
 The strip is one element, a component (nav.js) whose links are the lessons' addresses: drawn with
-Streamlit's page links in containers it was 32, and a run sends every element again, each costing the
+Streamlit's page links in containers it was 28, and a run sends every element again, each costing the
 server and the page about a millisecond of a slider's release (BENCHMARKS.md, "Interaction"). A click
 reruns the page, which goes on to the lesson before drawing more (`draw`), as Streamlit's own links
 ask the server for the lesson.
@@ -50,6 +50,8 @@ CSS = """<style>
 @media (pointer: coarse) { .fv-nav a { line-height: 2.1; } }
 .fv-nav a.fv-current, .fv-nav a.fv-current:hover { background: #0072B2; border-color: #0072B2; color: #fff;
   font-weight: 700; }
+/* no connection to the server (nav.js): the links look as disabled as they are */
+.fv-nav a[aria-disabled="true"] { opacity: 0.45; cursor: not-allowed; }
 /* at a projector's width or more: the strip lies in the top bar (3.75rem, over the main area), held
    there while the lesson scrolls (sticky in the scrolling main area), and takes no room below it:
    the lesson starts where it did under Streamlit's top navigation. It may reach into the main

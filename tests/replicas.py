@@ -207,10 +207,11 @@ async def browser_follows(browser: Browser, killed_at: float, deadline: float) -
     except TimeoutError:
         raise TimeoutError("its page opened no new websocket") from None
     reconnected = time.monotonic() - killed_at
-    # The socket is asked for before it is open, and until Streamlit is connected again its widgets are
-    # disabled (the lesson's buttons among them): a click on the strip then asks a server that cannot hear.
+    # The socket is asked for before it is open, and until Streamlit is connected again the strip's links are
+    # disabled (explorer/nav.js marks them aria-disabled, which Playwright's click does not wait out): a click
+    # then does nothing.
     links = ".st-key-lesson_nav a"
-    await page.wait_for_selector(".st-key-next_lesson button:not([disabled])",
+    await page.wait_for_selector(f"{links}:not([aria-disabled='true'])",
                                  timeout=max(1, deadline - time.monotonic()) * 1000)
     await page.locator(f"{links} >> visible=true").nth(1).click()
     await shows(page, 1, deadline - time.monotonic())

@@ -138,7 +138,7 @@ def menus_cut_off(pg) -> list:
 LAB_ALL = "?" + "&".join(f"bug_{key}=true" for key in BUGS) + "".join(f"&belief_{key}=true" for key in BELIEFS)
 
 
-# The strip's links to the lessons (a link's tooltip holds a hidden copy of it: hence "visible").
+# The strip's links to the lessons, those shown (a phone's strip and a projector's are the same links).
 STRIP = ".st-key-lesson_nav a >> visible=true"
 
 

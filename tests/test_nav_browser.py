@@ -85,12 +85,14 @@ def test_every_lesson_is_one_click_away_and_the_one_on_screen_is_named(server, t
     pg.goto(lesson_url(server, first, "?n=2048"))
     opened(pg, first)
     shown(pg, LESSONS, first, screen, "app")
+    pg.evaluate("window.__fvVisit = 1")  # gone if a click loaded the page anew instead of switching lessons in it
     for k in reversed(others):
         for j in (k, first):
             click_strip(pg, j)
             pg.wait_for_url(re.compile(re.escape(lesson_url(server, j)) + r"\?n=2048$"), timeout=WAIT)
             opened(pg, j)
             expect(pg.locator(CURRENT)).to_have_text(f"{j + 1}. {LESSONS[j].short}")
+            assert pg.evaluate("window.__fvVisit") == 1, "the click loaded the page anew"
             if j == k:
                 shown(pg, LESSONS, k, screen, "app")
 
@@ -122,22 +124,48 @@ def test_twenty_lessons_each_one_click_away_and_the_one_on_screen_named(stand_in
 
 
 def test_a_link_is_its_lessons_address_and_opens_it_in_a_new_tab(server, page):
-    """A link with a modifier, or the middle button, opens its lesson in a new tab with the settings, as any
-    link does; the tab it was clicked in stays where it was."""
+    """A link clicked with a modifier, or with the middle button, opens its lesson in a new tab with the settings,
+    as any link does; the tab it was clicked in stays where it was."""
     page.goto(lesson_url(server, 2, "?n=2048"))
     opened(page, 2)
     hrefs = page.locator(".st-key-lesson_nav a").evaluate_all("links => links.map(a => a.href)")
     assert hrefs == [lesson_url(server, j, "?n=2048") for j in range(len(LESSONS))]
-    with page.context.expect_page() as new:
-        page.locator(".st-key-lesson_nav a").nth(4).click(modifiers=["Control"])
-    tab = new.value
-    try:
-        opened(tab, 4)
-        assert tab.url == lesson_url(server, 4, "?n=2048")
-    finally:
-        tab.close()
+    for k, click in ((4, {"modifiers": ["Control"]}), (6, {"button": "middle"})):
+        with page.context.expect_page() as new:
+            page.locator(".st-key-lesson_nav a").nth(k).click(**click)
+        tab = new.value
+        try:
+            opened(tab, k)
+            assert tab.url == lesson_url(server, k, "?n=2048")
+        finally:
+            tab.close()
     expect(page.locator(CURRENT)).to_have_text(f"3. {LESSONS[2].short}")
     assert page.url == lesson_url(server, 2, "?n=2048")
+
+
+def test_without_a_connection_the_links_are_disabled_and_a_click_does_nothing(server, page):
+    """Streamlit marks its root with its connection to the server (data-test-connection-state, "CONNECTED" when
+    connected); here it is set as Streamlit sets it while it reconnects. tests/test_replicas.py loses a real
+    connection and clicks the strip once it is back."""
+    page.goto(lesson_url(server, 2, "?n=2048"))
+    opened(page, 2)
+    links = page.locator(".st-key-lesson_nav a")
+    root = "document.querySelector('[data-testid=stApp]')"
+    page.evaluate(f"{root}.setAttribute('data-test-connection-state', 'PINGING_SERVER')")
+    expect(links.nth(4)).to_have_attribute("aria-disabled", "true")
+    assert float(links.nth(4).evaluate("a => getComputedStyle(a).opacity")) < 0.5
+    # every message the page sends from now on, counted (a click's trigger is sent within its event)
+    page.evaluate("""() => { window.__fvSent = 0; const send = WebSocket.prototype.send;
+        WebSocket.prototype.send = function (...a) { window.__fvSent += 1; return send.apply(this, a); }; }""")
+    links.nth(4).click(force=True)  # a reader's click all the same (Playwright waits out a disabled link)
+    assert page.evaluate("window.__fvSent") == 0, "the click asked the server for a lesson"
+    assert page.url == lesson_url(server, 2, "?n=2048")
+    expect(page.locator(CURRENT)).to_have_text(f"3. {LESSONS[2].short}")
+    page.evaluate(f"{root}.setAttribute('data-test-connection-state', 'CONNECTED')")
+    expect(links.nth(4)).not_to_have_attribute("aria-disabled", "true")
+    links.nth(4).click()
+    opened(page, 4)
+    assert page.url == lesson_url(server, 4, "?n=2048")
 
 
 def test_presenting_the_strip_clears_the_sidebars_button_and_stays_named(server, page):

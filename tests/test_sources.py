@@ -131,6 +131,17 @@ def test_lesson_one_shows_the_sources_and_the_list_every_mark_links_to():
         assert f'id="model-{key}"' in anchors, f"no entry for the mark #model-{key}"
 
 
+def test_the_assumptions_hold_no_html_but_their_entries_blocks():
+    """notes.ASSUMPTIONS_MARKDOWN is drawn with HTML allowed (each entry a block its mark links to): its text may hold
+    no markup of its own, no character HTML would read."""
+    import re
+    from explorer.notes import ASSUMPTIONS_MARKDOWN
+    blocks = re.findall(r'<div id="model-(\w+)" class="fv-model">|</div>', ASSUMPTIONS_MARKDOWN)
+    assert [key for key in blocks if key] == list(ASSUMPTIONS) and blocks.count("") == len(ASSUMPTIONS)
+    text = re.sub(r'<div id="model-\w+" class="fv-model">|</div>', "", ASSUMPTIONS_MARKDOWN)
+    assert not set("<>&") & set(text), sorted(set("<>&") & set(text))
+
+
 def test_on_a_projector_a_mark_is_its_words_without_a_link_to_the_list_it_hides():
     from tests.test_app import open_page, texts
     at = open_page("lessons/01_where_time_goes.py", present="true")
