@@ -43,8 +43,8 @@ def assumes(key: str) -> str:
 
 # The mark's target: each entry is a block with the mark's anchor as its id (css.py holds it clear of the fixed
 # top navigation and lines the entry a mark led to). The whole list is one markdown element of fixed text, built
-# once here from ASSUMPTIONS, no input in it: each element a rerun sends costs the server and the page about a
-# millisecond, and the list was 37.
+# once here from ASSUMPTIONS, no input in it: each element a rerun sends costs the server and the page time (the
+# lessons' strip, 28 elements, took 18 ms of a release: BENCHMARKS.md "Interaction"), and the list was 37.
 ASSUMPTIONS_MARKDOWN = "\n\n".join(
     f'<div id="model-{key}" class="fv-model">\n\n**{a.title[0].upper() + a.title[1:]}.** {a.model}\n\n'
     f"*On real GPUs:* {a.real}\n\n</div>" for key, a in ASSUMPTIONS.items())
