@@ -38,6 +38,7 @@ class Session:
         self.drag = None if drag is None else random.Random(drag)
         self.at = SEQUENCE_LENGTHS.index(int(N_VALUES[0]))
         self.moved = False
+        self.first: float | None = None  # the first visit: the lesson opened, to its run's end
         self.times: list[float] = []
         self.fills: list[float] = []  # where the page lacked the slider's live figures: the ask, before the drag
         self.bytes: list[int] = []
@@ -45,7 +46,9 @@ class Session:
 
     async def run(self, until: float, think: float = 0.0) -> None:
         try:
-            self.errors += (await self.client.connect()).errors
+            first = await self.client.connect()
+            self.errors += first.errors
+            self.first = first.seconds
             k = 0
             while time.time() < until:
                 k += 1
@@ -91,9 +94,11 @@ async def load(server: Server | Running, sessions: int, seconds: float, think: f
     cpu = server.cpu() - cpu
     times = [t for c in clients for t in c.times]
     fills = [t for c in clients for t in c.fills]
+    firsts = [c.first for c in clients if c.first is not None]
     return {"sessions": sessions, "moved": sum(c.moved for c in clients), "reruns": len(times),
             "errors": [e for c in clients for e in c.errors], "p50": percentile(times, 0.5),
             "p95": percentile(times, 0.95),
+            "first_p50": percentile(firsts, 0.5), "first_max": max(firsts, default=float("nan")),
             "fills": len(fills), "fill_p50": percentile(fills, 0.5), "fill_p95": percentile(fills, 0.95),
             "cpu_per_rerun": cpu / max(1, len(times)),
             "kb_per_rerun": statistics.mean(b for c in clients for b in c.bytes) / 1024 if times else float("nan"),
@@ -108,6 +113,8 @@ def report(r: dict, seconds: float, think: float) -> None:
     print(f"rerun round trip under load (to the page's run over): p50 {r['p50'] * 1e3:.0f} ms, "
           f"p95 {r['p95'] * 1e3:.0f} ms; server CPU {r['cpu_per_rerun'] * 1e3:.0f} ms and "
           f"{r['kb_per_rerun']:.1f} KB sent per rerun, the asks for live figures included")
+    print(f"first visits, all {r['sessions']} opening their lessons at once: p50 {r['first_p50'] * 1e3:.0f} ms, "
+          f"the last {r['first_max'] * 1e3:.0f} ms")
     print(f"pointer over a slider to its live figures in, where the page lacked them ({r['fills']} of "
           f"{r['reruns']} moves): p50 {r['fill_p50'] * 1e3:.0f} ms, p95 {r['fill_p95'] * 1e3:.0f} ms")
     base, loaded, end = r["rss"]

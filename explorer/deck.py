@@ -10,7 +10,7 @@ from collections.abc import Callable
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from . import live
+from . import live, threads
 from .css import STICKY_ROWS
 from .lessons import LESSONS, control
 from .params import CUSTOM_GPU, SHARED, shown
@@ -34,7 +34,7 @@ def section(draw: Callable[[], None]) -> Callable[[], None]:
             if st.session_state.get(SHARE_OPEN):
                 st.rerun()  # scope "app"
             sync_url()
-    return st.fragment(part)
+    return st.fragment(threads.runs_alone(part))
 
 
 def shared_link() -> dict:

@@ -41,6 +41,8 @@ import plotly.graph_objects as go
 import streamlit as st
 from plotly.utils import PlotlyJSONEncoder
 
+from . import threads
+
 HERE = Path(__file__).parent
 # A slider whose chart would carry more figures than this stays on the rerun path (the page says so
 # beside it): a 1 KB step over the SRAM budget's 8-512 KB would be 505 figures, lesson 12's layers 128.
@@ -228,6 +230,7 @@ def flush(page: str) -> None:
 
 
 @st.fragment
+@threads.runs_alone
 def _carry() -> None:
     """The component with the figures along the sliders: those built already, and the sliders whose
     figures are missing; in a run the browser triggered, the figures of the sliders it asked for."""

@@ -13,7 +13,7 @@ from flashviz.model.config import Config, Hardware
 from flashviz.run.decode import DecodeConfig
 from flashviz.teach.questions import Question
 
-from . import asks, ui
+from . import asks, threads, ui
 from .asks import Settings
 from .lessons import LESSONS, Lesson, lesson_of
 from .whole_gpu import gpu_named
@@ -130,6 +130,7 @@ def ask(file: str, question: Question | None) -> bool:
 
 
 @st.fragment
+@threads.runs_alone
 def _question_box(file: str, index: int, question: Question, done: bool) -> None:
     """The question, the guess and its buttons. A fragment: moving the guess reruns this box
     alone, not the lesson (a fifth of the CPU and bytes of a whole rerun). Its buttons change
@@ -173,6 +174,7 @@ def inline(question: Question, slot: str) -> bool:
 
 
 @st.fragment
+@threads.runs_alone
 def _inline_box(question: Question, slot: str, done: bool) -> None:
     """As _question_box: the guess reruns this box alone; the reveal reruns the page, which
     then shows what the answer explains."""

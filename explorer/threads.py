@@ -6,10 +6,24 @@ only after `sys.getswitchinterval()`, 5 ms by default. With many readers' runs i
 GIL before almost every message it sent, and every run waited on the loop: 30 readers moving a slider every 3 s
 kept the server's CPU under three quarters busy and still waited 2.2 s for a run at the median (bench/load.py,
 BENCHMARKS.md "Many readers"). At 0.5 ms the loop keeps up, for a few per cent more switching.
+
+The readers' runs also take turns with each other: one runs at a time (`one_run_at_a_time`, app.py and every
+fragment). They share one GIL, so 30 runs in flight at once made no more progress than one; each waited for all the
+others, a run that needed a figure every other run was computing at the same time computed it again, and the
+event-loop thread that sends their messages competed with 30 threads for the GIL instead of one. Taken in turn, a run
+is over in about its own time, and the next finds the figures it shares in the cache: with 30 dragging readers the
+median round trip went from 221-553 ms to 83-85 ms, and the server's CPU per rerun from 103-105 ms to 70-71 ms
+(BENCHMARKS.md, "Many readers"). The lock is reentrant, for a fragment drawn inside its page's run; a run that stops
+early (a rerun, a page switch, a closed tab) leaves it by its exception.
 """
 from __future__ import annotations
 
+import contextlib
+import functools
 import sys
+import threading
+from collections.abc import Callable, Iterator
+from typing import ParamSpec, TypeVar
 
 SWITCH_INTERVAL_S = 0.0005
 
@@ -18,3 +32,24 @@ def hand_over_sooner() -> None:
     """Set the process's GIL switch interval (app.py, each run: it is one assignment)."""
     if sys.getswitchinterval() != SWITCH_INTERVAL_S:
         sys.setswitchinterval(SWITCH_INTERVAL_S)
+
+
+_ONE_RUN = threading.RLock()
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+@contextlib.contextmanager
+def one_run_at_a_time() -> Iterator[None]:
+    """Inside: no other reader's run of the app (or of a fragment) runs; one that starts meanwhile waits."""
+    with _ONE_RUN:
+        yield
+
+
+def runs_alone(func: Callable[_P, _R]) -> Callable[_P, _R]:
+    """`func` run inside one_run_at_a_time: for a fragment, which reruns without app.py (under @st.fragment)."""
+    @functools.wraps(func)
+    def alone(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with _ONE_RUN:
+            return func(*args, **kwargs)
+    return alone
