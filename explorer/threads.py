@@ -12,9 +12,9 @@ fragment). They share one GIL, so 30 runs in flight at once made no more progres
 others, a run that needed a figure every other run was computing at the same time computed it again, and the
 event-loop thread that sends their messages competed with 30 threads for the GIL instead of one. Taken in turn, a run
 is over in about its own time, and the next finds the figures it shares in the cache: with 30 dragging readers the
-median round trip went from 221-553 ms to 83-85 ms, and the server's CPU per rerun from 103-105 ms to 70-71 ms
-(BENCHMARKS.md, "Many readers"). The lock is reentrant, for a fragment drawn inside its page's run; a run that stops
-early (a rerun, a page switch, a closed tab) leaves it by its exception.
+median round trip went from 305 to 85 ms, the p95 from 1,066 to 668 ms, and the server's CPU per rerun from 90 to
+69 ms (BENCHMARKS.md, "Many readers"). The lock is reentrant, for a fragment drawn inside its page's run; a run
+that stops early (a rerun, a page switch, a closed tab) leaves it by its exception.
 """
 from __future__ import annotations
 
