@@ -1,4 +1,4 @@
-"""Many readers on one process: the threads that run the readers' scripts hand the GIL on sooner.
+"""Many readers on one process: the threads that run the readers' scripts hand the GIL on sooner, and take turns.
 
 Streamlit runs each session's script in a thread of its own, and one event-loop thread sends what every run
 draws, a websocket message an element. CPython lets a thread that waits for the GIL take it from one that holds it
@@ -8,13 +8,13 @@ kept the server's CPU under three quarters busy and still waited 2.2 s for a run
 BENCHMARKS.md "Many readers"). At 0.5 ms the loop keeps up, for a few per cent more switching.
 
 The readers' runs also take turns with each other: one runs at a time (`one_run_at_a_time`, app.py and every
-fragment). They share one GIL, so 30 runs in flight at once made no more progress than one; each waited for all the
-others, a run that needed a figure every other run was computing at the same time computed it again, and the
-event-loop thread that sends their messages competed with 30 threads for the GIL instead of one. Taken in turn, a run
-is over in about its own time, and the next finds the figures it shares in the cache: with 30 dragging readers the
-median round trip went from 305 to 85 ms, the p95 from 1,066 to 668 ms, and the server's CPU per rerun from 90 to
-69 ms (BENCHMARKS.md, "Many readers"). The lock is reentrant, for a fragment drawn inside its page's run; a run
-that stops early (a rerun, a page switch, a closed tab) leaves it by its exception.
+fragment). They share one GIL, so 30 runs in flight at once made no more progress than one: each waited for all the
+others, and the event-loop thread that sends their messages competed with 30 threads for the GIL instead of one.
+Taken in turn, a run is over in about its own time: with 30 dragging readers the median round trip went from
+305-314 to 85-95 ms, the p95 from 1,066-1,218 to 668-1,226 ms (three runs each), and the server's CPU per rerun from
+90 to 69 ms (BENCHMARKS.md, "Many readers", which says what it costs too: a slow run holds every reader). The lock is
+reentrant, for a fragment drawn inside its page's run; a run that stops early (a rerun, a page switch, a closed tab)
+leaves it by its exception.
 """
 from __future__ import annotations
 
@@ -41,13 +41,15 @@ _R = TypeVar("_R")
 
 @contextlib.contextmanager
 def one_run_at_a_time() -> Iterator[None]:
-    """Inside: no other reader's run of the app (or of a fragment) runs; one that starts meanwhile waits."""
+    """Inside: no other reader's run of the app (or of a fragment) runs; one that starts meanwhile waits. (A widget's
+    callback, and app.py's lines before it, run before the lock is taken.)"""
     with _ONE_RUN:
         yield
 
 
 def runs_alone(func: Callable[_P, _R]) -> Callable[_P, _R]:
-    """`func` run inside one_run_at_a_time: for a fragment, which reruns without app.py (under @st.fragment)."""
+    """`func` run inside one_run_at_a_time: for a fragment, which reruns without app.py (under @st.fragment). Not
+    for a fragment that runs beside its page's run (a parallel one): it would wait for that run to end."""
     @functools.wraps(func)
     def alone(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         with _ONE_RUN:

@@ -1,5 +1,6 @@
 """explorer/threads.py and the config beside it: what keeps many readers' runs from queueing behind the GIL and
 behind a full garbage collection after every run (bench/load.py measures the effect)."""
+import ast
 import sys
 import threading
 import tomllib
@@ -49,19 +50,83 @@ def test_a_run_draws_the_page_holding_the_app_and_another_thread_waits(monkeypat
     at = open_page(PAGES[0])
     assert not at.exception
     assert seen == [True, False]
-    assert not threads._ONE_RUN._is_owned()  # type: ignore[attr-defined]
+    # the run over, the lock is free again for another thread (the run's own thread has ended)
+    assert threads._ONE_RUN.acquire(timeout=10)
+    threads._ONE_RUN.release()
+
+
+def _streamlit_call(node: ast.AST, name: str) -> bool:
+    """Whether `node` is `st.<name>` or a call of it (`st.fragment`, `st.fragment(run_every=...)`)."""
+    if isinstance(node, ast.Call):
+        node = node.func
+    return isinstance(node, ast.Attribute) and node.attr == name and isinstance(node.value, ast.Name) \
+        and node.value.id == "st"
+
+
+def _runs_alone(node: ast.AST) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == "runs_alone"
+
+
+def fragments_not_alone(tree: ast.AST) -> tuple[int, list[int]]:
+    """Every fragment (or dialog, which reruns alone too) in a module's code: how many, and the lines of those whose
+    function is not wrapped in threads.runs_alone (the decorator right under it, or the argument of the call)."""
+    found, bare = 0, []
+    decorators = {id(d) for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                  for d in node.decorator_list}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            listed = node.decorator_list
+            for k, d in enumerate(listed):
+                if _streamlit_call(d, "fragment") or _streamlit_call(d, "dialog"):
+                    found += 1
+                    if not (k + 1 < len(listed) and _runs_alone(listed[k + 1])):
+                        bare.append(d.lineno)
+        elif isinstance(node, ast.Call) and (_streamlit_call(node.func, "fragment") or _streamlit_call(node.func,
+                                                                                                    "dialog")):
+            if id(node) in decorators:
+                continue  # st.fragment(run_every=...) as a decorator: counted above
+            found += 1
+            wrapped = node.args and isinstance(node.args[0], ast.Call) and _runs_alone(node.args[0].func)
+            if not wrapped:
+                bare.append(node.lineno)
+    return found, sorted(bare)
 
 
 def test_a_fragment_reruns_alone():
     """A fragment reruns without app.py: every fragment of the app takes the same lock itself."""
-    sources = [p for p in (ROOT / "explorer").glob("*.py")]
-    fragments = 0
-    for path in sources:
-        text = path.read_text()
-        fragments += text.count("@st.fragment\n") + text.count("st.fragment(")
-        assert text.count("@st.fragment\n") == text.count("@st.fragment\n@threads.runs_alone\n"), path
-        assert text.count("st.fragment(") == text.count("st.fragment(threads.runs_alone("), path
-    assert fragments == 4
+    files = [ROOT / "app.py", *sorted((ROOT / "explorer").rglob("*.py")), *sorted((ROOT / "lessons").glob("*.py"))]
+    total = 0
+    for path in files:
+        found, bare = fragments_not_alone(ast.parse(path.read_text()))
+        total += found
+        assert not bare, f"{path.name}: a fragment at line(s) {bare} does not take threads.runs_alone"
+    assert total >= 4  # the question boxes, a lesson's sections, the live figures
+
+
+def test_the_check_finds_a_fragment_that_does_not_take_the_lock():
+    bare = """
+import streamlit as st
+@st.fragment
+def a(): pass
+@st.fragment(run_every=2)  # a comment
+def b(): pass
+c = st.fragment(lambda: None)
+@st.dialog("title")
+def d(): pass
+"""
+    alone = """
+import streamlit as st
+from explorer import threads
+@st.fragment
+@threads.runs_alone
+def a(): pass
+@st.fragment(run_every=2)
+@threads.runs_alone
+def b(): pass
+c = st.fragment(threads.runs_alone(lambda: None))
+"""
+    assert fragments_not_alone(ast.parse(bare)) == (4, [3, 5, 7, 8])
+    assert fragments_not_alone(ast.parse(alone)) == (3, [])
 
 
 def test_the_lock_is_reentrant_for_a_fragment_drawn_inside_its_run():
