@@ -39,12 +39,22 @@ _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
 
+# A run that waits longer than this runs anyway, beside the one that holds the lock: a run stuck by a fault does
+# not stop every reader for good. Of 30 readers opening their lessons at once, the last waited 7.5 s for its page
+# (BENCHMARKS.md, "Many readers").
+MOST_WAIT_S = 30.0
+
+
 @contextlib.contextmanager
 def one_run_at_a_time() -> Iterator[None]:
-    """Inside: no other reader's run of the app (or of a fragment) runs; one that starts meanwhile waits. (A widget's
-    callback, and app.py's lines before it, run before the lock is taken.)"""
-    with _ONE_RUN:
+    """Inside: no other reader's run of the app (or of a fragment) runs; one that starts meanwhile waits (at most
+    MOST_WAIT_S). (A widget's callback, and app.py's lines before it, run before the lock is taken.)"""
+    alone = _ONE_RUN.acquire(timeout=MOST_WAIT_S)
+    try:
         yield
+    finally:
+        if alone:
+            _ONE_RUN.release()
 
 
 def runs_alone(func: Callable[_P, _R]) -> Callable[_P, _R]:
@@ -52,6 +62,6 @@ def runs_alone(func: Callable[_P, _R]) -> Callable[_P, _R]:
     for a fragment that runs beside its page's run (a parallel one): it would wait for that run to end."""
     @functools.wraps(func)
     def alone(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        with _ONE_RUN:
+        with one_run_at_a_time():
             return func(*args, **kwargs)
     return alone

@@ -55,6 +55,30 @@ def test_a_run_draws_the_page_holding_the_app_and_another_thread_waits(monkeypat
     threads._ONE_RUN.release()
 
 
+def test_a_run_that_waits_too_long_runs_anyway(monkeypatch):
+    """A run stuck while it holds the lock (a fault) does not stop every reader: past MOST_WAIT_S a run goes on."""
+    monkeypatch.setattr(threads, "MOST_WAIT_S", 0.5)
+    holding, release = threading.Event(), threading.Event()
+
+    def stuck():
+        with threads.one_run_at_a_time():
+            holding.set()
+            release.wait(120)
+
+    other = threading.Thread(target=stuck)
+    other.start()
+    try:
+        assert holding.wait(10)
+        at = open_page(PAGES[0])
+        assert not at.exception and at.select_slider(key="n").value == 1024
+        assert other.is_alive()  # the stuck run still holds the lock: this one ran beside it
+    finally:
+        release.set()
+        other.join(10)
+    assert threads._ONE_RUN.acquire(timeout=10)  # and the lock is free once the stuck run is over
+    threads._ONE_RUN.release()
+
+
 def _streamlit_call(node: ast.AST, name: str) -> bool:
     """Whether `node` is `st.<name>` or a call of it (`st.fragment`, `st.fragment(run_every=...)`)."""
     if isinstance(node, ast.Call):
