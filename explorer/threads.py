@@ -11,10 +11,10 @@ The readers' runs also take turns with each other: one runs at a time (`one_run_
 fragment). They share one GIL, so 30 runs in flight at once made no more progress than one: each waited for all the
 others, and the event-loop thread that sends their messages competed with 30 threads for the GIL instead of one.
 Taken in turn, a run is over in about its own time: with 30 dragging readers the median round trip went from
-305-314 to 85-95 ms, the p95 from 1,066-1,218 to 668-1,226 ms (three runs each), and the server's CPU per rerun from
-90 to 69 ms (BENCHMARKS.md, "Many readers", which says what it costs too: a slow run holds every reader). The lock is
-reentrant, for a fragment drawn inside its page's run; a run that stops early (a rerun, a page switch, a closed tab)
-leaves it by its exception.
+305-314 to 80-95 ms, the p95 from 1,066-1,218 to 668-1,226 ms (three runs before, five after), and the server's
+CPU per rerun from 90 to 65-69 ms (BENCHMARKS.md, "Many readers", which says what it costs too: a slow run holds
+every reader). The lock is reentrant, for a fragment drawn inside its page's run; a run that stops early (a rerun, a
+page switch, a closed tab) leaves it by its exception.
 """
 from __future__ import annotations
 
