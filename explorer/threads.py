@@ -19,11 +19,10 @@ page switch, a closed tab) leaves it by its exception.
 from __future__ import annotations
 
 import contextlib
-import functools
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from typing import ParamSpec, TypeVar
+from typing import Any
 
 SWITCH_INTERVAL_S = 0.0005
 
@@ -35,8 +34,6 @@ def hand_over_sooner() -> None:
 
 
 _ONE_RUN = threading.RLock()
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
 
 
 # A run that waits longer than this runs anyway, beside the one that holds the lock: a run stuck by a fault does
@@ -57,11 +54,7 @@ def one_run_at_a_time() -> Iterator[None]:
             _ONE_RUN.release()
 
 
-def runs_alone(func: Callable[_P, _R]) -> Callable[_P, _R]:
+def runs_alone(func: Callable[..., Any]) -> Callable[..., Any]:
     """`func` run inside one_run_at_a_time: for a fragment, which reruns without app.py (under @st.fragment). Not
     for a fragment that runs beside its page's run (a parallel one): it would wait for that run to end."""
-    @functools.wraps(func)
-    def alone(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        with one_run_at_a_time():
-            return func(*args, **kwargs)
-    return alone
+    return one_run_at_a_time()(func)  # a context manager from contextlib decorates too, entered anew each call
