@@ -37,8 +37,8 @@ _ONE_RUN = threading.RLock()
 
 
 # A run that waits longer than this runs anyway, beside the one that holds the lock: a run stuck by a fault does
-# not stop every reader for good. Of 30 readers opening their lessons at once, the last waited 7.5 s for its page
-# (BENCHMARKS.md, "Many readers").
+# not stop every reader for good. Of 30 readers opening their lessons at once, the last waited 6.3-7.5 s for its
+# page (BENCHMARKS.md, "Many readers").
 MOST_WAIT_S = 30.0
 
 
