@@ -69,6 +69,30 @@ def test_busiest_sm_holds_at_least_its_share_and_one_block_more_at_most(blocks, 
     assert got == share
 
 
+def _dealt(order: list[int], sms: int, cost) -> tuple[float, int]:
+    """The dealing written plainly: each unit, in order, to the SM that frees first (ties: the lower SM)."""
+    load = [(0.0, 0, i) for i in range(sms)]
+    for b in order:
+        t, tiles, i = min(load)
+        load[i] = (t + cost(b), tiles + b, i)
+    return max((t, tiles) for t, tiles, _ in load)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.integers(1, 30), min_size=1, max_size=40), st.booleans(), st.integers(1, 12),
+       st.sampled_from([1, 3, 7, 132]), st.booleans(), st.floats(1e-9, 1e-3))
+def test_the_busiest_sm_is_the_plain_dealing_exactly(blocks, alike, bh, sms, lpt, scale):
+    """busiest_sm and busiest_time skip the heap where every unit is alike, and replace its top: the same
+    numbers, to the last bit, as dealing each unit to the SM that frees first."""
+    from flashviz.hardware.schedule import busiest_time, lpt_order
+    if alike:
+        blocks = [blocks[0]] * len(blocks)
+    cost = {b: scale * (1 + b % 7) / 3 for b in blocks}.__getitem__
+    order = lpt_order(blocks, bh, 10 ** 7) if lpt else None
+    assert busiest_time(blocks, bh, sms, cost, order) == _dealt(order or blocks * bh, sms, cost)
+    assert busiest_sm(blocks, bh, sms) == _dealt(blocks * bh, sms, lambda b: b)[1]
+
+
 def test_a_causal_grid_smaller_than_the_gpu_takes_its_longest_block():
     t = kernel_time(16384, 128, 1, True, 128, 128, "fa2", H200, 0)
     assert t.tiles_busiest == 128  # the last query block sees every key tile

@@ -137,18 +137,32 @@ def timeline(schedule: str, work: TileWork, tiles: int = 6, stages: int = 2) -> 
     block's rows over two consumer groups (each step half the tile's work) and issues, in each
     group's turn, the QK^T of its next tile (once its softmax of this one is done) before the PV of
     this one, as Algorithm 2 of FlashAttention-3 does (lines 9 and 11 of iteration j + 1)."""
+    return [Step(*s) for s in _laid(schedule, work, tiles, stages)]
+
+
+# A step as _laid lays it: (lane, label, tile, group, start, length). interval and _span, which lay thousands of
+# steps for lesson 13's measured rows, read these; timeline makes them Steps.
+_Laid = tuple[str, str, int, int, float, float]
+
+
+def _laid(schedule: str, work: TileWork, tiles: int, stages: int) -> list[_Laid]:
+    """timeline's steps, laid out (timeline's docstring says how)."""
     if schedule not in SCHEDULES:
         raise ValueError(f"schedule must be one of {SCHEDULES}, not {schedule!r}")
     free: dict[str, float] = {}
     done: dict[tuple, float] = {}
-    steps: list[Step] = []
+    steps: list[_Laid] = []
 
     def put(lane: str, label: str, tile: int, group: int, length: float, after: list[tuple]) -> None:
-        start = max([free.get(lane, 0.0)] + [done[k] for k in after if k in done])
-        step = Step(lane, label, tile, group, start, length)
-        steps.append(step)
-        free[lane] = step.end
-        done[(label, tile, group)] = step.end
+        start = free.get(lane, 0.0)
+        for k in after:  # the latest of the unit's last step and the inputs already laid
+            t = done.get(k)
+            if t is not None and t > start:
+                start = t
+        end = start + length  # as Step.end has it
+        steps.append((lane, label, tile, group, start, length))
+        free[lane] = end
+        done[(label, tile, group)] = end
 
     def copy(j: int) -> None:  # K_j and V_j in; at most `stages` tiles ahead of the last PV
         put("copies", "K, V", j, -1, work.copy, [("PV", j - stages, g) for g in (0, 1)])
@@ -209,15 +223,15 @@ def intra_group(work: TileWork | None = None, j: int = 3) -> str:
     return f"{first} is issued, then {then}, and the softmax of tile j runs under {runs}"
 
 
+@lru_cache(maxsize=1024)
 def interval(schedule: str, work: TileWork, tiles: int = 32) -> float:
     """The steady time per tile of a schedule: between the PV ends of the middle tile and the one
     before last, over the tiles between (the fill at the start, and the last tile, which issues no
     next QK^T, left out)."""
-    steps = timeline(schedule, work, tiles)
     ends: dict[int, float] = {}
-    for s in steps:
-        if s.label == "PV":
-            ends[s.tile] = max(ends.get(s.tile, 0.0), s.end)
+    for _, label, tile, _, start, length in _laid(schedule, work, tiles, 2):
+        if label == "PV":
+            ends[tile] = max(ends.get(tile, 0.0), start + length)
     half = tiles // 2
     return (ends[tiles - 2] - ends[half - 1]) / (tiles - 1 - half)
 
@@ -261,12 +275,14 @@ def block_tiles(n: int, Br: int, Bc: int, causal: bool) -> list[int]:
 
 def busiest_sm(blocks: list[int], bh: int, sms: int) -> int:
     """Tiles on the busiest SM when the grid's blocks (every head's query blocks, in grid order)
-    each go to the least loaded SM."""
+    each go to the least loaded SM. Blocks all alike are dealt in turn, so the busiest SM holds
+    ceil(units / SMs) of them, as the dealing gives (tests/test_schedule.py holds the two equal)."""
+    if len(set(blocks)) == 1:
+        return -(-len(blocks) * bh // sms) * blocks[0]
     load = [0] * sms
-    heapq.heapify(load)
     for _ in range(bh):
         for b in blocks:
-            heapq.heappush(load, heapq.heappop(load) + b)
+            heapq.heapreplace(load, load[0] + b)  # the least loaded takes the block
     return max(load)
 
 
@@ -287,8 +303,8 @@ def unit_time(schedule: str, work: TileWork, tiles: int, per_tile: float | None 
 def _span(schedule: str, work: TileWork, tiles: int) -> float:
     """From the first QK^T's start to the last PV's end of `tiles` key tiles, the copies left out.
     Kept: a causal grid asks for it at each of its blocks' tile counts, all past `exact` the same."""
-    steps = [s for s in timeline(schedule, work, tiles) if s.lane != "copies"]
-    return max(s.end for s in steps) - min(s.start for s in steps)
+    steps = [s for s in _laid(schedule, work, tiles, 2) if s[0] != "copies"]
+    return max(s[4] + s[5] for s in steps) - min(s[4] for s in steps)
 
 
 def busiest_time(blocks: list[int], bh: int, sms: int, time_of, order: list[int] | None = None) -> tuple[float, int]:
@@ -296,12 +312,17 @@ def busiest_time(blocks: list[int], bh: int, sms: int, time_of, order: list[int]
     frees first (a non-persistent grid's next block, or a persistent kernel's next unit: the dealing
     the per-SM counters of cuDNN's kernel bear out, BENCHMARKS.md); time_of(tiles) is one unit's time.
     The grid order is every head's blocks in turn, or `order` (each unit's tiles, as lpt_order gives them)."""
-    load = [(0.0, 0, i) for i in range(sms)]
-    heapq.heapify(load)
     cost = {b: time_of(b) for b in set(blocks)}
+    if order is None and len(cost) == 1:  # units all alike go to the SMs in turn (SM order breaks the ties)
+        (b, c), = cost.items()
+        units, t = -(-len(blocks) * bh // sms), 0.0
+        for _ in range(units):  # the busiest SM's time as its units add up, one at a time
+            t += c
+        return t, units * b
+    load = [(0.0, 0, i) for i in range(sms)]  # already a heap
     for b in (blocks * bh if order is None else order):
-        t, tiles, i = heapq.heappop(load)
-        heapq.heappush(load, (t + cost[b], tiles + b, i))
+        t, tiles, i = load[0]  # the SM that frees first takes the unit
+        heapq.heapreplace(load, (t + cost[b], tiles + b, i))
     return max((t, tiles) for t, tiles, _ in load)
 
 
