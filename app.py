@@ -3,7 +3,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from explorer import collector, nav, predict, threads, ui
+from explorer import collector, nav, predict, threads, ui, warm
 from explorer.lessons import LESSONS
 
 collector.freeze_new_modules()  # what the last run imported: skipped by every full collection from now on
@@ -52,3 +52,4 @@ def main() -> None:
 
 with threads.one_run_at_a_time():  # the readers' runs take turns (explorer/threads.py says why)
     main()
+warm.start()  # once a process: what later readers' first visits share, computed after this run (explorer/warm.py)
