@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -42,14 +43,21 @@ _ONE_RUN = threading.RLock()
 MOST_WAIT_S = 30.0
 
 
+last_run_end = 0.0  # time.monotonic() when a reader's run last left one_run_at_a_time (explorer/warm.py waits on it)
+
+
 @contextlib.contextmanager
-def one_run_at_a_time() -> Iterator[None]:
+def one_run_at_a_time(reader: bool = True) -> Iterator[None]:
     """Inside: no other reader's run of the app (or of a fragment) runs; one that starts meanwhile waits (at most
-    MOST_WAIT_S). (A widget's callback, and app.py's lines before it, run before the lock is taken.)"""
+    MOST_WAIT_S). (A widget's callback, and app.py's lines before it, run before the lock is taken.) `reader`
+    False: work of the process's own (explorer/warm.py), which does not count as a reader's run."""
+    global last_run_end
     alone = _ONE_RUN.acquire(timeout=MOST_WAIT_S)
     try:
         yield
     finally:
+        if reader:
+            last_run_end = time.monotonic()
         if alone:
             _ONE_RUN.release()
 

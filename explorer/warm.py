@@ -8,20 +8,24 @@ the reader's settings, so they are computed once, with the arguments the lessons
 caches (explorer/cache.py): a lesson then finds them there (tests/test_warm.py holds the calls alike).
 BENCHMARKS.md ("First visits") gives each lesson's first visit cold and after the warming.
 
-The pieces run after the run that starts them, one at a time, each inside `threads.one_run_at_a_time`: no reader's
-run runs beside one. A reader who opens a lesson meanwhile waits for the piece in progress (and, the lock not being
-first come first served, perhaps the next). One who opens lesson 6, 13 or 14 before its piece is done computes it in
-their own run, as before, and the piece then finds it cached.
+Each piece waits until no reader's run has been in progress for QUIET_S, then runs inside
+`threads.one_run_at_a_time`, so no reader's run runs beside it. Started at once after the first run, the pieces held
+the GIL while the first reader's browser was still fetching the page's scripts from this process: the cold start to
+the first screen went from 9.86 to 11.11 s (the floor 8.37 s; BENCHMARKS.md, "Interaction"). A reader who opens a
+lesson during a piece waits for it; one who opens lesson 6, 13 or 14 before its piece is done computes it in their
+own run, as before, and the piece then finds it cached.
 """
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 
 from . import threads
 
 _log = logging.getLogger(__name__)
+QUIET_S = 5.0  # a piece starts only this long after a reader's run last ended
 _started = threading.Event()
 done = threading.Event()  # every piece tried (tests wait for it)
 
@@ -62,9 +66,15 @@ def start() -> None:
 
 def _run() -> None:
     for name, piece in PIECES:
-        with threads.one_run_at_a_time():
-            try:
-                piece()
-            except Exception:  # the lesson computes it itself, and shows its error there
-                _log.warning("flashviz: readying %s failed; the lesson computes it on its visit", name, exc_info=True)
+        while True:
+            time.sleep(max(0.0, threads.last_run_end + QUIET_S - time.monotonic()))
+            with threads.one_run_at_a_time(reader=False):
+                if time.monotonic() - threads.last_run_end < QUIET_S:
+                    continue  # a reader's run came and went while this waited for the lock: quiet again first
+                try:
+                    piece()
+                except Exception:  # the lesson computes it itself, and shows its error there
+                    _log.warning("flashviz: readying %s failed; the lesson computes it on its visit", name,
+                                 exc_info=True)
+                break
     done.set()

@@ -2,6 +2,7 @@
 between readers' runs, and exactly the calls the lessons make."""
 import logging
 import threading
+import time
 
 import pytest
 
@@ -16,14 +17,18 @@ def fresh(monkeypatch):
     """warm's once-a-process state as a new process has it."""
     monkeypatch.setattr(warm, "_started", threading.Event())
     monkeypatch.setattr(warm, "done", threading.Event())
+    monkeypatch.setattr(warm, "QUIET_S", 0.3)
 
 
 def test_the_pieces_wait_for_the_run_and_hold_the_lock_each(fresh, monkeypatch):
-    seen = []
+    """Each piece runs in the warming thread, holding the run lock, and only once no reader's run has ended for
+    QUIET_S (the first reader's browser is still fetching the page from this process just after its run)."""
+    seen, quiet = [], []
 
     def piece(name):
         def run():
             seen.append((name, threading.current_thread().name, threads._ONE_RUN._is_owned()))  # type: ignore[attr-defined]
+            quiet.append(time.monotonic() - threads.last_run_end)
         return run
 
     monkeypatch.setattr(warm, "PIECES", [("a", piece("a")), ("b", piece("b"))])
@@ -34,6 +39,22 @@ def test_the_pieces_wait_for_the_run_and_hold_the_lock_each(fresh, monkeypatch):
     assert warm.done.wait(WAIT_S)
     assert seen == [("run over", threading.main_thread().name, True),
                     ("a", "flashviz-warm", True), ("b", "flashviz-warm", True)]
+    assert len(quiet) == 2 and min(quiet) >= warm.QUIET_S
+
+
+def test_a_run_that_comes_while_a_piece_waits_puts_it_off(fresh, monkeypatch):
+    """A reader's run that ends while a piece waits for quiet (or for the lock) starts the quiet over."""
+    quiet = []
+    monkeypatch.setattr(warm, "PIECES", [("a", lambda: quiet.append(time.monotonic() - threads.last_run_end))])
+    with threads.one_run_at_a_time():
+        warm.start()
+    ended = threads.last_run_end
+    time.sleep(warm.QUIET_S / 3)  # not a wait for a state: the second reader comes a little after the first
+    with threads.one_run_at_a_time():  # another reader, before the first's quiet is over
+        pass
+    assert warm.done.wait(WAIT_S)
+    assert threads.last_run_end > ended  # the second run counted
+    assert quiet and quiet[0] >= warm.QUIET_S
 
 
 def test_a_piece_that_fails_is_logged_and_the_rest_still_run(fresh, monkeypatch, caplog):
