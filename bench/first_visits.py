@@ -1,7 +1,8 @@
 """Each lesson's first visit to a fresh server, one reader at a time: the server's CPU and the reader's wait.
 
-A reader opens lesson 1, then each lesson in turn, each in a new session, waiting for the server to go quiet
-between them. What lesson 1's run leaves the process to do after it (explorer/warm.py) is printed apart. With
+A reader opens lesson 1; the server is left alone for PAUSE_S (explorer/warm.py's pieces start once no run has
+ended for QUIET_S) and until it is quiet; then each lesson in turn, each in a new session, the server quiet between
+them. What lesson 1's run left the process to do after it (the pieces) is printed apart. With
 checkouts named, each is measured on a fresh server, in turn, `--rounds` times, and each cell is the least of the
 rounds (the machine is shared: the least is the one least disturbed).
 
@@ -18,9 +19,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from explorer.lessons import LESSONS  # noqa: E402
+from explorer.warm import QUIET_S  # noqa: E402
 from tests.st_client import Client, Server, free_port  # noqa: E402
 
 AFTER = "after lesson 1's run"
+PAUSE_S = QUIET_S + 1
 
 
 async def visits(root: Path) -> dict:
@@ -34,6 +37,8 @@ async def visits(root: Path) -> dict:
             run = await client.connect()
             wait = time.perf_counter() - t
             ran = server.cpu()
+            if lesson is LESSONS[0]:
+                await asyncio.sleep(PAUSE_S)
             quiet = await server.settled_cpu()
             await client.close()
             if lesson is LESSONS[0]:
