@@ -61,11 +61,12 @@ def start() -> None:
     if _started.is_set():
         return
     _started.set()
-    threading.Thread(target=_run, name="flashviz-warm", daemon=True).start()
+    # the pieces and the event as they are now: a test that sets up its own leaves an earlier thread to its own
+    threading.Thread(target=_run, args=(list(PIECES), done), name="flashviz-warm", daemon=True).start()
 
 
-def _run() -> None:
-    for name, piece in PIECES:
+def _run(pieces: list[tuple[str, Callable[[], None]]], finished: threading.Event) -> None:
+    for name, piece in pieces:
         while True:
             time.sleep(max(0.0, threads.last_run_end + QUIET_S - time.monotonic()))
             with threads.one_run_at_a_time(reader=False):
@@ -77,4 +78,4 @@ def _run() -> None:
                     _log.warning("flashviz: readying %s failed; the lesson computes it on its visit", name,
                                  exc_info=True)
                 break
-    done.set()
+    finished.set()
