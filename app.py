@@ -52,4 +52,4 @@ def main() -> None:
 
 with threads.one_run_at_a_time():  # the readers' runs take turns (explorer/threads.py says why)
     main()
-warm.start()  # once a process: what later readers' first visits share, computed after this run (explorer/warm.py)
+    warm.start()  # once a process: what later readers' first visits share, computed after this run (explorer/warm.py)

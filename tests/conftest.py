@@ -27,6 +27,13 @@ else:
     _scan_once = functools.cache(_scanner.scan_component_manifests)
     _scanner.scan_component_manifests = lambda max_workers=None: list(_scan_once())
 
+# explorer/warm.py readies some lessons' tables in a thread of the app's process, once it has been idle after its
+# first run. In a test's own process (AppTest) that thread would run beside the tests and call what a test patches:
+# never started there (tests/test_warm.py starts its own; the browser tests' server warms as a deployment does).
+from explorer import warm as _warm  # noqa: E402
+
+_warm._started.set()
+
 
 # The browser tests' server, Chromium and pages. One server for every browser test of a run: its first visit
 # to each setting of each lesson costs seconds of CPU (the engine's work, which Streamlit's cache then keeps),

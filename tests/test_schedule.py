@@ -79,13 +79,13 @@ def _dealt(order: list[int], sms: int, cost) -> tuple[float, int]:
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.integers(1, 30), min_size=1, max_size=40), st.booleans(), st.integers(1, 12),
+@given(st.lists(st.integers(1, 30), min_size=0, max_size=40), st.booleans(), st.integers(0, 12),
        st.sampled_from([1, 3, 7, 132]), st.booleans(), st.floats(1e-9, 1e-3))
 def test_the_busiest_sm_is_the_plain_dealing_exactly(blocks, alike, bh, sms, lpt, scale):
     """busiest_sm and busiest_time skip the heap where every unit is alike, and replace its top: the same
     numbers, to the last bit, as dealing each unit to the SM that frees first."""
     from flashviz.hardware.schedule import busiest_time, lpt_order
-    if alike:
+    if alike and blocks:
         blocks = [blocks[0]] * len(blocks)
     cost = {b: scale * (1 + b % 7) / 3 for b in blocks}.__getitem__
     order = lpt_order(blocks, bh, 10 ** 7) if lpt else None

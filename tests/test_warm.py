@@ -43,18 +43,23 @@ def test_the_pieces_wait_for_the_run_and_hold_the_lock_each(fresh, monkeypatch):
 
 
 def test_a_run_that_comes_while_a_piece_waits_puts_it_off(fresh, monkeypatch):
-    """A reader's run that ends while a piece waits for quiet (or for the lock) starts the quiet over."""
-    quiet = []
-    monkeypatch.setattr(warm, "PIECES", [("a", lambda: quiet.append(time.monotonic() - threads.last_run_end))])
+    """A reader's run that ends while a piece waits for quiet (or for the lock) starts the quiet over: the piece
+    runs QUIET_S after the later run, not after the first."""
+    monkeypatch.setattr(warm, "QUIET_S", 1.0)
+    events, quiet = [], []
+
+    def piece():
+        events.append("piece")
+        quiet.append(time.monotonic() - threads.last_run_end)
+    monkeypatch.setattr(warm, "PIECES", [("a", piece)])
     with threads.one_run_at_a_time():
         warm.start()
-    ended = threads.last_run_end
-    time.sleep(warm.QUIET_S / 3)  # not a wait for a state: the second reader comes a little after the first
-    with threads.one_run_at_a_time():  # another reader, before the first's quiet is over
-        pass
+    with threads.one_run_at_a_time():  # a second reader at once, whose run takes half the quiet
+        time.sleep(warm.QUIET_S / 2)  # the run's length, not a wait for a state
+        events.append("second run over")
     assert warm.done.wait(WAIT_S)
-    assert threads.last_run_end > ended  # the second run counted
-    assert quiet and quiet[0] >= warm.QUIET_S
+    assert events == ["second run over", "piece"]
+    assert quiet[0] >= warm.QUIET_S  # from the second run's end (after the first's, it would be about half)
 
 
 def test_a_piece_that_fails_is_logged_and_the_rest_still_run(fresh, monkeypatch, caplog):
@@ -69,7 +74,7 @@ def test_a_piece_that_fails_is_logged_and_the_rest_still_run(fresh, monkeypatch,
         assert warm.done.wait(WAIT_S)
     assert ran == [1]
     assert "readying the broken one failed" in caplog.text
-    assert threads._ONE_RUN.acquire(timeout=10)  # the lock is not left held
+    assert threads._ONE_RUN.acquire(timeout=WAIT_S)  # the lock is not left held
     threads._ONE_RUN.release()
 
 
@@ -85,18 +90,19 @@ def test_every_piece_is_a_call_the_lessons_make(fresh, monkeypatch):
     cached functions they call, is one the lessons (6, 13, 14, opened at their defaults) make too."""
     from explorer import cache, schedule_view
     calls: dict[str, list] = {"pieces": [], "lessons": []}
-    into, depth = ["pieces"], [0]
+    into, depth = ["pieces"], threading.local()
     for module, name in ((cache, "precision_study"), (cache, "masks_measured"), (schedule_view, "measured")):
         real = getattr(module, name)
 
         def spy(*args, _real=real, _name=name, **kwargs):
-            if not depth[0]:  # the outer call: one spied function calls another only on a cache miss
+            outer = not getattr(depth, "n", 0)  # one spied function calls another only on a cache miss
+            if outer and threading.current_thread().name != "flashviz-warm":
                 calls[into[0]].append((_name, args, tuple(sorted(kwargs.items()))))
-            depth[0] += 1
+            depth.n = getattr(depth, "n", 0) + 1
             try:
                 return _real(*args, **kwargs)
             finally:
-                depth[0] -= 1
+                depth.n -= 1
         monkeypatch.setattr(module, name, spy)
     for _, piece in warm.PIECES:
         piece()
@@ -105,5 +111,6 @@ def test_every_piece_is_a_call_the_lessons_make(fresh, monkeypatch):
     for page in ("lessons/06_exact.py", "lessons/13_schedule.py", "lessons/14_masks.py"):
         assert not open_page(page).exception
     assert {c[0] for c in calls["pieces"]} == {"precision_study", "masks_measured", "measured"}
+    assert len(calls["pieces"]) == len(warm.PIECES)
     missed = set(calls["pieces"]) - set(calls["lessons"])
     assert not missed, f"warmed, but no lesson asks for it: {missed}"

@@ -303,8 +303,9 @@ def unit_time(schedule: str, work: TileWork, tiles: int, per_tile: float | None 
 def _span(schedule: str, work: TileWork, tiles: int) -> float:
     """From the first QK^T's start to the last PV's end of `tiles` key tiles, the copies left out.
     Kept: a causal grid asks for it at each of its blocks' tile counts, all past `exact` the same."""
-    steps = [s for s in _laid(schedule, work, tiles, 2) if s[0] != "copies"]
-    return max(s[4] + s[5] for s in steps) - min(s[4] for s in steps)
+    spans = [(start, start + length) for lane, _, _, _, start, length in _laid(schedule, work, tiles, 2)
+             if lane != "copies"]
+    return max(end for _, end in spans) - min(start for start, _ in spans)
 
 
 def busiest_time(blocks: list[int], bh: int, sms: int, time_of, order: list[int] | None = None) -> tuple[float, int]:
