@@ -60,7 +60,8 @@ PIECES: list[tuple[str, Callable[[], None]]] = [
 
 
 def start() -> None:
-    """Once a process (app.py, each run): the pieces, in a thread of their own, each once no run is in progress."""
+    """Once a process (app.py, each run, inside the run lock): the pieces, in a thread of their own, each once no
+    reader's run has ended for QUIET_S."""
     if _started.is_set():
         return
     _started.set()

@@ -38,10 +38,22 @@ WIDTHS = "() => [document.documentElement.scrollWidth, document.documentElement.
 
 
 def close_sidebar(pg) -> None:
-    """Close the app's sidebar with its own button, and wait until it is closed."""
-    pg.locator("[data-testid='stSidebar']").hover()
-    pg.locator("[data-testid='stSidebarCollapseButton'] button").click()
-    pg.locator("[data-testid='stSidebar'][data-collapsed='true']").wait_for(state="attached")
+    """Close the app's sidebar with its own button, and wait until it is closed. Beside a CPU hog on a slow host, a
+    click on a page still settling was once lost (the sidebar open 30 s after it, CI at 3730d98): a click that
+    has not closed it in 10 s is made again, twice at most, and the test fails if it is still open."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    closed = pg.locator("[data-testid='stSidebar'][data-collapsed='true']")
+    for attempt in range(3):
+        if closed.count():  # the last click closed it after all
+            return
+        pg.locator("[data-testid='stSidebar']").hover()
+        pg.locator("[data-testid='stSidebarCollapseButton'] button").click()
+        try:
+            closed.wait_for(state="attached", timeout=10_000)
+            return
+        except PlaywrightTimeout:
+            if attempt == 2:
+                raise
 
 
 def open_at(pg, url: str, sidebar: bool, last: bool = False):
