@@ -8,13 +8,17 @@ CHROMIUM = "/usr/bin/chromium"  # Debian's (.ci/run installs it), driven through
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-try:  # Playwright's expect() waits 5 s by default: too short for a busy CI machine. Every browser
-    # assertion still waits for its state and returns as soon as it holds; only the deadline moves.
+# The deadline of every wait in the browser tests, in ms. Playwright's expect() waits 5 s by default: too short
+# for a busy CI machine. Every wait still returns as soon as its state holds; only the deadline moves. 30 s was
+# once too short: CI at d4a0299, on a slower 2-core host beside a CPU hog, three test workers, mypy and both
+# version ends, found a reloaded lesson still running after 30 s (tests/test_links_browser.py).
+WAIT = 60_000
+try:
     from playwright.sync_api import expect
 except ImportError:
     pass
 else:
-    expect.set_options(timeout=30_000)
+    expect.set_options(timeout=WAIT)
 
 try:  # Every AppTest run scans all installed distributions' metadata for Streamlit components (v2), about
     # 0.13 s a run, over a thousand runs here. What is installed does not change while the tests run: scan once.

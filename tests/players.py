@@ -4,7 +4,7 @@ legibility check. Chromium, the server and the page are tests/conftest.py's fixt
 import re
 
 from tests import test_browser
-from tests.conftest import ROOT
+from tests.conftest import ROOT, WAIT
 
 try:
     from playwright.sync_api import expect
@@ -38,12 +38,12 @@ def open_player(pg, url: str, last: bool = False):
     """Go to url and return the player's iframe and frame once its first step is drawn:
     the page's first player, or its last one."""
     pg.goto(url)
-    pg.wait_for_selector(IDLE, timeout=60_000)
+    pg.wait_for_selector(IDLE, timeout=WAIT)
     test_browser.drawn(pg)  # the lesson buttons too: the tests press PageDown after a click in the player
     iframes, frames = pg.locator(FRAME), pg.frame_locator(FRAME)
     iframe, fr = (iframes.last, frames.last) if last else (iframes.first, frames.first)
-    iframe.wait_for(timeout=60_000)
-    at_step(fr, 0, timeout=30_000)
+    iframe.wait_for(timeout=WAIT)
+    at_step(fr, 0, timeout=WAIT)
     iframe.scroll_into_view_if_needed()
     return iframe, fr
 
@@ -78,7 +78,7 @@ def pagedown_turns_to(pg, fr, lesson) -> None:
     fr.locator("#next").click()  # keyboard focus is now inside the player's iframe
     at_step(fr, 1)
     pg.keyboard.press("PageDown")
-    pg.wait_for_url(re.compile(r"/" + lesson.url_path + r"(\?|$)"), timeout=30_000)
+    pg.wait_for_url(re.compile(r"/" + lesson.url_path + r"(\?|$)"), timeout=WAIT)
 
 
 def number(text: str) -> float:

@@ -13,7 +13,7 @@ import pytest
 
 from explorer.lessons import LESSONS
 from flashviz.teach.bugs import BELIEFS, BUGS
-from tests.conftest import CHROMIUM, ROOT
+from tests.conftest import CHROMIUM, ROOT, WAIT
 SHOTS = ROOT / "artifacts" / "screenshots"
 # --in-process-gpu: the compositor's software GPU in the browser process, not one of its own (about 13% less
 # CPU per lesson loaded, measured beside the default; CI's machine has two cores)
@@ -22,7 +22,6 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--in-process-gpu", "--disable-backgrou
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 # A placeholder a reader can see (Streamlit 1.64 leaves one for a widget inside a closed expander)
 SKELETON = "[data-testid^='stSkeleton'] >> visible=true"
-WAIT = 30_000  # ms: generous, because CI may share the machine
 # The lesson buttons, whose shortcuts are the clicker's PageUp and PageDown: the last thing every page draws
 # (explorer/deck.py lesson_nav). The first lesson has no previous one, the last no next one.
 LESSON_BUTTONS = ".st-key-prev_lesson button, .st-key-next_lesson button"

@@ -13,6 +13,7 @@ from flashviz.players.animation import flash_frames, teaching_config
 from flashviz.model.config import Config
 from flashviz.teach.bugs import BUGS as BUG_INFO
 from tests import players
+from tests.conftest import WAIT
 from tests.test_browser import capture
 from tests.players import BARS_HIDDEN, FRAME, SHOTS, at_step, expect, open_player
 
@@ -177,7 +178,7 @@ def two_players(pg) -> tuple:
         pg.locator(f"#{name}").evaluate("(f, html) => { f.srcdoc = html; }", html)
     a, b = pg.frame_locator("#a"), pg.frame_locator("#b")
     for fr in (a, b):
-        at_step(fr, 0, timeout=30_000)
+        at_step(fr, 0, timeout=WAIT)
     return a, b
 
 
