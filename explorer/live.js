@@ -55,6 +55,8 @@ export default function ({ data, setTriggerValue }) {
     if (!(el.dataset.liveKnob in data.knobs)) delete el.dataset.liveKnob;
   }
   rewatch(live);
+  snapWatch(live);
+  snapSoon(live);  // the copies for a drag, drawn while the page is idle (explorer/snapshots.js)
   if (!live.page) {  // a slider drawn after this script ran (its code still loading, or drawn anew): watched then
     live.page = new MutationObserver(() => {
       if (live.pending) return;
@@ -89,7 +91,12 @@ function recorded(live, send) {
 
 function intent(live, e) {
   const t = e.target;
-  if (!t || !t.closest || !live.missing.size) return;
+  if (!t || !t.closest) return;
+  const knob = Object.keys(live.knobs).find((k) => t.closest(`.st-key-${CSS.escape(k)}`));
+  if (knob && knob !== live.intentKnob) {  // its copies drawn ahead first (explorer/snapshots.js)
+    live.intentKnob = knob;
+    snapSoon(live);
+  }
   for (const knob of live.missing) {
     if (t.closest(`.st-key-${CSS.escape(knob)}`)) { live.ask([knob]); return; }
   }
@@ -142,11 +149,13 @@ function current(live, knob) {
   });
 }
 
-// The charts in view are redrawn at once, in this frame, in the margins they have on screen (`draw`'s `moving`);
-// once the slider has stood still for LATER_MS, those in view again with the margins the figure's own labels need,
-// and those above or below the screen. So the redraws after a move never hold up the frame of the next (a task
-// that runs before the frame delays its paint: at 40 ms a move on lesson 12).
-const LATER_MS = 150;
+// The charts in view are redrawn at once, in this frame: a copy drawn ahead put in front, or else the chart drawn in
+// the margins the run drew it in (`draw`'s `moving`). Once the slider has stood still for LATER_MS, one chart a
+// task: those above or below the screen, and those in view again with the margins the figure's own labels need;
+// one with a copy in front waits HELD_MS while the slider is still held, its figure already on screen. So the
+// redraws after a move seldom hold up the frame of the next (a task that runs before the frame delays its paint: at
+// 40 ms a move on lesson 12, and a drag paused for a moment met them all in one task).
+const LATER_MS = 150, HELD_MS = 1000;
 function moved(live, knob, el) {
   if (!current(live, knob)) return;
   const raw = Number(el.value), later = [];
@@ -160,25 +169,64 @@ function moved(live, knob, el) {
     if (at < 0 || at >= steps.values.length) continue;
     const box = document.querySelector(`.st-key-${CSS.escape(chart)}`);
     if (box && inView(box)) draw(live, chart, knob, steps, at, true);
-    later.push(() => draw(live, chart, knob, steps, at, false));
+    const gd = box && box.querySelector(".fv-plot");
+    later.push({ copy: !!gd && "liveSnap" in gd.dataset, draw: () => draw(live, chart, knob, steps, at, false) });
   }
+  later.sort((a, b) => a.copy - b.copy);
+  const move = (live.move = (live.move || 0) + 1), at = performance.now();
   clearTimeout(live.later);
-  if (later.length) live.later = setTimeout(() => later.forEach((f) => f()), LATER_MS);
+  const next = () => {
+    if (live.move !== move || !later.length) return;
+    const left = at + (later[0].copy && live.holding ? HELD_MS : LATER_MS) - performance.now();
+    if (left > 0) {
+      live.later = setTimeout(next, left);
+      return;
+    }
+    later.shift().draw();
+    live.later = setTimeout(next, 0);
+  };
+  if (later.length) live.later = setTimeout(next, LATER_MS);
 }
 
-// The chart at the slider's value `at` (an index among steps.values): every attribute that changes along the
-// slider set on the chart as the server drew it, to that value's own or else the reference value's (live.py steps).
-// `moving`: in the margins the chart has on screen. Plotly otherwise fits the margins to the labels by drawing
-// the chart, measuring them and drawing it again, half of a move's redraw on lesson 14 (94 ms a move at the
-// median against 59 in the margins on screen); the chart is drawn again in its own margins once the slider stands
-// still (`moved`), as the server draws it after the release.
+// The chart at the slider's value `at` (an index among steps.values). `moving`: mid-drag, where the copy drawn
+// ahead for the value is shown if there is one (explorer/snapshots.js), else the chart is drawn in the margins
+// the run drew it in (`figureAt`). Plotly otherwise fits the margins to the labels by drawing the chart, measuring
+// them and drawing it again, half of a move's redraw on lesson 14 (94 ms a move at the median against 59 in
+// fixed margins); the chart is drawn again in its own margins once the slider stands still (`moved`), as the
+// server draws it after the release.
 function draw(live, chart, knob, steps, at, moving) {
   const gd = document.querySelector(`.st-key-${CSS.escape(chart)} .fv-plot`);
   if (gd && gd.__fvLater) gd.__fvLater(true);  // the run's figure, still waiting to be drawn (explorer/plot.js): now
   if (!gd || !window.Plotly || !gd.data) return;
+  const value = String(steps.values[at]);
+  gd.dataset.liveAt = value;  // asked for
+  gd.__fvMoved = true;  // the run's figure is no longer the one on screen (explorer/plot.js draws it again)
+  // shown, and an event for whoever measures the redraw (bench/live.py); data-live-drawn: the value whose figure
+  // the chart itself holds now (what a test reads waits for it), data-live-snap: the one a copy shows in front
+  const shown = () => gd.dispatchEvent(new CustomEvent("fv-live-drawn", { bubbles: true,
+    detail: { inView: inView(gd), moving, snapshot: "liveSnap" in gd.dataset } }));
+  if (moving && showSnap(live, gd, knob, at)) {
+    shown();
+    return;
+  }
+  const { data, layout } = figureAt(live, gd, knob, steps, at, moving);
+  const sig = snapSig(live, gd);
+  unsnap(gd);
+  window.Plotly.react(gd, data, layout).then(() => {
+    if (gd.dataset.liveAt === value) gd.dataset.liveDrawn = value;
+    if (moving && snapSig(live, gd) === sig) keep(live, gd, knob, at, gd);  // for the next pass over this value
+    shown();
+  });
+}
+
+// The figure of the chart `gd` at the slider's value `at`: every attribute that changes along the slider set on
+// the chart as the server drew it, to that value's own or else the reference value's (live.py steps). `pinned`:
+// in the margins the run drew the chart in.
+function figureAt(live, gd, knob, steps, at, pinned) {
   if (gd.__fvRun !== live.run) {  // the chart as the server drew it at this run's settings
     gd.__fvBase = { data: gd.data.map((t) => ({ ...t })), layout: { ...gd.layout } };
     gd.__fvRun = live.run;
+    gd.__fvPin = gd._fullLayout && { ...gd._fullLayout._size };
   }
   const base = gd.__fvBase, change = steps.data[at], lay = { ...steps.ref.layout, ...steps.layout[at] };
   const data = Array.isArray(change) ? change
@@ -197,17 +245,9 @@ function draw(live, chart, knob, steps, at, moving) {
     const [before, after] = drawn.text.split(own);
     if (after !== undefined) layout.title = { ...title, text: before + title.text + after };
   }
-  const size = gd._fullLayout && gd._fullLayout._size;
-  if (moving && size) layout.margin = { ...layout.margin, l: size.l, r: size.r, t: size.t, b: size.b, autoexpand: false };
-  const value = String(steps.values[at]);
-  gd.dataset.liveAt = value;  // asked for
-  gd.__fvMoved = true;  // the run's figure is no longer the one on screen (explorer/plot.js draws it again)
-  // drawn: the value whose figure the chart holds now (what a test reads waits for it), and an event for whoever
-  // measures the redraw (bench/live.py)
-  window.Plotly.react(gd, data, layout).then(() => {
-    if (gd.dataset.liveAt === value) gd.dataset.liveDrawn = value;
-    gd.dispatchEvent(new CustomEvent("fv-live-drawn", { bubbles: true, detail: { inView: inView(gd), moving } }));
-  });
+  const size = gd.__fvPin;
+  if (pinned && size) layout.margin = { ...layout.margin, l: size.l, r: size.r, t: size.t, b: size.b, autoexpand: false };
+  return { data, layout };
 }
 
 // The engine's title of the chart at the value the run drew it at (the slider where the server had it).

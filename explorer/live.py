@@ -61,7 +61,9 @@ MOST_BYTES_PER_VALUE = 12_000
 
 _override: contextvars.ContextVar[Mapping[str, Any] | None] = contextvars.ContextVar("live_override", default=None)
 
-_component = st.components.v2.component("flashviz.live", js=(HERE / "live.js").read_text(),
+# explorer/snapshots.js, the drawings made ahead for a drag, is put before live.js: one script
+_component = st.components.v2.component("flashviz.live", js=(HERE / "snapshots.js").read_text()
+                                        + (HERE / "live.js").read_text(),
                                         isolate_styles=False)
 
 

@@ -82,6 +82,13 @@ function draw(Plotly, gd, data) {
   config.showSendToCloud = false;  // as Streamlit sets it, and no selection tools: a chart here selects nothing
   config.modeBarButtonsToRemove = [...(config.modeBarButtonsToRemove || []), "lasso2d", "select2d"];
   config.modeBarButtonsToAdd = [FULLSCREEN];
+  gd.__fvConfig = config;  // explorer/snapshots.js draws its copies with it
+  // a copy drawn ahead for a drag (explorer/snapshots.js) no longer in front: the chart is drawn anew
+  const front = gd.querySelector(":scope > .fv-snap");
+  if (front) front.replaceChildren();
+  const own = gd.querySelector(":scope > .plot-container");
+  if (own) own.style.visibility = "";
+  delete gd.dataset.liveSnap;
   Plotly.react(gd, fig.data, fig.layout, config).then(() => { gd.style.minHeight = ""; });
 }
 

@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from bench.live import COPIED
 from explorer.lessons import LESSONS
 from tests.test_browser import WAIT, drawn, expect, lesson_url, opened, pytestmark, query  # noqa: F401
 
@@ -376,3 +377,55 @@ def test_a_slider_reached_for_while_another_is_let_go_still_gets_its_figures(ser
 def centre(locator) -> tuple[float, float]:
     box = locator.bounding_box()
     return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+# Every mark of what a chart shows in front: the copy drawn ahead (explorer/snapshots.js) if one is, else the chart
+# itself; the ids plotly.js gives its clips (a copy has its own) left out.
+MARKS = """gd => {
+  const front = gd.querySelector(':scope > .fv-snap');
+  const root = front && front.childElementCount ? front : gd.querySelector(':scope > .plot-container');
+  const strip = v => (v || '').replace(/url\\([^)]*\\)/g, 'url()');
+  return [...root.querySelectorAll('.main-svg path, .main-svg text, .main-svg rect, .main-svg image')]
+    .map(e => [e.tagName, ...['d', 'x', 'y', 'width', 'height', 'transform', 'href'].map(a => e.getAttribute(a)),
+               strip(e.getAttribute('style')), e.tagName === 'text' ? e.textContent : ''].join('|'));
+}"""
+
+
+def test_a_copy_drawn_ahead_for_a_drag_is_the_chart_plotly_draws_at_that_value(server, page):
+    """Lesson 3's charts follow n. Once the page has drawn its copies ahead, a drag shows each value's copy in front
+    of the chart; the same drag with the copies turned off draws the chart itself at each value, in the same margins:
+    mark for mark the same drawing, at every value passed."""
+    page.goto(lesson_url(server, 2))
+    opened(page, 2)
+    live_state(page)
+    charts = followers(live_state(page), "n")
+    page.evaluate("""([marks, charts]) => { window.__marks = []; const read = eval(marks);
+      document.addEventListener('fv-live-drawn', e => {
+        if (!e.detail.moving) return;
+        const chart = charts.find(c => e.target.closest(`.st-key-${c}`));
+        window.__marks.push([chart, e.target.dataset.liveAt, e.detail.snapshot, JSON.stringify(read(e.target))]);
+      }, true); }""", [MARKS, charts])
+    page.locator(f".st-key-{charts[0]}").first.evaluate("e => e.scrollIntoView({block: 'end'})")
+    page.wait_for_function(COPIED, arg="n", timeout=WAIT)
+    box = thumb(page, "n").bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    passes = {}
+    for off in (False, True):  # rightwards with the copies, then back and rightwards again with none
+        page.evaluate("o => { window.__fvLive.snapOff = o; window.__marks = []; }", off)
+        for step in (1, 2, 3, 4):
+            page.mouse.move(x + 12 * step, y, steps=2)
+            page.wait_for_function("([cs, v]) => cs.every(c => window.__marks.some(m => m[0] === c && m[1] === v))",
+                                   arg=[charts, page.evaluate(STANDS, ["n", charts[0]])], timeout=WAIT)
+        passes[off] = page.evaluate("() => window.__marks")
+        page.mouse.move(x, y, steps=2)
+    page.mouse.up()
+    with_copies = {(c, v): m for c, v, snap, m in passes[False] if snap}
+    drawn_itself = {(c, v): m for c, v, snap, m in passes[True] if not snap}
+    assert not [1 for *_, snap, _m in passes[True] if snap], "no copy shown while they are turned off"
+    both = sorted(set(with_copies) & set(drawn_itself))
+    assert len({v for _, v in both}) >= 3, f"copies shown and the chart drawn at three values or more: {both}"
+    for key in both:
+        assert json.loads(with_copies[key]) == json.loads(drawn_itself[key]), f"{key}: the copy is the chart's drawing"
+        assert json.loads(with_copies[key]), f"{key}: marks read"

@@ -1,0 +1,179 @@
+// Drawings made ahead for a drag (explorer/live.js; this file is put before it, in one script). While the page
+// is idle, each chart that follows a slider whose figures the page holds is drawn by plotly.js at each value of each slider it follows,
+// in a stage of its own off the screen, as live.js draws it mid-drag (the same figure, in the margins the run drew
+// the chart in), and a copy of that drawing is kept. A move mid-drag then puts the copy for its value in front of
+// the chart: a swap of elements, not a redraw by plotly.js (BENCHMARKS.md, "Interaction"). A value with no copy yet
+// is drawn in the chart itself, as before, and that drawing kept. Once the slider stands still the chart itself is
+// drawn at its value. Nothing is computed here: the figures are the engine's (explorer/live.py), the drawings
+// plotly.js's. tests/test_live_browser.py holds a copy equal to the chart drawn at its value.
+
+const QUIET_MS = 250;  // no drawing ahead while a slider is held, or for this long after a move or a key
+let copies = 0;  // copies made, for ids of their own
+
+// What a chart's copies hold for: the run, the chart's drawing of its figure, and its size.
+function snapSig(live, gd) {
+  return `${live.run}|${gd.__fvDrawnAt}|${gd.layout.width}x${gd.layout.height}`;
+}
+
+// The copies a chart holds, for the run and the size it has now: none kept from another.
+function snaps(live, gd) {
+  const sig = snapSig(live, gd);
+  if (!gd.__fvSnaps || gd.__fvSnaps.sig !== sig) gd.__fvSnaps = { sig, byKey: new Map() };
+  return gd.__fvSnaps.byKey;
+}
+
+// The copy of the chart at the slider `knob`'s value `at` (an index among its values) put in front of it:
+// false where there is none yet (or tests asked for none: live.snapOff).
+function showSnap(live, gd, knob, at) {
+  const copy = !live.snapOff && snaps(live, gd).get(`${knob}|${at}`);
+  if (!copy) return false;
+  let front = gd.querySelector(":scope > .fv-snap");
+  if (!front) {
+    front = document.createElement("div");
+    front.className = "fv-snap js-plotly-plot";  // plotly.js's own style rules apply to it as to the chart
+    front.style.cssText = "position:absolute;left:0;top:0;pointer-events:none;contain:strict";
+    gd.style.position = "relative";
+    gd.appendChild(front);
+  }
+  // its size its own (contain: strict): what changes inside it lays out nothing outside
+  front.style.width = `${gd.layout.width}px`;
+  front.style.height = `${gd.layout.height}px`;
+  front.replaceChildren(copy);
+  const own = gd.querySelector(":scope > .plot-container");
+  if (own) own.style.visibility = "hidden";
+  gd.dataset.liveSnap = String(gd.dataset.liveAt);
+  return true;
+}
+
+// The chart itself in front again (it is about to be drawn, or was just drawn).
+function unsnap(gd) {
+  const front = gd.querySelector(":scope > .fv-snap");
+  if (front) front.replaceChildren();
+  const own = gd.querySelector(":scope > .plot-container");
+  if (own) own.style.visibility = "";
+  delete gd.dataset.liveSnap;
+}
+
+// Keep a copy of what `from` (the chart, or its stage) has drawn, as the chart at `knob`'s value `at`. Its ids are
+// made its own: a copy that kept them would be clipped by the first element of the page with the same id.
+function keep(live, gd, knob, at, from) {
+  const drawing = from.querySelector(":scope > .plot-container");
+  if (!drawing) return;
+  const copy = drawing.cloneNode(true);
+  copy.style.visibility = "";
+  copy.querySelectorAll(".modebar-container").forEach((e) => e.remove());
+  const tag = `-fvs${++copies}`, renamed = new Map();
+  for (const el of copy.querySelectorAll("[id]")) {
+    renamed.set(el.id, el.id + tag);
+    el.id += tag;
+  }
+  if (renamed.size) {
+    const swap = (s) => s.replace(/url\(["']?#([^)"']+)["']?\)/g, (m, id) => (renamed.has(id) ? `url(#${renamed.get(id)})` : m));
+    for (const el of copy.querySelectorAll("[clip-path], [mask], [filter], [fill^='url'], [stroke^='url'], [style*='url(']")) {
+      for (const a of ["clip-path", "mask", "filter", "fill", "stroke", "style"]) {
+        const v = el.getAttribute(a);
+        if (v && v.includes("url(")) el.setAttribute(a, swap(v));
+      }
+    }
+  }
+  snaps(live, gd).set(`${knob}|${at}`, copy);
+}
+
+// The reader's hands: a slider held, a move or a key. Drawing ahead waits for them (QUIET_MS).
+function snapWatch(live) {
+  if (live.snapWatched) return;
+  live.snapWatched = true;
+  const held = (e) => e.target && e.target.closest && Object.keys(live.knobs)
+    .some((k) => e.target.closest(`.st-key-${CSS.escape(k)}`));
+  document.addEventListener("pointerdown", (e) => { if (held(e)) live.holding = true; live.lastInput = performance.now(); }, true);
+  for (const type of ["pointerup", "pointercancel"]) {
+    document.addEventListener(type, () => { live.holding = false; live.lastInput = performance.now(); }, true);
+  }
+  document.addEventListener("keydown", () => { live.lastInput = performance.now(); }, true);
+}
+
+// Draw the next copy once the page is idle (after `wait` ms).
+function snapSoon(live, wait = 0) {
+  if (live.snapWaiting) return;
+  live.snapWaiting = true;
+  const go = () => {
+    live.snapWaiting = false;
+    snapOne(live);
+  };
+  const idle = window.requestIdleCallback ? () => requestIdleCallback(go, { timeout: 1000 }) : go;
+  setTimeout(idle, wait);
+}
+
+function snapOne(live) {
+  if (!window.Plotly || live.holding || performance.now() - (live.lastInput || 0) < QUIET_MS) {
+    snapSoon(live, QUIET_MS);
+    return;
+  }
+  const job = nextSnap(live);
+  document.documentElement.dataset.fvSnap = job ? "drawing" : "ready";  // for tests and bench/live.py
+  if (!job) return;
+  const { gd, chart, knob, steps, at } = job;
+  const stage = stageOf(live, chart, gd);
+  const before = snapSig(live, gd), { data, layout } = figureAt(live, gd, knob, steps, at, true);
+  window.Plotly.react(stage, data, layout, gd.__fvConfig || {}).then(() => {
+    if (snapSig(live, gd) === before) keep(live, gd, knob, at, stage);  // else drawn from what is gone
+    snapSoon(live);
+  }, () => snapSoon(live));
+}
+
+// A chart's stage: a box as large as the chart, off the screen (so plotly.js measures its text as in the chart).
+function stageOf(live, chart, gd) {
+  live.stages = live.stages || new Map();
+  let stage = live.stages.get(chart);
+  if (!stage || !stage.isConnected) {
+    stage = document.createElement("div");
+    stage.className = "fv-stage";
+    stage.setAttribute("aria-hidden", "true");
+    stage.style.cssText = "position:fixed;left:-30000px;top:0;pointer-events:none";
+    document.body.appendChild(stage);
+    live.stages.set(chart, stage);
+  }
+  stage.style.width = `${gd.layout.width}px`;
+  stage.style.height = `${gd.layout.height}px`;
+  return stage;
+}
+
+// The next copy to draw: the slider the reader last pointed at or focused first, then the others as the page
+// has them; along each, the values nearest where it stands first, and the charts nearest the view first; only
+// charts drawn with this run's figure. None: every such copy is drawn.
+function nextSnap(live) {
+  const knobs = Object.keys(live.knobs);
+  if (live.intentKnob && knobs.includes(live.intentKnob)) knobs.unshift(...knobs.splice(knobs.indexOf(live.intentKnob), 1));
+  for (const knob of knobs) {
+    const el = input(knob);
+    if (!el) continue;
+    const charts = [];
+    for (const [chart, byKnob] of Object.entries(live.charts)) {
+      const steps = byKnob[knob], gd = document.querySelector(`.st-key-${CSS.escape(chart)} .fv-plot`);
+      if (steps && gd && ready(live, gd)) charts.push({ chart, steps, gd, have: snaps(live, gd) });
+    }
+    if (!charts.length) continue;
+    charts.sort((a, b) => away(a.gd) - away(b.gd));
+    const count = charts[0].steps.values.length, here = indexOf(live, knob, charts[0].steps, Number(el.value));
+    for (let dist = 0; dist < count; dist++) {
+      for (const at of dist ? [here + dist, here - dist] : [here]) {
+        if (at < 0 || at >= count) continue;
+        for (const c of charts) if (at < c.steps.values.length && !c.have.has(`${knob}|${at}`)) return { ...c, knob, at };
+      }
+    }
+  }
+  return null;
+}
+
+// Whether a chart can be drawn ahead now: drawn with this run's figure (none waits to be drawn, nor has a slider
+// moved it since, unless this run's figure was kept before).
+function ready(live, gd) {
+  if (!gd.data || !gd.layout || gd.__fvLater || !gd.__fvWant || gd.__fvSpec !== gd.__fvWant.spec) return false;
+  return !gd.__fvMoved || gd.__fvRun === live.run;
+}
+
+// How far a chart is from the view, in px (0: in it).
+function away(gd) {
+  const r = gd.getBoundingClientRect();
+  return Math.max(0, r.top - window.innerHeight, -r.bottom);
+}
