@@ -9,7 +9,8 @@ would send a browser. Reports errors, rerun round-trip times under load (p50/p95
 server's CPU time and bytes sent per rerun, its memory with one session and with all of
 them, and what each extra session costs. Bounded in count and time; talks to 127.0.0.1 only.
 
-    python bench/load.py --sessions 30 --seconds 60 [--think 3] [--drag] [--app CHECKOUT] [--port P | --url URL]
+    python bench/load.py --sessions 30 --seconds 60 [--moves M] [--think 3] [--drag] [--app CHECKOUT]
+                         [--port P | --url URL]
 """
 from __future__ import annotations
 
@@ -44,13 +45,14 @@ class Session:
         self.bytes: list[int] = []
         self.errors: list[str] = []
 
-    async def run(self, until: float, think: float = 0.0) -> None:
+    async def run(self, until: float, think: float = 0.0, moves: int = 0) -> None:
+        """Move the slider until `until` (time.time()), and at least `moves` times."""
         try:
             first = await self.client.connect()
             self.errors += first.errors
             self.first = first.seconds
             k = 0
-            while time.time() < until:
+            while time.time() < until or k < moves:
                 k += 1
                 run = await self.client.rerun({"n": self.next_n(k)})
                 self.moved = True
@@ -78,8 +80,10 @@ def percentile(xs: list[float], q: float) -> float:
     return xs[int(q * (len(xs) - 1))] if xs else float("nan")
 
 
-async def load(server: Server | Running, sessions: int, seconds: float, think: float, drag: bool = False) -> dict:
-    """Warm the server with one session, then run `sessions` readers for `seconds`."""
+async def load(server: Server | Running, sessions: int, seconds: float, think: float, drag: bool = False,
+               moves: int = 0) -> dict:
+    """Warm the server with one session, then run `sessions` readers for `seconds`, each moving at least `moves`
+    times."""
     pages = [lesson.url_path for lesson in LESSONS]
     await Session(server.ws_url, pages[0]).run(time.time() + 5)  # warm: imports, caches at defaults
     base = server.rss_mb()
@@ -87,7 +91,7 @@ async def load(server: Server | Running, sessions: int, seconds: float, think: f
     until = time.time() + seconds
     cpu = server.cpu()
     mem_task = asyncio.create_task(asyncio.sleep(seconds * 0.9))
-    tasks = [asyncio.create_task(c.run(until, think)) for c in clients]
+    tasks = [asyncio.create_task(c.run(until, think, moves)) for c in clients]
     await mem_task
     loaded = server.rss_mb()
     await asyncio.gather(*tasks)
@@ -137,14 +141,14 @@ class Running:
 
 
 async def main(sessions: int, seconds: float, think: float, app: Path, port: int, url: str | None,
-               drag: bool) -> None:
+               drag: bool, moves: int = 0) -> None:
     if drag:
         print("readers who drag: one rerun where each drag is let go, one to four of n's values along")
     if url:
-        report(await load(Running(url), sessions, seconds, think, drag), seconds, think)
+        report(await load(Running(url), sessions, seconds, think, drag, moves), seconds, think)
         return
     with Server(app, port) as server:
-        report(await load(server, sessions, seconds, think, drag), seconds, think)
+        report(await load(server, sessions, seconds, think, drag, moves), seconds, think)
 
 
 if __name__ == "__main__":
@@ -152,10 +156,11 @@ if __name__ == "__main__":
     p.add_argument("--sessions", type=int, default=30)
     p.add_argument("--seconds", type=float, default=60)
     p.add_argument("--think", type=float, default=0.0, help="seconds each session waits between moves")
+    p.add_argument("--moves", type=int, default=0, help="moves each session makes at least, past --seconds if need be")
     p.add_argument("--app", type=Path, default=ROOT, help="the checkout to serve (default: this one)")
     p.add_argument("--port", type=int, default=0, help="loopback port (default: a free one)")
     p.add_argument("--drag", action="store_true", help="readers who drag: each release a new n along the range")
     p.add_argument("--url", help="load a server already running there (e.g. deploy/serve_replicas.py's)")
     a = p.parse_args()
     asyncio.run(main(min(a.sessions, 200), min(a.seconds, 600), min(max(a.think, 0.0), 60.0), a.app,
-                     a.port or free_port(), a.url, a.drag))
+                     a.port or free_port(), a.url, a.drag, min(max(a.moves, 0), 1000)))

@@ -1,11 +1,12 @@
 // Drawings made ahead for a drag (explorer/live.js; this file is put before it, in one script). While the page
-// is idle, each chart that follows a slider whose figures the page holds is drawn by plotly.js at each value of each slider it follows,
-// in a stage of its own off the screen, as live.js draws it mid-drag (the same figure, in the margins the run drew
-// the chart in), and a copy of that drawing is kept. A move mid-drag then puts the copy for its value in front of
-// the chart: a swap of elements, not a redraw by plotly.js (BENCHMARKS.md, "Interaction"). A value with no copy yet
-// is drawn in the chart itself, as before, and that drawing kept. Once the slider stands still the chart itself is
-// drawn at its value. Nothing is computed here: the figures are the engine's (explorer/live.py), the drawings
-// plotly.js's. tests/test_live_browser.py holds a copy equal to the chart drawn at its value.
+// is idle, each chart that follows the slider the reader points at or focuses is drawn by plotly.js at each of the
+// slider's values, in a stage of its own off the screen, as live.js draws it mid-drag (the same figure, in the
+// margins the run drew the chart in), and a copy of that drawing is kept. A move mid-drag then puts the copy for its
+// value in front of the chart: a swap of elements, not a redraw by plotly.js (BENCHMARKS.md, "Interaction"). A
+// value with no copy yet is drawn in the chart itself, as before, and that drawing kept. Once the slider stands
+// still the chart itself is drawn at its value. Nothing is computed here: the figures are the engine's
+// (explorer/live.py), the drawings plotly.js's. tests/test_live_browser.py holds a copy equal to the chart drawn
+// at its value.
 
 const QUIET_MS = 250;  // no drawing ahead while a slider is held, or for this long after a move or a key
 let copies = 0;  // copies made, for ids of their own
@@ -138,13 +139,23 @@ function stageOf(live, chart, gd) {
   return stage;
 }
 
-// The next copy to draw: the slider the reader last pointed at or focused first, then the others as the page
-// has them; along each, the values nearest where it stands first, and the charts nearest the view first; only
-// charts drawn with this run's figure. None: every such copy is drawn.
+// The sliders whose copies are drawn: the one the reader last pointed at or focused, and those the keys step as a
+// player (explorer/live.js). The copies of the others are dropped: a slider has a copy per chart and value, and a
+// lesson's sliders together would hold hundreds.
+function snapKnobs(live) {
+  const knobs = [...new Set([live.intentKnob, ...Object.values(live.players || {})])].filter((k) => k in live.knobs);
+  const keep = new Set(knobs);
+  for (const gd of document.querySelectorAll(".fv-plot")) {
+    if (!gd.__fvSnaps) continue;
+    for (const key of gd.__fvSnaps.byKey.keys()) if (!keep.has(key.slice(0, key.lastIndexOf("|")))) gd.__fvSnaps.byKey.delete(key);
+  }
+  return knobs;
+}
+
+// The next copy to draw: along each slider of snapKnobs, the values nearest where it stands first, and the charts
+// nearest the view first; only charts drawn with this run's figure. None: every such copy is drawn.
 function nextSnap(live) {
-  const knobs = Object.keys(live.knobs);
-  if (live.intentKnob && knobs.includes(live.intentKnob)) knobs.unshift(...knobs.splice(knobs.indexOf(live.intentKnob), 1));
-  for (const knob of knobs) {
+  for (const knob of snapKnobs(live)) {
     const el = input(knob);
     if (!el) continue;
     const charts = [];

@@ -406,6 +406,7 @@ def test_a_copy_drawn_ahead_for_a_drag_is_the_chart_plotly_draws_at_that_value(s
         window.__marks.push([chart, e.target.dataset.liveAt, e.detail.snapshot, JSON.stringify(read(e.target))]);
       }, true); }""", [MARKS, charts])
     page.locator(f".st-key-{charts[0]}").first.evaluate("e => e.scrollIntoView({block: 'end'})")
+    thumb(page, "n").hover()  # the slider pointed at: its charts' copies are drawn
     page.wait_for_function(COPIED, arg="n", timeout=WAIT)
     box = thumb(page, "n").bounding_box()
     x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
