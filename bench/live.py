@@ -68,6 +68,16 @@ COPIED = """k => document.documentElement.dataset.fvSnap === 'ready' && Object.e
     return gd && gd.__fvSnaps && v[k].values.every((_, i) => gd.__fvSnaps.byKey.has(`${k}|${i}`)); })"""
 
 
+# For a message: each chart that follows the slider, its values and the copies it holds.
+COPIES = """k => JSON.stringify(Object.entries(window.__fvLive.charts).filter(([c, v]) => k in v).map(([c, v]) => {
+  const gd = document.querySelector(`.st-key-${CSS.escape(c)} .fv-plot`);
+  return [c, v[k].values.length, gd && gd.__fvSnaps ? [...gd.__fvSnaps.byKey.keys()] : null,
+          gd && {snap: document.documentElement.dataset.fvSnap, later: !!gd.__fvLater, moved: gd.__fvMoved,
+                 spec: gd.__fvSpec === (gd.__fvWant || {}).spec, run: [gd.__fvRun, window.__fvLive.run],
+                 waiting: window.__fvLive.snapWaiting, holding: window.__fvLive.holding,
+                 value: document.querySelector(`[data-live-knob='${k}']`).value}]; }))"""
+
+
 def drag(page, knob: str, moves: int, ahead: bool = False) -> tuple[list[float] | None, float | None, list]:
     """The pointer comes over the slider (the page asks for its figures if it lacks them: the time until
     they are in, ms, or None when they were there already; with `ahead`, until the copies of its charts are drawn
@@ -84,7 +94,10 @@ def drag(page, knob: str, moves: int, ahead: bool = False) -> tuple[list[float] 
     page.wait_for_function("k => !window.__fvLive.missing.has(k) && document.documentElement.dataset.fvLive"
                            " !== 'filling'", arg=knob, timeout=60_000)
     if ahead:
-        page.wait_for_function(COPIED, arg=knob, timeout=120_000)
+        try:
+            page.wait_for_function(COPIED, arg=knob, timeout=120_000)
+        except PlaywrightError:
+            raise SystemExit(f"{knob}: its charts' copies not all drawn in 120 s: " + page.evaluate(COPIES, knob))
     built = (time.perf_counter() - t) * 1e3 if lacking or ahead else None
     charts = charts_of(page, knob)
     if not charts:

@@ -224,6 +224,8 @@ function draw(live, chart, knob, steps, at, moving) {
 // in the margins the run drew the chart in.
 function figureAt(live, gd, knob, steps, at, pinned) {
   if (gd.__fvRun !== live.run) {  // the chart as the server drew it at this run's settings
+    if (gd.__fvMoved && gd.__fvRedraw) gd.__fvRedraw();  // a slider moved it, and this run left its figure as it was
+    if (gd.__fvLater) gd.__fvLater(true);
     gd.__fvBase = { data: gd.data.map((t) => ({ ...t })), layout: { ...gd.layout } };
     gd.__fvRun = live.run;
     gd.__fvPin = gd._fullLayout && { ...gd._fullLayout._size };

@@ -16,6 +16,9 @@ export default function ({ data, parentElement }) {
     gd.__fvResize.observe(parentElement);
   }
   gd.__fvWant = data;
+  // the run's figure drawn again, now: explorer/live.js asks it of a chart a slider moved when a new run left this
+  // chart's figure as it was (Streamlit then draws no component anew, so nothing here is called)
+  gd.__fvRedraw = () => window.Plotly && soon(window.Plotly, gd);
   if (!gd._fullLayout) gd.style.minHeight = `${height(gd)}px`;  // its room held while plotly.js loads
   plotly().then((Plotly) => soon(Plotly, gd), (e) => console.error("flashviz: plotly.js did not load", e));
   // Once the chart has left the page (its element mounted anew elsewhere, or gone): nothing of it stays running.

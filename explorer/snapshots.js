@@ -114,12 +114,21 @@ function snapOne(live) {
   document.documentElement.dataset.fvSnap = job ? "drawing" : "ready";  // for tests and bench/live.py
   if (!job) return;
   const { gd, chart, knob, steps, at } = job;
-  const stage = stageOf(live, chart, gd);
-  const before = snapSig(live, gd), { data, layout } = figureAt(live, gd, knob, steps, at, true);
-  window.Plotly.react(stage, data, layout, gd.__fvConfig || {}).then(() => {
-    if (snapSig(live, gd) === before) keep(live, gd, knob, at, stage);  // else drawn from what is gone
+  const failed = (e) => {
+    console.warn("flashviz: a copy not drawn", chart, knob, at, e);
+    snaps(live, gd).set(`${knob}|${at}`, null);  // none: the chart itself is drawn there
     snapSoon(live);
-  }, () => snapSoon(live));
+  };
+  try {
+    const stage = stageOf(live, chart, gd);
+    const before = snapSig(live, gd), { data, layout } = figureAt(live, gd, knob, steps, at, true);
+    window.Plotly.react(stage, data, layout, gd.__fvConfig || {}).then(() => {
+      if (snapSig(live, gd) === before) keep(live, gd, knob, at, stage);  // else drawn from what is gone
+      snapSoon(live);
+    }, failed);
+  } catch (e) {
+    failed(e);
+  }
 }
 
 // A chart's stage: a box as large as the chart, off the screen (so plotly.js measures its text as in the chart).
@@ -177,8 +186,12 @@ function nextSnap(live) {
 }
 
 // Whether a chart can be drawn ahead now: drawn with this run's figure (none waits to be drawn, nor has a slider
-// moved it since, unless this run's figure was kept before).
+// moved it since, unless this run's figure was kept before). One a slider moved before this run, with a figure the
+// run left as it was, is drawn with it again first, and one whose figure waits to be drawn is drawn now
+// (explorer/plot.js): this is the page's idle time.
 function ready(live, gd) {
+  if (gd.__fvMoved && gd.__fvRun !== live.run && gd.__fvRedraw) gd.__fvRedraw();
+  if (gd.__fvLater) gd.__fvLater(true);
   if (!gd.data || !gd.layout || gd.__fvLater || !gd.__fvWant || gd.__fvSpec !== gd.__fvWant.spec) return false;
   return !gd.__fvMoved || gd.__fvRun === live.run;
 }
