@@ -97,7 +97,8 @@ def drag(page, knob: str, moves: int, ahead: bool = False) -> tuple[list[float] 
         try:
             page.wait_for_function(COPIED, arg=knob, timeout=120_000)
         except PlaywrightError:
-            raise SystemExit(f"{knob}: its charts' copies not all drawn in 120 s: " + page.evaluate(COPIES, knob))
+            copies = page.evaluate(COPIES, knob)
+            raise SystemExit(f"{knob}: its charts' copies not all drawn in 120 s: {copies}") from None
     built = (time.perf_counter() - t) * 1e3 if lacking or ahead else None
     charts = charts_of(page, knob)
     if not charts:

@@ -162,15 +162,21 @@ function moved(live, knob, el) {
   // React sets the attribute again on any render (a resize, say): only a new value is a move
   if (live.drawnAt[knob] === raw) return;
   live.drawnAt[knob] = raw;
+  const now = [];
   for (const [chart, byKnob] of Object.entries(live.charts)) {
     const steps = byKnob[knob];
     if (!steps) continue;
     const at = indexOf(live, knob, steps, raw);
     if (at < 0 || at >= steps.values.length) continue;
     const box = document.querySelector(`.st-key-${CSS.escape(chart)}`);
-    if (box && inView(box)) draw(live, chart, knob, steps, at, true);
-    const gd = box && box.querySelector(".fv-plot");
-    later.push({ copy: !!gd && "liveSnap" in gd.dataset, draw: () => draw(live, chart, knob, steps, at, false) });
+    // which charts are in view, all read before any is drawn: a read after a drawing lays the page out again
+    if (box && inView(box)) now.push([chart, steps, at]);
+    later.push({ chart, draw: () => draw(live, chart, knob, steps, at, false) });
+  }
+  for (const [chart, steps, at] of now) draw(live, chart, knob, steps, at, true);
+  for (const item of later) {
+    const gd = document.querySelector(`.st-key-${CSS.escape(item.chart)} .fv-plot`);
+    item.copy = !!gd && "liveSnap" in gd.dataset;
   }
   later.sort((a, b) => a.copy - b.copy);
   const move = (live.move = (live.move || 0) + 1), at = performance.now();
@@ -198,13 +204,15 @@ function draw(live, chart, knob, steps, at, moving) {
   const gd = document.querySelector(`.st-key-${CSS.escape(chart)} .fv-plot`);
   if (gd && gd.__fvLater) gd.__fvLater(true);  // the run's figure, still waiting to be drawn (explorer/plot.js): now
   if (!gd || !window.Plotly || !gd.data) return;
+  based(live, gd);  // before this move marks the chart (the run's figure may be drawn again first)
   const value = String(steps.values[at]);
   gd.dataset.liveAt = value;  // asked for
   gd.__fvMoved = true;  // the run's figure is no longer the one on screen (explorer/plot.js draws it again)
   // shown, and an event for whoever measures the redraw (bench/live.py); data-live-drawn: the value whose figure
   // the chart itself holds now (what a test reads waits for it), data-live-snap: the one a copy shows in front
+  // (in view: mid-drag, `moved` drew only charts in view, and read so before it drew any)
   const shown = () => gd.dispatchEvent(new CustomEvent("fv-live-drawn", { bubbles: true,
-    detail: { inView: inView(gd), moving, snapshot: "liveSnap" in gd.dataset } }));
+    detail: { inView: moving || inView(gd), moving, snapshot: "liveSnap" in gd.dataset } }));
   if (moving && showSnap(live, gd, knob, at)) {
     shown();
     return;
@@ -223,13 +231,7 @@ function draw(live, chart, knob, steps, at, moving) {
 // the chart as the server drew it, to that value's own or else the reference value's (live.py steps). `pinned`:
 // in the margins the run drew the chart in.
 function figureAt(live, gd, knob, steps, at, pinned) {
-  if (gd.__fvRun !== live.run) {  // the chart as the server drew it at this run's settings
-    if (gd.__fvMoved && gd.__fvRedraw) gd.__fvRedraw();  // a slider moved it, and this run left its figure as it was
-    if (gd.__fvLater) gd.__fvLater(true);
-    gd.__fvBase = { data: gd.data.map((t) => ({ ...t })), layout: { ...gd.layout } };
-    gd.__fvRun = live.run;
-    gd.__fvPin = gd._fullLayout && { ...gd._fullLayout._size };
-  }
+  based(live, gd);
   const base = gd.__fvBase, change = steps.data[at], lay = { ...steps.ref.layout, ...steps.layout[at] };
   const data = Array.isArray(change) ? change
     : base.data.map((t, i) => merge(t, { ...steps.ref.data[i], ...change[i] }));
@@ -250,6 +252,18 @@ function figureAt(live, gd, knob, steps, at, pinned) {
   const size = gd.__fvPin;
   if (pinned && size) layout.margin = { ...layout.margin, l: size.l, r: size.r, t: size.t, b: size.b, autoexpand: false };
   return { data, layout };
+}
+
+// The chart as the server drew it at this run's settings, kept once a run (gd.__fvBase), with the margins it was drawn
+// in (gd.__fvPin). A chart a slider moved before this run, whose figure the run left as it was, is drawn with it again
+// first (Streamlit then draws no component anew: explorer/plot.js); one whose figure waits to be drawn, now.
+function based(live, gd) {
+  if (gd.__fvRun === live.run) return;
+  if (gd.__fvMoved && gd.__fvRedraw) gd.__fvRedraw();
+  if (gd.__fvLater) gd.__fvLater(true);
+  gd.__fvBase = { data: gd.data.map((t) => ({ ...t })), layout: { ...gd.layout } };
+  gd.__fvRun = live.run;
+  gd.__fvPin = gd._fullLayout && { ...gd._fullLayout._size };
 }
 
 // The engine's title of the chart at the value the run drew it at (the slider where the server had it).
