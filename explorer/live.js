@@ -250,7 +250,9 @@ function figureAt(live, gd, knob, steps, at, pinned) {
     if (after !== undefined) layout.title = { ...title, text: before + title.text + after };
   }
   const size = gd.__fvPin;
-  if (pinned && size) layout.margin = { ...layout.margin, l: size.l, r: size.r, t: size.t, b: size.b, autoexpand: false };
+  if (pinned && size) {
+    layout.margin = { ...layout.margin, l: size.l, r: size.r, t: size.t, b: size.b, autoexpand: false };
+  }
   return { data, layout };
 }
 

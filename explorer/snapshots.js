@@ -69,8 +69,10 @@ function keep(live, gd, knob, at, from) {
     el.id += tag;
   }
   if (renamed.size) {
-    const swap = (s) => s.replace(/url\(["']?#([^)"']+)["']?\)/g, (m, id) => (renamed.has(id) ? `url(#${renamed.get(id)})` : m));
-    for (const el of copy.querySelectorAll("[clip-path], [mask], [filter], [fill^='url'], [stroke^='url'], [style*='url(']")) {
+    const swap = (s) => s.replace(/url\(["']?#([^)"']+)["']?\)/g,
+      (m, id) => (renamed.has(id) ? `url(#${renamed.get(id)})` : m));
+    const refs = "[clip-path], [mask], [filter], [fill^='url'], [stroke^='url'], [style*='url(']";
+    for (const el of copy.querySelectorAll(refs)) {
       for (const a of ["clip-path", "mask", "filter", "fill", "stroke", "style"]) {
         const v = el.getAttribute(a);
         if (v && v.includes("url(")) el.setAttribute(a, swap(v));
@@ -86,7 +88,10 @@ function snapWatch(live) {
   live.snapWatched = true;
   const held = (e) => e.target && e.target.closest && Object.keys(live.knobs)
     .some((k) => e.target.closest(`.st-key-${CSS.escape(k)}`));
-  document.addEventListener("pointerdown", (e) => { if (held(e)) live.holding = true; live.lastInput = performance.now(); }, true);
+  document.addEventListener("pointerdown", (e) => {
+    if (held(e)) live.holding = true;
+    live.lastInput = performance.now();
+  }, true);
   for (const type of ["pointerup", "pointercancel"]) {
     document.addEventListener(type, () => { live.holding = false; live.lastInput = performance.now(); }, true);
   }
@@ -156,7 +161,9 @@ function snapKnobs(live) {
   const keep = new Set(knobs);
   for (const gd of document.querySelectorAll(".fv-plot")) {
     if (!gd.__fvSnaps) continue;
-    for (const key of gd.__fvSnaps.byKey.keys()) if (!keep.has(key.slice(0, key.lastIndexOf("|")))) gd.__fvSnaps.byKey.delete(key);
+    for (const key of gd.__fvSnaps.byKey.keys()) {
+      if (!keep.has(key.slice(0, key.lastIndexOf("|")))) gd.__fvSnaps.byKey.delete(key);
+    }
   }
   return knobs;
 }
@@ -178,7 +185,9 @@ function nextSnap(live) {
     for (let dist = 0; dist < count; dist++) {
       for (const at of dist ? [here + dist, here - dist] : [here]) {
         if (at < 0 || at >= count) continue;
-        for (const c of charts) if (at < c.steps.values.length && !c.have.has(`${knob}|${at}`)) return { ...c, knob, at };
+        for (const c of charts) {
+          if (at < c.steps.values.length && !c.have.has(`${knob}|${at}`)) return { ...c, knob, at };
+        }
       }
     }
   }
