@@ -179,11 +179,11 @@ function moved(live, knob, el) {
     item.copy = !!gd && "liveSnap" in gd.dataset;
   }
   later.sort((a, b) => a.copy - b.copy);
-  const move = (live.move = (live.move || 0) + 1), at = performance.now();
+  const move = (live.move = (live.move || 0) + 1), movedAt = performance.now();
   clearTimeout(live.later);
   const next = () => {
     if (live.move !== move || !later.length) return;
-    const left = at + (later[0].copy && live.holding ? HELD_MS : LATER_MS) - performance.now();
+    const left = movedAt + (later[0].copy && live.holding ? HELD_MS : LATER_MS) - performance.now();
     if (left > 0) {
       live.later = setTimeout(next, left);
       return;

@@ -2,7 +2,7 @@
 // is idle, each chart that follows the slider the reader points at or focuses is drawn by plotly.js at each of the
 // slider's values, in a stage of its own off the screen, as live.js draws it mid-drag (the same figure, in the
 // margins the run drew the chart in), and a copy of that drawing is kept. A move mid-drag then puts the copy for its
-// value in front of the chart: a swap of elements, not a redraw by plotly.js (BENCHMARKS.md, "Interaction"). A
+// value in front of the chart: a swap of elements, not a redraw by plotly.js (BENCHMARKS.md, "Live charts"). A
 // value with no copy yet is drawn in the chart itself, as before, and that drawing kept. Once the slider stands
 // still the chart itself is drawn at its value. Nothing is computed here: the figures are the engine's
 // (explorer/live.py), the drawings plotly.js's. tests/test_live_browser.py holds a copy equal to the chart drawn
@@ -171,6 +171,12 @@ function snapKnobs(live) {
 // The next copy to draw: along each slider of snapKnobs, the values nearest where it stands first, and the charts
 // nearest the view first; only charts drawn with this run's figure. None: every such copy is drawn.
 function nextSnap(live) {
+  for (const [chart, stage] of live.stages || []) {  // a chart no longer on the page (another lesson): its stage goes
+    if (chart in live.charts) continue;
+    window.Plotly.purge(stage);
+    stage.remove();
+    live.stages.delete(chart);
+  }
   for (const knob of snapKnobs(live)) {
     const el = input(knob);
     if (!el) continue;
