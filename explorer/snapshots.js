@@ -1,14 +1,20 @@
 // Drawings made ahead for a drag (explorer/live.js; this file is put before it, in one script). While the page
 // is idle, each chart that follows the slider the reader points at or focuses is drawn by plotly.js at each of the
 // slider's values, in a stage of its own off the screen, as live.js draws it mid-drag (the same figure, in the
-// margins the run drew the chart in), and a copy of that drawing is kept. A move mid-drag then puts the copy for its
-// value in front of the chart: a swap of elements, not a redraw by plotly.js (BENCHMARKS.md, "Live charts"). A
-// value with no copy yet is drawn in the chart itself, as before, and that drawing kept. Once the slider stands
-// still the chart itself is drawn at its value. Nothing is computed here: the figures are the engine's
-// (explorer/live.py), the drawings plotly.js's. tests/test_live_browser.py holds a copy equal to the chart drawn
-// at its value.
+// margins the run drew the chart in), and a copy of that drawing is kept, then flattened to one image. A move
+// mid-drag then puts the copy for its value in front of the chart: a swap of elements, not a redraw by plotly.js,
+// and once flattened one image to paint, not a drawing of hundreds of elements to lay out and paint
+// (BENCHMARKS.md, "Live charts"). A value with no copy yet is drawn in the chart itself, as before, and that
+// drawing kept. Once the slider stands still the chart itself is drawn at its value. Nothing is computed here: the
+// figures are the engine's (explorer/live.py), the drawings plotly.js's, the images the browser's of those
+// drawings. tests/test_live_browser.py holds a copy's drawing equal to the chart drawn at its value, mark for mark,
+// and its image equal to its drawing, pixel for pixel but for a few on the edges of glyphs and lines.
 
 const QUIET_MS = 250;  // no drawing ahead while a slider is held, or for this long after a move or a key
+// A copy is then flattened to pixels (`flatten`), which the browser paints as one image, where the drawing it holds
+// has to be laid out and painted afresh at each swap. At most this many bytes of pixels, every chart's together:
+// past them the nearest values keep theirs and the others stay drawings.
+const MOST_PIXEL_BYTES = 160 * 2 ** 20;
 let copies = 0;  // copies made, for ids of their own
 
 // What a chart's copies hold for: the run, the chart's drawing of its figure, and its size.
@@ -39,7 +45,7 @@ function showSnap(live, gd, knob, at) {
   // its size its own (contain: strict): what changes inside it lays out nothing outside
   front.style.width = `${gd.layout.width}px`;
   front.style.height = `${gd.layout.height}px`;
-  front.replaceChildren(copy);
+  front.replaceChildren((!live.flatOff && copy.flat) || copy.drawing);
   const own = gd.querySelector(":scope > .plot-container");
   if (own) own.style.visibility = "hidden";
   gd.dataset.liveSnap = String(gd.dataset.liveAt);
@@ -79,7 +85,95 @@ function keep(live, gd, knob, at, from) {
       }
     }
   }
-  snaps(live, gd).set(`${knob}|${at}`, copy);
+  snaps(live, gd).set(`${knob}|${at}`, { drawing: copy, flat: null });
+}
+
+// The copy's drawing as one image: plotly.js's SVG layers, stacked in one SVG as the page stacks them, drawn by the
+// browser as an image onto a canvas of the chart's size (in the screen's pixels). An SVG drawn as an image sees none
+// of the page's styles: the page's faces of the fonts its text is set in go inside it (`faces`), and so does the
+// one rule of plotly.js's style sheet that changes a drawing (`.crisp`).
+async function flatten(drawing, width, height) {
+  const layers = [...drawing.querySelectorAll("svg.main-svg")].map((layer) => layer.cloneNode(true));
+  if (!layers.length) throw new Error("no drawing");
+  const svg = layers[0];
+  for (const layer of layers.slice(1)) svg.appendChild(layer);
+  svg.querySelectorAll(".crisp").forEach((e) => e.setAttribute("shape-rendering", "crispEdges"));
+  const texts = [...svg.querySelectorAll("text")];
+  if (texts.length) {
+    const style = document.createElementNS("http://www.w3.org/2000/svg", "style");
+    style.textContent = await faces(texts);
+    svg.insertBefore(style, svg.firstChild);
+  }
+  const scale = window.devicePixelRatio || 1;
+  const canvas = document.createElement("canvas");
+  canvas.width = Math.round(width * scale);
+  canvas.height = Math.round(height * scale);
+  canvas.style.cssText = `display:block;width:${width}px;height:${height}px`;
+  const url = URL.createObjectURL(new Blob([new XMLSerializer().serializeToString(svg)], { type: "image/svg+xml" }));
+  try {
+    const image = new Image();
+    image.src = url;
+    await image.decode();
+    canvas.getContext("2d").drawImage(image, 0, 0, canvas.width, canvas.height);
+  } finally {
+    URL.revokeObjectURL(url);
+  }
+  return canvas;
+}
+
+// The page's @font-face rules for the fonts `texts` are set in (each text's font-family and font-style), their files
+// inlined: an SVG drawn as an image loads nothing from outside itself. Fetched once a page (the same server).
+const inlined = new Map();  // a face's CSS -> a promise of it with its files inlined
+const bare = (name) => name.trim().replace(/^["']|["']$/g, "").toLowerCase();
+const slant = (style) => (/italic|oblique/.test(style) ? "italic" : "normal");
+async function faces(texts) {
+  const named = new Set();
+  for (const t of texts) {
+    for (const f of t.style.fontFamily.split(",")) named.add(`${bare(f)}|${slant(t.style.fontStyle)}`);
+  }
+  const out = [];
+  for (const sheet of document.styleSheets) {
+    let rules;
+    try {
+      rules = sheet.cssRules;
+    } catch (e) {
+      continue;  // another origin's sheet: none here
+    }
+    for (const rule of rules) {
+      if (!(rule instanceof CSSFontFaceRule)) continue;
+      const face = `${bare(rule.style.getPropertyValue("font-family"))}|${slant(rule.style.getPropertyValue("font-style"))}`;
+      if (!named.has(face)) continue;
+      if (!inlined.has(rule.cssText)) inlined.set(rule.cssText, inline(rule.cssText, sheet.href || location.href));
+      out.push(inlined.get(rule.cssText));
+    }
+  }
+  return (await Promise.all(out)).join("\n");
+}
+
+async function inline(css, base) {
+  const urls = [...css.matchAll(/url\(["']?([^"')]+)["']?\)/g)].map((m) => m[1]).filter((u) => !u.startsWith("data:"));
+  for (const u of new Set(urls)) {
+    const blob = await (await fetch(new URL(u, base))).blob();
+    const data = await new Promise((done, fail) => {
+      const reader = new FileReader();
+      reader.onload = () => done(reader.result);
+      reader.onerror = () => fail(reader.error);
+      reader.readAsDataURL(blob);
+    });
+    css = css.split(u).join(data);
+  }
+  return css;
+}
+
+// The bytes of pixels the copies hold now, every chart's together.
+function pixelBytes() {
+  let bytes = 0;
+  for (const gd of document.querySelectorAll(".fv-plot")) {
+    for (const copy of gd.__fvSnaps ? gd.__fvSnaps.byKey.values() : []) {
+      if (copy && copy.flat) bytes += copy.flat.width * copy.flat.height * 4;
+    }
+  }
+  return bytes;
 }
 
 // The reader's hands: a slider held, a move or a key. Drawing ahead waits for them (QUIET_MS).
@@ -118,7 +212,19 @@ function snapOne(live) {
   const job = nextSnap(live);
   document.documentElement.dataset.fvSnap = job ? "drawing" : "ready";  // for tests and bench/live.py
   if (!job) return;
-  const { gd, chart, knob, steps, at } = job;
+  const { gd, chart, knob, steps, at, copy } = job;
+  if (copy) {  // drawn already: flattened
+    const sig = snapSig(live, gd);
+    flatten(copy.drawing, gd.layout.width, gd.layout.height).then((flat) => {
+      if (snapSig(live, gd) === sig) copy.flat = flat;
+      snapSoon(live);
+    }, (e) => {
+      console.warn("flashviz: a copy not flattened", chart, knob, at, e);
+      copy.flat = false;  // its drawing is shown
+      snapSoon(live);
+    });
+    return;
+  }
   const failed = (e) => {
     console.warn("flashviz: a copy not drawn", chart, knob, at, e);
     snaps(live, gd).set(`${knob}|${at}`, null);  // none: the chart itself is drawn there
@@ -188,11 +294,14 @@ function nextSnap(live) {
     if (!charts.length) continue;
     charts.sort((a, b) => away(a.gd) - away(b.gd));
     const count = charts[0].steps.values.length, here = indexOf(live, knob, charts[0].steps, Number(el.value));
+    const room = pixelBytes() < MOST_PIXEL_BYTES;
     for (let dist = 0; dist < count; dist++) {
       for (const at of dist ? [here + dist, here - dist] : [here]) {
         if (at < 0 || at >= count) continue;
         for (const c of charts) {
-          if (at < c.steps.values.length && !c.have.has(`${knob}|${at}`)) return { ...c, knob, at };
+          const key = `${knob}|${at}`, copy = c.have.get(key);
+          if (at < c.steps.values.length && !c.have.has(key)) return { ...c, knob, at };
+          if (copy && copy.flat === null && room) return { ...c, knob, at, copy };
         }
       }
     }

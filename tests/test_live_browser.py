@@ -2,9 +2,11 @@
 with the mouse and stepped with the keyboard. While it is dragged every chart that follows it redraws and no
 message leaves the page for the server; on release the page reruns once, the URL takes the value, and the chart
 the server then draws at that value equals the one the browser drew from the carried figures."""
+import io
 import json
 import re
 
+import numpy as np
 import pytest
 
 from bench.live import COPIED
@@ -405,6 +407,7 @@ def test_a_copy_drawn_ahead_for_a_drag_is_the_chart_plotly_draws_at_that_value(s
         const chart = charts.find(c => e.target.closest(`.st-key-${c}`));
         window.__marks.push([chart, e.target.dataset.liveAt, e.detail.snapshot, JSON.stringify(read(e.target))]);
       }, true); }""", [MARKS, charts])
+    page.evaluate("() => { window.__fvLive.flatOff = true; }")  # each copy's drawing in front (its image: below)
     page.locator(f".st-key-{charts[0]}").first.evaluate("e => e.scrollIntoView({block: 'end'})")
     thumb(page, "n").hover()  # the slider pointed at: its charts' copies are drawn
     page.wait_for_function(COPIED, arg="n", timeout=WAIT)
@@ -430,3 +433,56 @@ def test_a_copy_drawn_ahead_for_a_drag_is_the_chart_plotly_draws_at_that_value(s
     for key in both:
         assert json.loads(with_copies[key]) == json.loads(drawn_itself[key]), f"{key}: the copy is the chart's drawing"
         assert json.loads(with_copies[key]), f"{key}: marks read"
+
+
+# The element in front of a chart mid-drag, once the value `v` is shown: 'CANVAS' for a copy's image, 'DIV' for a
+# copy's drawing (explorer/snapshots.js), null while it is not there yet.
+FRONT = """([chart, v]) => {
+  const gd = document.querySelector(`.st-key-${chart} .fv-plot`), front = gd.querySelector(':scope > .fv-snap');
+  return gd.dataset.liveSnap === v && front && front.firstElementChild ? front.firstElementChild.tagName : null;
+}"""
+
+
+def test_a_copy_flattened_to_an_image_shows_the_pixels_its_drawing_shows(server, page):
+    """Each copy drawn ahead is then flattened to one image (explorer/snapshots.js `flatten`), and a move puts the
+    image in front of the chart. Held at three values of lesson 3's n, each chart with the value's image in front and
+    with the value's drawing in front (the drawing the test above holds equal to plotly.js's) shows the same pixels,
+    but for a few on the edges of glyphs and lines, smoothed a little differently in an image."""
+    from PIL import Image  # streamlit's own dependency
+
+    def pixels(chart: str):
+        shot = page.locator(f".st-key-{chart} .fv-plot").first.screenshot()
+        return np.asarray(Image.open(io.BytesIO(shot)).convert("RGB"), dtype=int)
+
+    page.goto(lesson_url(server, 2))
+    opened(page, 2)
+    charts = followers(live_state(page), "n")
+    page.locator(f".st-key-{charts[0]}").first.evaluate("e => e.scrollIntoView({block: 'end'})")
+    thumb(page, "n").hover()
+    page.wait_for_function(COPIED, arg="n", timeout=WAIT)
+    box = thumb(page, "n").bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    compared = set()
+    for step in (1, 2, 3):
+        shots = {}
+        for front in ("CANVAS", "DIV"):
+            page.evaluate("o => { window.__fvLive.flatOff = o; }", front == "DIV")
+            if front == "DIV":  # the value again, by way of the next: a move shows a copy anew
+                page.mouse.move(x + 12 * step + 12, y, steps=2)
+            page.mouse.move(x + 12 * step, y, steps=2)
+            value = page.evaluate(STANDS, ["n", charts[0]])
+            for chart in charts:
+                page.wait_for_function(f"([c, v, f]) => ({FRONT})([c, v]) === f", arg=[chart, value, front],
+                                       timeout=WAIT)
+            shots[front] = {chart: pixels(chart) for chart in charts}
+        for chart in charts:
+            image, drawing = shots["CANVAS"][chart], shots["DIV"][chart]
+            assert image.shape == drawing.shape
+            off = np.abs(image - drawing).max(axis=2)
+            assert (off > 0).mean() < 0.01, f"{chart} at n = {value}: {(off > 0).mean():.2%} of pixels differ"
+            assert (off > 64).mean() < 0.001, f"{chart} at n = {value}: {(off > 64).mean():.2%} differ by > 64"
+            compared.add(value)
+    page.mouse.up()
+    assert len(compared) == 3, compared
