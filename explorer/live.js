@@ -35,7 +35,12 @@ export default function ({ data, setTriggerValue }) {
     const render = live.render;
     // an ask still waiting when the component is drawn again is dropped: that drawing asks afresh for what the
     // pointer and the focus still want, and Streamlit sent an older drawing's trigger with its fragment gone
-    recorded(live, () => { if (live.render === render) setTriggerValue("fill", { run: data.run, knobs: want }); });
+    recorded(live, () => {
+      if (live.render !== render) return;
+      if (live.dropAsk) live.dropAsk -= 1;  // tests: this ask lost on its way
+      else setTriggerValue("fill", { run: data.run, knobs: want });
+      unanswered(live, render, want);
+    });
   };
   state(live);
   if (!live.intent) {  // once a page: the pointer over a slider, or the keyboard's focus on it
@@ -87,6 +92,29 @@ function recorded(live, send) {
     else requestAnimationFrame(check);
   };
   check();
+}
+
+// An ask whose answer has not come once the page has stood idle for ASK_AGAIN_MS is made again: an answer draws the
+// component again (a new `render`), and one that leaves the figures missing (an ask the server took for an older
+// run's) draws nothing new, so the page would wait for good.
+const ASK_AGAIN_MS = 3000;
+function unanswered(live, render, want) {
+  let idleSince = null;
+  const check = () => {
+    if (live.render !== render) return;  // answered, or drawn again: that drawing asks afresh for what is missing
+    const still = want.filter((k) => live.missing.has(k));
+    if (!still.length) return;
+    const app = document.querySelector('[data-testid="stApp"]');
+    if (app && app.dataset.testScriptState !== "notRunning") idleSince = null;
+    else if (idleSince === null) idleSince = performance.now();
+    if (idleSince === null || performance.now() - idleSince < ASK_AGAIN_MS) {
+      setTimeout(check, 250);
+      return;
+    }
+    still.forEach((k) => live.asking.delete(k));
+    live.ask(still);
+  };
+  setTimeout(check, 250);
 }
 
 function intent(live, e) {

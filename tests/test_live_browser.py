@@ -376,6 +376,19 @@ def test_a_slider_reached_for_while_another_is_let_go_still_gets_its_figures(ser
                            " !== 'filling'", timeout=WAIT)
 
 
+def test_an_ask_lost_on_its_way_is_made_again(server, page):
+    """The page asks for a slider's figures when the pointer comes to it. An ask that never reaches the server (a
+    message lost, or one the server took for an older run's) leaves no answer to wait for: once the page has stood
+    idle for a while with the figures still missing, it asks again, and they come."""
+    page.goto(lesson_url(server, 2, "?n=5120&d=32&Br=48"))  # settings of its own: no figures built already
+    opened(page, 2)
+    page.wait_for_function("() => !!window.__fvLive && window.__fvLive.missing.has('Bc')", timeout=WAIT)
+    page.evaluate("() => { window.__fvLive.dropAsk = 1; }")
+    thumb(page, "Bc").hover()
+    page.wait_for_function("() => window.__fvLive.dropAsk === 0", timeout=WAIT)  # the first ask, lost
+    built(page, "Bc")
+
+
 def centre(locator) -> tuple[float, float]:
     box = locator.bounding_box()
     return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
