@@ -294,14 +294,17 @@ function nextSnap(live) {
     if (!charts.length) continue;
     charts.sort((a, b) => away(a.gd) - away(b.gd));
     const count = charts[0].steps.values.length, here = indexOf(live, knob, charts[0].steps, Number(el.value));
-    const room = pixelBytes() < MOST_PIXEL_BYTES;
-    for (let dist = 0; dist < count; dist++) {
-      for (const at of dist ? [here + dist, here - dist] : [here]) {
-        if (at < 0 || at >= count) continue;
-        for (const c of charts) {
-          const key = `${knob}|${at}`, copy = c.have.get(key);
-          if (at < c.steps.values.length && !c.have.has(key)) return { ...c, knob, at };
-          if (copy && copy.flat === null && room) return { ...c, knob, at, copy };
+    // every value's drawing first, then the images (the drawings come sooner, for a reader who drags at once)
+    const room = !live.flatOff && pixelBytes() < MOST_PIXEL_BYTES;  // flatOff: tests, no images
+    for (const flat of [false, true]) {
+      for (let dist = 0; dist < count; dist++) {
+        for (const at of dist ? [here + dist, here - dist] : [here]) {
+          if (at < 0 || at >= count) continue;
+          for (const c of charts) {
+            const key = `${knob}|${at}`, copy = c.have.get(key);
+            if (!flat && at < c.steps.values.length && !c.have.has(key)) return { ...c, knob, at };
+            if (flat && room && copy && copy.flat === null) return { ...c, knob, at, copy };
+          }
         }
       }
     }
