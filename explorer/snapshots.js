@@ -122,7 +122,8 @@ async function flatten(drawing, width, height) {
 }
 
 // The page's @font-face rules for the fonts `texts` are set in (each text's font-family and font-style), their files
-// inlined: an SVG drawn as an image loads nothing from outside itself. Fetched once a page (the same server).
+// inlined: an SVG drawn as an image loads nothing from outside itself. Fetched once a page, from the server that
+// served the page only: a face whose file is elsewhere leaves the copy a drawing (`inline` throws).
 const inlined = new Map();  // a face's CSS -> a promise of it with its files inlined
 const bare = (name) => name.trim().replace(/^["']|["']$/g, "").toLowerCase();
 const slant = (style) => (/italic|oblique/.test(style) ? "italic" : "normal");
@@ -153,7 +154,11 @@ async function faces(texts) {
 async function inline(css, base) {
   const urls = [...css.matchAll(/url\(["']?([^"')]+)["']?\)/g)].map((m) => m[1]).filter((u) => !u.startsWith("data:"));
   for (const u of new Set(urls)) {
-    const blob = await (await fetch(new URL(u, base))).blob();
+    const url = new URL(u, base);
+    if (url.origin !== location.origin) throw new Error(`a font on another host: ${url.origin}`);
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`a font not served: ${url} (${response.status})`);
+    const blob = await response.blob();
     const data = await new Promise((done, fail) => {
       const reader = new FileReader();
       reader.onload = () => done(reader.result);
