@@ -142,8 +142,8 @@ async function faces(texts) {
     }
     for (const rule of rules) {
       if (!(rule instanceof CSSFontFaceRule)) continue;
-      const face = `${bare(rule.style.getPropertyValue("font-family"))}|${slant(rule.style.getPropertyValue("font-style"))}`;
-      if (!named.has(face)) continue;
+      const family = bare(rule.style.getPropertyValue("font-family"));
+      if (!named.has(`${family}|${slant(rule.style.getPropertyValue("font-style"))}`)) continue;
       if (!inlined.has(rule.cssText)) inlined.set(rule.cssText, inline(rule.cssText, sheet.href || location.href));
       out.push(inlined.get(rule.cssText));
     }

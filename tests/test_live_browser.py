@@ -475,6 +475,10 @@ def test_a_copy_flattened_to_an_image_shows_the_pixels_its_drawing_shows(server,
     page.wait_for_function(COPIED, arg="n", timeout=WAIT)
     box = thumb(page, "n").bounding_box()
     x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    slider = page.locator("[data-live-knob='n']")
+    lo, hi, by = (float(slider.get_attribute(a)) for a in ("min", "max", "step"))
+    # a value and a half apart: each move a new value
+    apart = 1.5 * slider.locator("xpath=../../..").bounding_box()["width"] / round((hi - lo) / by)
     page.mouse.move(x, y)
     page.mouse.down()
     compared = set()
@@ -483,8 +487,8 @@ def test_a_copy_flattened_to_an_image_shows_the_pixels_its_drawing_shows(server,
         for front in ("CANVAS", "DIV"):
             page.evaluate("o => { window.__fvLive.flatOff = o; }", front == "DIV")
             if front == "DIV":  # the value again, by way of the next: a move shows a copy anew
-                page.mouse.move(x + 12 * step + 12, y, steps=2)
-            page.mouse.move(x + 12 * step, y, steps=2)
+                page.mouse.move(x + apart * (step + 1), y, steps=2)
+            page.mouse.move(x + apart * step, y, steps=2)
             value = page.evaluate(STANDS, ["n", charts[0]])
             for chart in charts:
                 page.wait_for_function(f"([c, v, f]) => ({FRONT})([c, v]) === f", arg=[chart, value, front],
