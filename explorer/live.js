@@ -83,12 +83,16 @@ function state(live) {
 // slider has drawn the new one: the server would take it for a move and rerun the page at it, undoing the step.
 // At most RECORDED_MS: a reader dragging another slider holds it away from the run's value until let go.
 const RECORDED_MS = 1000;
+// Whether no run of the page is going on (Streamlit marks its app's state).
+function idle() {
+  const app = document.querySelector('[data-testid="stApp"]');
+  return !app || app.dataset.testScriptState === "notRunning";
+}
+
 function recorded(live, send) {
   const until = performance.now() + RECORDED_MS;
   const check = () => {
-    const app = document.querySelector('[data-testid="stApp"]');
-    const idle = !app || app.dataset.testScriptState === "notRunning";
-    if ((idle && current(live, null)) || performance.now() > until) send();
+    if ((idle() && current(live, null)) || performance.now() > until) send();
     else requestAnimationFrame(check);
   };
   check();
@@ -104,8 +108,7 @@ function unanswered(live, render, want) {
     if (live.render !== render) return;  // answered, or drawn again: that drawing asks afresh for what is missing
     const still = want.filter((k) => live.missing.has(k));
     if (!still.length) return;
-    const app = document.querySelector('[data-testid="stApp"]');
-    if (app && app.dataset.testScriptState !== "notRunning") idleSince = null;
+    if (!idle()) idleSince = null;
     else if (idleSince === null) idleSince = performance.now();
     if (idleSince === null || performance.now() - idleSince < ASK_AGAIN_MS) {
       setTimeout(check, 250);
