@@ -116,6 +116,7 @@ class Tabs:
         pg = self.open.get((screen, name))
         if pg is None or pg.is_closed():
             pg = self.browser.new_context(**SCREENS[screen]).new_page()
+            pg.add_init_script(_HISTORY)
             self.open[(screen, name)] = pg
         size = viewport or SCREENS[screen]["viewport"]
         if pg.viewport_size != size:
@@ -190,8 +191,26 @@ def pytest_runtest_setup(item):
         _release()
 
 
+# Each page's history, for the report of a failure (below): the run's state as Streamlit marks it and the live
+# figures' (explorer/live.js), each change with its time since the page was opened, the last 60. A wait for the
+# run to be over that times out then says whether the run never ended or ended and began again at once.
+_HISTORY = """(() => {
+  const t0 = performance.now(), seen = (window.__fvHistory = []);
+  let run = null, live = null;
+  const note = () => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    const now = [app && app.dataset.testScriptState, document.documentElement.dataset.fvLive];
+    if (now[0] === run && now[1] === live) return;
+    [run, live] = now;
+    seen.push(`${Math.round(performance.now() - t0)} ms: ${run} ${live || ''}`);
+    if (seen.length > 60) seen.shift();
+  };
+  new MutationObserver(note).observe(document, { attributes: true, subtree: true,
+                                                 attributeFilter: ['data-test-script-state', 'data-fv-live'] });
+})()"""
+
 # What the page showed when a browser test failed, in the failure's report (CI keeps only its log): the address,
-# the run's state, the lesson drawn, the lesson buttons and their shortcuts, skeletons and exceptions.
+# the run's state, the lesson drawn, the lesson buttons and their shortcuts, skeletons, exceptions and the history.
 _STATE = """() => {
   const app = document.querySelector('[data-testid="stApp"]'), deck = document.querySelector('.fv-deck');
   const keys = typeof hotkeys === 'function' ? { bound: hotkeys.getAllKeyCodes().map(h => h.shortcut),
@@ -201,7 +220,8 @@ _STATE = """() => {
            buttons: all('.st-key-prev_lesson button, .st-key-next_lesson button').map(b => b.innerText),
            hotkeys: keys, focus: document.activeElement && document.activeElement.tagName,
            skeletons: all('[data-testid^="stSkeleton"]').length,
-           exceptions: all('[data-testid="stException"]').map(e => e.innerText.slice(0, 300)) };
+           exceptions: all('[data-testid="stException"]').map(e => e.innerText.slice(0, 300)),
+           history: window.__fvHistory || null };
 }"""
 
 
