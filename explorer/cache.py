@@ -23,6 +23,8 @@ from flashviz.teach import bugs, demos
 from flashviz.model import mask_sweeps, sweeps
 from flashviz.model.config import Config, Hardware
 
+from .plot import shared
+
 if TYPE_CHECKING:
     import plotly.graph_objects as go
 
@@ -235,7 +237,7 @@ def _frame_key(frame) -> bytes:
 def _shared_figure(name: str, _builder: Callable[..., go.Figure], *args, **kwargs) -> go.Figure:
     # Keyed by the builder's name and the hashed inputs; a leading underscore keeps Streamlit from
     # hashing the function object itself.
-    return _builder(*args, **kwargs)
+    return shared(_builder(*args, **kwargs))
 
 
 # ---- lesson 6's second half: real precisions ----------------------------------------------------

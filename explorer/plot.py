@@ -62,8 +62,28 @@ _component = st.components.v2.component(
     js=(HERE / "plot.js").read_text().replace("THEME_JSON", json.dumps(THEME)).replace("CHUNK_NAME", json.dumps(CHUNK)))
 
 
+def spec(fig: go.Figure) -> str:
+    """The figure as plotly.js reads it. A figure that explorer/cache.py shares between runs and readers (`shared`)
+    is never changed once built, so its JSON is written once and kept on it: encoding lesson 1's three figures took
+    a twentieth of its rerun's CPU, every rerun, for the same text."""
+    text = getattr(fig, _SPEC, None)
+    if text is None:
+        text = plotly.io.to_json(fig, validate=False)
+        if getattr(fig, _SHARED, False):
+            setattr(fig, _SPEC, text)
+    return text
+
+
+_SHARED, _SPEC = "_fv_shared", "_fv_spec"
+
+
+def shared(fig: go.Figure) -> go.Figure:
+    """Mark `fig` as one no caller changes (explorer/cache.py's `figure`): `spec` keeps its JSON."""
+    setattr(fig, _SHARED, True)
+    return fig
+
+
 def plot(fig: go.Figure, key: str, config: dict) -> None:
     """Draw `fig` under `key`, in place across runs (`config`: Plotly's, as st.plotly_chart takes it)."""
-    spec = plotly.io.to_json(fig, validate=False)
-    _component(data={"spec": spec, "config": json.dumps(config), "height": fig.layout.height or _HEIGHT},
+    _component(data={"spec": spec(fig), "config": json.dumps(config), "height": fig.layout.height or _HEIGHT},
                key=key, height="content")
