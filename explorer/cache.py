@@ -225,7 +225,7 @@ def figure(builder: Callable[P, go.Figure], *args: P.args, **kwargs: P.kwargs) -
     return _shared_figure(f"{builder.__module__}.{builder.__qualname__}", builder, *args, **kwargs)
 
 
-def _frame_key(frame) -> bytes:
+def frame_key(frame) -> bytes:
     """A data frame's cache key: the digest of its pickle, which holds every value, label and
     dtype. Streamlit's own hash of a 20-row frame took 4-6 ms, 20x this, on every rerun of
     every chart; two equal frames laid out differently in memory only miss, never collide."""
@@ -233,7 +233,7 @@ def _frame_key(frame) -> bytes:
 
 
 @st.cache_resource(max_entries=256, show_spinner=False,
-                   hash_funcs={pd.DataFrame: _frame_key, pd.Series: _frame_key})
+                   hash_funcs={pd.DataFrame: frame_key, pd.Series: frame_key})
 def _shared_figure(name: str, _builder: Callable[..., go.Figure], *args, **kwargs) -> go.Figure:
     # Keyed by the builder's name and the hashed inputs; a leading underscore keeps Streamlit from
     # hashing the function object itself.

@@ -2,15 +2,20 @@
 every column; a chart's toolbar and its PNG's name."""
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
+from streamlit import dataframe_util
 
 from flashviz.teach.format import column_format
 
 from . import live as live_charts
+from .cache import frame_key
 from .plot import plot
 from .widgets import presenting
 
@@ -37,6 +42,34 @@ def _column_config(df, headers: dict, formats: dict) -> dict:
     return out
 
 
+# The tables' grids as Streamlit sends them, kept by their frames' contents: a rerun's frame is a new copy of the same
+# values (Streamlit's data cache unpickles one each call), and converting it to Arrow and reading its columns' formats
+# cost a table about 1.5 ms a rerun on a slow host, every rerun, for the same bytes. The Arrow table is made by
+# Streamlit's own conversion, so what the page sends is what st.dataframe would send for the frame.
+_GRIDS: OrderedDict[tuple, tuple] = OrderedDict()
+_GRIDS_LOCK = threading.Lock()
+MOST_GRIDS = 256
+
+
+def _prepared(df, headers: dict, formats: dict, rows: int | None) -> tuple:
+    """(the grid's data, each column's config) for `table`: the first `rows` of the frame, or all."""
+    if not isinstance(df, pd.DataFrame):
+        return (df if rows is None else df.head(rows)), _column_config(df, headers, formats)
+    key = (frame_key(df), tuple(headers.items()), tuple(formats.items()), rows)
+    with _GRIDS_LOCK:
+        hit = _GRIDS.get(key)
+        if hit is not None:
+            _GRIDS.move_to_end(key)
+            return hit
+    shown = df if rows is None else df.head(rows)
+    made = (dataframe_util.convert_pandas_df_to_arrow_table(shown), _column_config(df, headers, formats))
+    with _GRIDS_LOCK:
+        _GRIDS[key] = made
+        while len(_GRIDS) > MOST_GRIDS:
+            _GRIDS.popitem(last=False)
+    return made
+
+
 # The rows a table shows on a projector: with its header they fit under the top bar of a 1280x720 screen beside
 # a caption and a line of text.
 PROJECTOR_ROWS = 12
@@ -51,15 +84,13 @@ def table(df, key: str, caption: str | None = None, show=None, headers: dict | N
     `formats`: a format spec for a column whose default precision is noise (".0f" for thousands of MB)."""
     if caption:
         st.caption(caption)
-    config = _column_config(df, headers or {}, formats or {})
-    if presenting():  # on a projector every row drawn is seen, none behind a scroll inside the table: cut to fit
-        shown = df.head(PROJECTOR_ROWS)
-        if len(shown) < len(df):
-            st.caption(f"The first {len(shown)} of its {len(df)} rows on a projector; the CSV has them all.")
-        st.dataframe(shown, hide_index=True, column_order=show, column_config=config, key=f"{key}_table",
-                     height="content")
-    else:
-        st.dataframe(df, hide_index=True, column_order=show, column_config=config, key=f"{key}_table")
+    # on a projector every row drawn is seen, none behind a scroll inside the table: cut to fit
+    rows = PROJECTOR_ROWS if presenting() else None
+    grid, config = _prepared(df, headers or {}, formats or {}, rows)
+    if rows is not None and rows < len(df):
+        st.caption(f"The first {rows} of its {len(df)} rows on a projector; the CSV has them all.")
+    st.dataframe(grid, hide_index=True, column_order=show, column_config=config, key=f"{key}_table",
+                 **({"height": "content"} if rows is not None else {}))
     # The CSV is written when the button is clicked, not on every rerun of every table. The click
     # reruns nothing (on_click="ignore"): in Streamlit 1.67 a rerun that starts while the file is being
     # written clears the session's outgoing queue, the file's reply with it, and the button then waits

@@ -6,7 +6,7 @@ import streamlit as st
 
 from explorer import cache, charts, predict, ui
 from explorer.lessons import control
-from explorer.schedule_view import measured, occupancy, setting, tile_text, timeline
+from explorer.schedule_view import measured, measured_at, occupancy, setting, tile_text, timeline, vendor_gap
 from flashviz.players import schedule_lesson as sl
 from flashviz.hardware.schedule import describe
 from flashviz.hardware.schedule_targets import SPEEDUP_OK, TIME_OK
@@ -30,7 +30,7 @@ ui.own_setting("This lesson has its own call (n, d, batch × heads, data type, m
                "clock times the clock the H200 held while it ran) or those measured with the SM full.")
 rates, table, speedups, summary = measured()
 KERNELS = tuple(fa3_authors.LABELS.values())  # FA3 (authors), cuDNN, PyTorch flash
-at = {k: sl.row(table, k, s) for k in KERNELS}
+at = {k: measured_at(s, k) for k in KERNELS}
 sp = sl.speedup_row(speedups, s)
 call = f"n = {s.n:,}, d = {s.d}, batch × heads = {s.bh}, {s.dtype}{', causal' if s.causal else ''}"
 
@@ -120,7 +120,7 @@ st.markdown(
     f"cuDNN at **{ratio['cuDNN']:.2f}×**. FA3 (authors) over flash: measured **{sp['measured']:.2f}×**, the model "
     f"{sp['model']:.2f}×, {off:.2f}× the measured speed-up ({'within' if sp['within 15%'] else 'outside'} 15%). The "
     f"model takes every overlap as perfect {ui.assumes('schedule')}.")
-gap = sl.vendor_gap()
+gap = vendor_gap()
 own_d = sorted(int(d) for d in set(table["d"]))
 st.markdown(
     f"cuDNN is the vendor's kernel beside FlashAttention-3's own: over the {len(gap)} forwards of the authors' run "
