@@ -126,6 +126,18 @@ def measured_view(d: int, dtype: str, pass_: str):
 
 
 @cache
+def backward_measured(causal: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Lesson 5's H200 calls, with the causal mask or without (fa3_authors.backward_table: d = 128, fp16): each
+    kernel's forward and backward a row, and the same calls a row each, the kernels side by side."""
+    from flashviz.hardware.fa3_authors import backward_table
+    bt = backward_table()
+    bt = bt[bt["causal"] == causal]
+    wide = bt.pivot_table(index=["n", "B·H"], columns="kernel", values=["backward ÷ forward", "backward TFLOP/s"])
+    wide.columns = [f"{k} {v}" for v, k in wide.columns]
+    return bt, wide.reset_index().round(2)
+
+
+@cache
 def h200_flash(d: int):
     """The H200's measured flash points at head dim d (float16 forward, Nsight Compute's DRAM bytes) and the
     range of its DRAM bytes over the two-level count, both head dims (flashviz.hardware.measured.view)."""
@@ -225,6 +237,17 @@ def figure(builder: Callable[P, go.Figure], *args: P.args, **kwargs: P.kwargs) -
     return _shared_figure(f"{builder.__module__}.{builder.__qualname__}", builder, *args, **kwargs)
 
 
+def mask_tiles_figure(cfg: Config, window: int, mix: str) -> go.Figure:
+    """Lesson 14's tile maps as a chart (charts.mask_tiles), kept by what they are computed from: kept by the maps
+    themselves, thousands of tiles in nested lists, Streamlit's hash of them took a sixth of the lesson's rerun."""
+    return figure(_mask_tiles_chart, cfg, window, mix)
+
+
+def _mask_tiles_chart(cfg: Config, window: int, mix: str) -> go.Figure:
+    from . import charts
+    return charts.mask_tiles(mask_sweeps.tile_maps(cfg, window, mix), cfg.n)
+
+
 def frame_key(frame) -> bytes:
     """A data frame's cache key: the digest of its pickle, which holds every value, label and
     dtype. Streamlit's own hash of a 20-row frame took 4-6 ms, 20x this, on every rerun of
@@ -233,7 +256,7 @@ def frame_key(frame) -> bytes:
 
 
 @st.cache_resource(max_entries=256, show_spinner=False,
-                   hash_funcs={pd.DataFrame: frame_key, pd.Series: frame_key})
+                   hash_funcs={pd.DataFrame: frame_key, pd.Series: frame_key, Config: repr, Hardware: repr})
 def _shared_figure(name: str, _builder: Callable[..., go.Figure], *args, **kwargs) -> go.Figure:
     # Keyed by the builder's name and the hashed inputs; a leading underscore keeps Streamlit from
     # hashing the function object itself.

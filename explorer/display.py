@@ -90,7 +90,7 @@ def table(df, key: str, caption: str | None = None, show=None, headers: dict | N
     if rows is not None and rows < len(df):
         st.caption(f"The first {rows} of its {len(df)} rows on a projector; the CSV has them all.")
     st.dataframe(grid, hide_index=True, column_order=show, column_config=config, key=f"{key}_table",
-                 **({"height": "content"} if rows is not None else {}))
+                 height="content" if rows is not None else "auto")
     # The CSV is written when the button is clicked, not on every rerun of every table. The click
     # reruns nothing (on_click="ignore"): in Streamlit 1.67 a rerun that starts while the file is being
     # written clears the session's outgoing queue, the file's reply with it, and the button then waits

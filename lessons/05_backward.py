@@ -5,7 +5,6 @@ from explorer import cache, charts, ui
 from explorer.backward_player import backward_player, backward_player_html
 from explorer.lessons import control
 from flashviz.players import animation
-from flashviz.hardware.fa3_authors import backward_table
 from flashviz.model import costs
 from flashviz.teach.claims import change_percent, compare
 from flashviz.teach.format import bytes_text
@@ -97,8 +96,7 @@ st.caption(f"Stored: the seed's rule, {cfg.dtype}. GFLOPs: forward + backward as
 
 ui.slide("Measured on the H200")
 st.subheader("Forward and backward, measured on the H200")
-bt = backward_table()
-bt = bt[bt["causal"] == cfg.causal]
+bt, wide = cache.backward_measured(cfg.causal)
 span = {k: (g["backward ÷ forward"].min(), g["backward ÷ forward"].max()) for k, g in bt.groupby("kernel")}
 longest = bt[bt["n"] == bt["n"].max()].set_index("kernel")
 ui.own_setting("These calls were measured at d = 128 in fp16 (bench/gpu/fa3_authors.py): of the sidebar's "
@@ -113,10 +111,8 @@ st.markdown(
     f"longest call (n = {int(bt['n'].max()):,}) FlashAttention-3's backward runs at "
     f"**{longest.loc['FA3 (authors)', 'backward TFLOP/s']:.0f} TFLOP/s** and FlashAttention-2's at "
     f"**{longest.loc['PyTorch flash', 'backward TFLOP/s']:.0f}** ({cite('h200_measured', 'fa3_time.csv')}).")
-wide = bt.pivot_table(index=["n", "B·H"], columns="kernel", values=["backward ÷ forward", "backward TFLOP/s"])
-wide.columns = [f"{k} {v}" for v, k in wide.columns]
 kernels = sorted(span)
-ui.table(wide.reset_index().round(2), "backward_h200", "The H200, d = 128, fp16: each kernel's backward rate in "
+ui.table(wide, "backward_h200", "The H200, d = 128, fp16: each kernel's backward rate in "
          "TFLOP/s (counted as 2.5 forwards' flops); the CSV adds each backward's time over its forward's.",
          show=["n", "B·H", *(f"{k} backward TFLOP/s" for k in kernels)],
          headers={f"{k} backward TFLOP/s": k for k in kernels})

@@ -60,16 +60,17 @@ ui.table(table, "masks_at", f"n = {n:,}, {at.Br} × {at.Bc} tiles, d = {at.d}, {
 ui.slide("The tiles, full, partial and empty")
 
 
-def tile_maps():
-    """Each mask's tiles at the lesson's n (32 tiles a side at most), window and documents, the sidebar's tiles."""
+def tile_inputs():
+    """What each mask's tiles are drawn from: the lesson's n (32 tiles a side at most) with the sidebar's tiles, its
+    window and its documents."""
     own = ui.config(n=ui.peek(control("mk_n")))
-    few = own.at_n(min(own.n, 32 * min(own.Br, own.Bc)))
-    return few, cache.mask_tile_maps(few, ui.peek(control("mk_window")), ui.peek(control("mk_docs")))
+    return own.at_n(min(own.n, 32 * min(own.Br, own.Bc))), ui.peek(control("mk_window")), ui.peek(control("mk_docs"))
 
 
 MASK = ("mk_n", "mk_window")  # what the tile maps follow live (along the tiles: a map per size, too heavy)
-small, maps = tile_maps()
-ui.chart(lambda: cache.figure(charts.mask_tiles, tile_maps()[1], tile_maps()[0].n), "mask_tiles", MASK)
+small = tile_inputs()[0]
+maps = cache.mask_tile_maps(*tile_inputs())
+ui.chart(lambda: cache.mask_tiles_figure(*tile_inputs()), "mask_tiles", MASK)
 
 
 def kinds_text(name: str) -> str:
