@@ -81,7 +81,7 @@ def break_it(s: Settings) -> Question:
 
 def real_hardware(s: Settings) -> Question:
     d = s.own("hw_d")
-    return q.measured_share(d, *cache.measured_view(d, "float16", "fwd").flash_share_at_largest_n())
+    return q.measured_share(d, *cache.flash_share_at_largest_n(d))
 
 
 def whole_gpu(s: Settings) -> Question | None:

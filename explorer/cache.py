@@ -126,6 +126,13 @@ def measured_view(d: int, dtype: str, pass_: str):
 
 
 @cache
+def flash_share_at_largest_n(d: int) -> tuple[int, float]:
+    """Lesson 10's question: the n of flash's largest float16 forward measured at head dim d, and its DRAM bytes over
+    the model's there (measured.View.flash_share_at_largest_n), without unpickling the lesson's whole view."""
+    return measured_view(d, "float16", "fwd").flash_share_at_largest_n()
+
+
+@cache
 def backward_measured(causal: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Lesson 5's H200 calls, with the causal mask or without (fa3_authors.backward_table: d = 128, fp16): each
     kernel's forward and backward a row, and the same calls a row each, the kernels side by side."""
