@@ -7,7 +7,8 @@ each lesson's builder.
 """
 from __future__ import annotations
 
-from typing import Any, Protocol
+from collections.abc import Callable
+from typing import Any, ParamSpec, Protocol
 
 from flashviz.teach import questions as q
 from flashviz.model.config import Config, Hardware, tensor_dtype
@@ -17,6 +18,18 @@ from flashviz.teach.questions import Question
 
 from . import cache
 from .schedule_view import measured_at, setting
+
+
+P = ParamSpec("P")
+_KEPT: dict[Callable, Callable] = {}
+
+
+def kept(builder: Callable[P, Question]) -> Callable[P, Question]:
+    """The engine's `builder` (flashviz.teach.questions), its question kept per distinct setting (explorer/cache.py):
+    the counts behind a question cost its lesson's rerun a few ms, every rerun, for the same question."""
+    if builder not in _KEPT:
+        _KEPT[builder] = cache.cache(builder)
+    return _KEPT[builder]
 
 
 class Settings(Protocol):
@@ -40,23 +53,23 @@ def kernel_named(name: str, d: int) -> Kernel:
 
 
 def where_time_goes(s: Settings) -> Question:
-    return q.where_time_goes(s.config(), s.hardware())
+    return kept(q.where_time_goes)(s.config(), s.hardware())
 
 
 def online_softmax(s: Settings) -> Question:
-    return q.online_softmax_sum(s.own("os_len"), s.own("os_block"), s.own("os_spread"), s.own("os_seed"))
+    return kept(q.online_softmax_sum)(s.own("os_len"), s.own("os_block"), s.own("os_spread"), s.own("os_seed"))
 
 
 def tiling(s: Settings) -> Question:
-    return q.tiling_ratio(s.config())
+    return kept(q.tiling_ratio)(s.config())
 
 
 def tile_size(s: Settings) -> Question:
-    return q.budget_doubled(s.config())
+    return kept(q.budget_doubled)(s.config())
 
 
 def backward(s: Settings) -> Question:
-    return q.backward_memory(s.config())
+    return kept(q.backward_memory)(s.config())
 
 
 def exact(s: Settings) -> Question:
@@ -68,15 +81,15 @@ def exact(s: Settings) -> Question:
 
 
 def same_flops(s: Settings) -> Question:
-    return q.same_flops(s.config())
+    return kept(q.same_flops)(s.config())
 
 
 def loop_order(s: Settings) -> Question:
-    return q.loop_order(s.config())
+    return kept(q.loop_order)(s.config())
 
 
 def break_it(s: Settings) -> Question:
-    return q.small_tiles(s.config())
+    return kept(q.small_tiles)(s.config())
 
 
 def real_hardware(s: Settings) -> Question:
@@ -90,7 +103,7 @@ def whole_gpu(s: Settings) -> Question | None:
     kernel, hw = kernel_named(s.own("wg_kernel"), d), s.gpu(s.own("wg_gpu"))
     if kernel.occupancy(d, hw).launch:
         return None
-    return q.whole_gpu_reads(s.own("wg_n"), d, s.own("wg_bh"), kernel, hw)
+    return kept(q.whole_gpu_reads)(s.own("wg_n"), d, s.own("wg_bh"), kernel, hw)
 
 
 def inference_config(s: Settings) -> DecodeConfig:
@@ -103,7 +116,7 @@ def inference_config(s: Settings) -> DecodeConfig:
 
 
 def inference(s: Settings) -> Question:
-    return q.decode_step(inference_config(s), s.hardware())
+    return kept(q.decode_step)(inference_config(s), s.hardware())
 
 
 def schedule(s: Settings) -> Question:
@@ -117,4 +130,4 @@ def schedule(s: Settings) -> Question:
 def masks(s: Settings) -> Question:
     """Lesson 14: the share of the tiles a causal sliding window computes, at its own n."""
     at = s.config().with_(n=s.own("mk_n")).with_tiles(s.value("Br"), s.value("Bc"))  # the tiles as set, cut to n
-    return q.window_tiles(at, s.own("mk_window"))
+    return kept(q.window_tiles)(at, s.own("mk_window"))
