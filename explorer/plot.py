@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import plotly.graph_objects as go
 import plotly.io
@@ -75,11 +75,14 @@ def spec(fig: go.Figure) -> str:
 
 
 _SHARED, _SPEC = "_fv_shared", "_fv_spec"
+T = TypeVar("T")
 
 
-def shared(fig: go.Figure) -> go.Figure:
-    """Mark `fig` as one no caller changes (explorer/cache.py's `figure`): `spec` keeps its JSON."""
-    setattr(fig, _SHARED, True)
+def shared(fig: T) -> T:
+    """Mark `fig`, a figure, as one no caller changes (explorer/cache.py's `figure`): `spec` keeps its JSON. Anything
+    else a builder returns (tests/test_cache.py's stand-ins) is returned as it is."""
+    if isinstance(fig, go.Figure):
+        setattr(fig, _SHARED, True)
     return fig
 
 

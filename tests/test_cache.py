@@ -20,3 +20,43 @@ def test_equal_frames_share_a_figure_and_any_change_rebuilds_it():
     keys = {cache.figure(_count, f) for f in changed}
     assert len(keys) == len(changed) and first not in keys, "a changed frame reused a figure"
     assert cache.figure(_count, frame, label="u") not in keys | {first}, "another argument reused a figure"
+
+
+def _chart(frame, title="t"):
+    import plotly.graph_objects as go
+    return go.Figure(go.Scatter(x=frame["n"], y=frame["HBM MB"]), layout={"title": title})
+
+
+def test_a_shared_figures_json_is_written_once_and_is_the_figures_own():
+    import plotly.graph_objects as go
+    import plotly.io
+
+    from explorer.plot import spec
+    fig = cache.figure(_chart, pd.DataFrame({"n": [1024, 2048], "HBM MB": [0.5, 1.0]}))
+    first = spec(fig)
+    assert first == plotly.io.to_json(fig, validate=False)
+    assert spec(fig) is first, "a shared figure's JSON was written again"
+    own = go.Figure(go.Scatter(x=[1, 2], y=[3, 4]))  # not shared: a page may change it, so it is encoded each time
+    assert spec(own) == plotly.io.to_json(own, validate=False)
+    own.update_layout(title="changed")
+    assert "changed" in spec(own)
+
+
+def test_a_tables_grid_sends_the_bytes_st_dataframe_sends_for_its_frame():
+    from streamlit import dataframe_util
+
+    from explorer.display import PROJECTOR_ROWS, _prepared
+    frames = [pd.DataFrame({"n": [1024, 2048], "HBM MB": [0.5, 1e-5], "kernel": ["flash", "plain"]}),
+              pd.DataFrame({"x": range(30), "y": [k / 7 for k in range(30)]}).set_index("x"),
+              pd.DataFrame({"a": [1.5, None], "ok": [True, False]})]
+    for frame in frames:
+        for rows in (None, PROJECTOR_ROWS):
+            shown = frame if rows is None else frame.head(rows)
+            grid, _ = _prepared(frame.copy(), {}, {}, rows)
+            assert (dataframe_util.convert_arrow_table_to_arrow_bytes(grid)
+                    == dataframe_util.convert_pandas_df_to_arrow_bytes(shown))
+    # the tiny value keeps three significant figures, and a changed frame gets a grid of its own
+    _, config = _prepared(frames[0], {}, {}, None)
+    assert config["HBM MB"]["type_config"]["format"] == "%.3g"
+    changed, _ = _prepared(frames[0].assign(n=[1024, 4096]), {}, {}, None)
+    assert changed.column("n").to_pylist() == [1024, 4096]
