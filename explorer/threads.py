@@ -13,12 +13,19 @@ others, and the event-loop thread that sends their messages competed with 30 thr
 Taken in turn, a run is over in about its own time: with 30 dragging readers the median round trip went from
 305-314 to 80-95 ms, the p95 from 1,066-1,218 to 668-1,226 ms (three runs before, five after), and the server's
 CPU per rerun from 90 to 65-69 ms (BENCHMARKS.md, "Many readers", which says what it costs too: a slow run holds
-every reader). The lock is reentrant, for a fragment drawn inside its page's run; a run that stops early (a rerun, a
-page switch, a closed tab) leaves it by its exception.
+every reader). A run that stops early (a rerun, a page switch, a closed tab) leaves the lock by its exception.
+
+Turns are taken in the order the runs came (`Turns`): with Python's own lock, a thread that asked later, and held
+the GIL when the lock came free, could take it before one that had waited for seconds. A thread passes the lock
+once: a fragment drawn inside its page's run does not ask again, and neither does one of a run that had waited
+MOST_WAIT_S and went on beside the holder. Each of those fragments once waited MOST_WAIT_S more: CI saw a
+presenter's link to lesson 9 (its sections are fragments) take 58 s to draw.
 """
 from __future__ import annotations
 
+import collections
 import contextlib
+import logging
 import sys
 import threading
 import time
@@ -34,7 +41,54 @@ def hand_over_sooner() -> None:
         sys.setswitchinterval(SWITCH_INTERVAL_S)
 
 
-_ONE_RUN = threading.RLock()
+_log = logging.getLogger(__name__)
+
+
+class Turns:
+    """A lock its waiters get in the order they asked for it. Not reentrant (one_run_at_a_time counts a thread's
+    passes itself)."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition(threading.Lock())
+        self._owner: int | None = None
+        self._since = 0.0
+        self._line: collections.deque[object] = collections.deque()  # the waiters' tickets, first come first
+
+    def acquire(self, timeout: float) -> bool:
+        """Wait for this thread's turn, at most `timeout` s: whether it came."""
+        with self._cond:
+            ticket = object()
+            self._line.append(ticket)
+            deadline = time.monotonic() + timeout
+            try:
+                while self._owner is not None or self._line[0] is not ticket:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        return False
+                    self._cond.wait(left)
+                self._owner, self._since = threading.get_ident(), time.monotonic()
+                return True
+            finally:
+                self._line.remove(ticket)
+                self._cond.notify_all()  # the next in line (its turn, or its place, has come)
+
+    def release(self) -> None:
+        with self._cond:
+            if self._owner != threading.get_ident():
+                raise RuntimeError("released by a thread that does not hold it")
+            self._owner = None
+            self._cond.notify_all()
+
+    def _is_owned(self) -> bool:
+        return self._owner == threading.get_ident()
+
+    def held_for(self) -> float:
+        """How long its holder has held it (0 if free)."""
+        return time.monotonic() - self._since if self._owner is not None else 0.0
+
+
+_ONE_RUN = Turns()
+_passed = threading.local()  # .depth: how many one_run_at_a_time this thread is inside
 
 
 # A run that waits longer than this runs anyway, beside the one that holds the lock: a run stuck by a fault does
@@ -52,10 +106,24 @@ def one_run_at_a_time(reader: bool = True) -> Iterator[None]:
     MOST_WAIT_S). (A widget's callback, and app.py's lines before it, run before the lock is taken.) `reader`
     False: work of the process's own (explorer/warm.py), which does not count as a reader's run."""
     global last_run_end
+    depth = getattr(_passed, "depth", 0)
+    if depth:  # a fragment inside its page's run: this thread has had its turn (or has waited it out)
+        _passed.depth = depth + 1
+        try:
+            yield
+        finally:
+            _passed.depth = depth
+        return
+    asked = time.monotonic()
     alone = _ONE_RUN.acquire(timeout=MOST_WAIT_S)
+    if not alone:
+        _log.warning("flashviz: a run waited %.1f s for its turn and goes on beside the run that has held it for "
+                     "%.1f s", time.monotonic() - asked, _ONE_RUN.held_for())
+    _passed.depth = 1
     try:
         yield
     finally:
+        _passed.depth = 0
         if reader:
             last_run_end = time.monotonic()
         if alone:

@@ -50,6 +50,7 @@ _warm._started.set()
 # drives no browser through these fixtures closes it (pytest_runtest_setup), and the next browser test starts
 # another.
 SHARED = "flashviz_server"
+SHARED_LOG = "flashviz_server_log"  # where the shared server's warnings go (a failed browser test prints them)
 
 
 def figures(at, config: bool = False) -> list:
@@ -71,6 +72,7 @@ def server(request):
     from tests.serving import healthy, serve
     shared = getattr(request.config, "workerinput", {}).get(SHARED)
     if shared:
+        _server_log.append(Path(request.config.workerinput[SHARED_LOG]))
         healthy(shared)
         yield shared
         return
@@ -90,6 +92,7 @@ def pytest_configure_node(node):
     served = getattr(node.config, "_flashviz_served", None)
     if served:
         node.workerinput[SHARED] = served[1]
+        node.workerinput[SHARED_LOG] = str(served[2])
 
 
 # A projector's screen and a phone's (a touch screen, two device pixels to a CSS pixel).
@@ -225,6 +228,9 @@ _STATE = """() => {
 }"""
 
 
+_server_log: list[Path] = []  # the shared server's log, under xdist
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     report = (yield).get_result()
@@ -234,6 +240,9 @@ def pytest_runtest_makereport(item, call):
             report.sections.append(("the page when it failed", str(pg.evaluate(_STATE))))
         except Exception as err:  # a closed or broken page says so
             report.sections.append(("the page when it failed", f"(not read: {err!r:.200})"))
+        if _server_log:
+            from tests.serving import log_tail
+            report.sections.append(("the shared server's warnings", log_tail(_server_log[0])))
 
 
 @pytest.fixture
@@ -286,8 +295,12 @@ def pytest_collection_modifyitems(config, items):
 def pytest_configure(config):
     controller = getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput")
     if controller and _browser_tests_can_run():
+        import tempfile
+
         from tests.serving import start
-        config._flashviz_served = start()  # xdist's controller: the workers' shared server, starting meanwhile
+        log = Path(tempfile.mkstemp(prefix="flashviz-server-", suffix=".log")[1])
+        # xdist's controller: the workers' shared server, starting meanwhile
+        config._flashviz_served = (*start(log=log), log)
     # xdist (3.7 on) hands out files by their number of tests, most first, unless told not to; the files here
     # with the most tests are short (tests/test_charts.py: a thousand in seconds), so it would start the long
     # ones last.
@@ -301,3 +314,4 @@ def pytest_unconfigure(config):
     if served:
         from tests.serving import stop
         stop(served[0])
+        served[2].unlink(missing_ok=True)

@@ -18,15 +18,32 @@ def free_port() -> int:
 
 
 def start(python: str = sys.executable, env: dict | None = None, script: str = "app.py",
-          cwd: Path = ROOT) -> tuple[subprocess.Popen, str]:
+          cwd: Path = ROOT, log: Path | None = None) -> tuple[subprocess.Popen, str]:
     """The app (or another script, relative to the project; `cwd`: another checkout's) starting on a free
-    loopback port: its process and base URL, before it answers (healthy() waits for that)."""
+    loopback port: its process and base URL, before it answers (healthy() waits for that). `log`: a file for
+    what it prints (else nowhere)."""
     port = free_port()
-    proc = subprocess.Popen(
-        [python, "-m", "streamlit", "run", script, "--server.headless=true", f"--server.port={port}",
-         "--server.address=127.0.0.1", "--browser.gatherUsageStats=false"],
-        cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, **(env or {})})
+    out = open(log, "ab") if log else subprocess.DEVNULL  # noqa: SIM115 (the child holds it; closed below)
+    try:
+        proc = subprocess.Popen(
+            [python, "-m", "streamlit", "run", script, "--server.headless=true", f"--server.port={port}",
+             "--server.address=127.0.0.1", "--browser.gatherUsageStats=false"],
+            cwd=cwd, stdout=out, stderr=out, env={**os.environ, **(env or {})})
+    finally:
+        if log:
+            out.close()  # type: ignore[union-attr]
     return proc, f"http://127.0.0.1:{port}"
+
+
+def log_tail(log: Path, lines: int = 40) -> str:
+    """The last `lines` lines of a server's log that the app or Streamlit wrote as a warning or worse."""
+    try:
+        text = log.read_text(errors="replace").splitlines()
+    except OSError as err:
+        return f"(not read: {err!r:.200})"
+    kept = [line for line in text if "WARNING" in line or "ERROR" in line or "flashviz" in line
+            or line.startswith(("Traceback", "  "))]
+    return "\n".join(kept[-lines:]) or "(nothing above INFO)"
 
 
 def healthy(url: str, proc: subprocess.Popen | None = None, timeout: float = 90) -> None:

@@ -3,6 +3,7 @@ behind a full garbage collection after every run (bench/load.py measures the eff
 import ast
 import sys
 import threading
+import time
 import tomllib
 
 from explorer import threads
@@ -77,6 +78,77 @@ def test_a_run_that_waits_too_long_runs_anyway(monkeypatch):
         other.join(10)
     assert threads._ONE_RUN.acquire(timeout=10)  # and the lock is free once the stuck run is over
     threads._ONE_RUN.release()
+
+
+def test_a_run_that_waited_too_long_does_not_wait_again_in_its_fragments(monkeypatch, caplog):
+    """A run that went on beside a stuck holder draws its fragments (lesson 1's question box, its live figures)
+    without asking for the lock again: one wait, and one warning that says so, not one a fragment."""
+    monkeypatch.setattr(threads, "MOST_WAIT_S", 0.5)
+    holding, release = threading.Event(), threading.Event()
+    entered = []
+
+    class Counting(threading.local):
+        def __setattr__(self, name, value):
+            if name == "depth" and value > 1:
+                entered.append(value)
+            super().__setattr__(name, value)
+
+    monkeypatch.setattr(threads, "_passed", Counting())
+
+    def stuck():
+        with threads.one_run_at_a_time():
+            holding.set()
+            release.wait(120)
+
+    other = threading.Thread(target=stuck)
+    other.start()
+    try:
+        assert holding.wait(10)
+        with caplog.at_level("WARNING", logger="explorer.threads"):
+            at = open_page(PAGES[0])
+        assert not at.exception
+    finally:
+        release.set()
+        other.join(10)
+    waits = [r for r in caplog.records if "waited" in r.getMessage()]
+    assert len(waits) == 1, [r.getMessage() for r in waits]
+    assert entered  # the run drew fragments inside its own pass
+
+
+def test_the_runs_get_the_lock_in_the_order_they_asked():
+    """Three runs ask while a fourth holds the lock: they get it first come, first served."""
+    turns, order = threads.Turns(), []
+    assert turns.acquire(timeout=1)
+
+    def run(name):
+        assert turns.acquire(timeout=30)
+        order.append(name)
+        turns.release()
+
+    started = []
+    for k, name in enumerate("abc"):
+        t = threading.Thread(target=run, args=(name,))
+        t.start()
+        started.append(t)
+        while len(turns._line) < k + 1:  # this one is in line before the next asks
+            time.sleep(0.001)
+    turns.release()
+    for t in started:
+        t.join(30)
+    assert order == ["a", "b", "c"]
+    assert turns.acquire(timeout=1)  # free again
+
+
+def test_a_waiter_that_gives_up_leaves_the_line():
+    turns = threads.Turns()
+    assert turns.acquire(timeout=1)
+    got = []
+    t = threading.Thread(target=lambda: got.append(turns.acquire(timeout=0.2)))
+    t.start()
+    t.join(30)
+    assert got == [False] and not turns._line
+    turns.release()
+    assert turns.acquire(timeout=1)
 
 
 def _streamlit_call(node: ast.AST, name: str) -> bool:
