@@ -1,6 +1,7 @@
 """explorer/threads.py and the config beside it: what keeps many readers' runs from queueing behind the GIL and
 behind a full garbage collection after every run (bench/load.py measures the effect)."""
 import ast
+import contextlib
 import sys
 import threading
 import time
@@ -56,8 +57,10 @@ def test_a_run_draws_the_page_holding_the_app_and_another_thread_waits(monkeypat
     threads._ONE_RUN.release()
 
 
-def test_a_run_that_waits_too_long_runs_anyway(monkeypatch):
-    """A run stuck while it holds the lock (a fault) does not stop every reader: past MOST_WAIT_S a run goes on."""
+@contextlib.contextmanager
+def stuck_holder(monkeypatch):
+    """Another thread holds the lock (a run stuck by a fault) until the block ends; MOST_WAIT_S is 0.5 s. Yields
+    that thread."""
     monkeypatch.setattr(threads, "MOST_WAIT_S", 0.5)
     holding, release = threading.Event(), threading.Event()
 
@@ -70,12 +73,18 @@ def test_a_run_that_waits_too_long_runs_anyway(monkeypatch):
     other.start()
     try:
         assert holding.wait(10)
-        at = open_page(PAGES[0])
-        assert not at.exception and at.select_slider(key="n").value == 1024
-        assert other.is_alive()  # the stuck run still holds the lock: this one ran beside it
+        yield other
     finally:
         release.set()
         other.join(10)
+
+
+def test_a_run_that_waits_too_long_runs_anyway(monkeypatch):
+    """A run stuck while it holds the lock (a fault) does not stop every reader: past MOST_WAIT_S a run goes on."""
+    with stuck_holder(monkeypatch) as other:
+        at = open_page(PAGES[0])
+        assert not at.exception and at.select_slider(key="n").value == 1024
+        assert other.is_alive()  # the stuck run still holds the lock: this one ran beside it
     assert threads._ONE_RUN.acquire(timeout=10)  # and the lock is free once the stuck run is over
     threads._ONE_RUN.release()
 
@@ -83,8 +92,6 @@ def test_a_run_that_waits_too_long_runs_anyway(monkeypatch):
 def test_a_run_that_waited_too_long_does_not_wait_again_in_its_fragments(monkeypatch, caplog):
     """A run that went on beside a stuck holder draws its fragments (lesson 1's question box, its live figures)
     without asking for the lock again: one wait, and one warning that says so, not one a fragment."""
-    monkeypatch.setattr(threads, "MOST_WAIT_S", 0.5)
-    holding, release = threading.Event(), threading.Event()
     entered = []
 
     class Counting(threading.local):
@@ -94,22 +101,9 @@ def test_a_run_that_waited_too_long_does_not_wait_again_in_its_fragments(monkeyp
             super().__setattr__(name, value)
 
     monkeypatch.setattr(threads, "_passed", Counting())
-
-    def stuck():
-        with threads.one_run_at_a_time():
-            holding.set()
-            release.wait(120)
-
-    other = threading.Thread(target=stuck)
-    other.start()
-    try:
-        assert holding.wait(10)
-        with caplog.at_level("WARNING", logger="explorer.threads"):
-            at = open_page(PAGES[0])
+    with stuck_holder(monkeypatch), caplog.at_level("WARNING", logger="explorer.threads"):
+        at = open_page(PAGES[0])
         assert not at.exception
-    finally:
-        release.set()
-        other.join(10)
     waits = [r for r in caplog.records if "waited" in r.getMessage()]
     assert len(waits) == 1, [r.getMessage() for r in waits]
     assert entered  # the run drew fragments inside its own pass
