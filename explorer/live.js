@@ -214,7 +214,8 @@ function moved(live, knob, el) {
   clearTimeout(live.later);
   const next = () => {
     if (live.move !== move || !later.length) return;
-    const left = movedAt + (later[0].copy && live.holding ? HELD_MS : LATER_MS) - performance.now();
+    const held = live.heldMs ?? HELD_MS;  // heldMs: a test that compares what a copy shows holds it longer
+    const left = movedAt + (later[0].copy && live.holding ? held : LATER_MS) - performance.now();
     if (left > 0) {
       live.later = setTimeout(next, left);
       return;
