@@ -2,6 +2,8 @@
 (Its controls are its registry entry's, explorer/lessons.py; its figure is charts.reads_figure.)"""
 from __future__ import annotations
 
+import functools
+
 import pandas as pd
 
 from flashviz.model.config import CUSTOM, HARDWARE, KB, Hardware
@@ -11,7 +13,7 @@ from flashviz.model.sources import cite
 
 from . import ui
 from .asks import kernel_named
-from .cache import cache
+from .cache import cache, gpu_measured
 from .charts import MeasuredReads, ModelReads
 from .lessons import KERNELS
 
@@ -98,3 +100,42 @@ def measured_reads(points: pd.DataFrame) -> MeasuredReads:
 
 def crossover(d: int, bh: int, kernel_name: str, hw: Hardware) -> int | None:
     return crossover_n(d, bh, kernel_named(kernel_name, d), hw)
+
+
+# The H200's tables, filtered and summed once a process (shared read-only by every rerun and reader): on the slower
+# host, the reindex and the pivot below cost lesson 11's rerun 10-50 ms each, the filters a few ms.
+@functools.lru_cache(maxsize=64)
+def measured_at(impl: str, d: int, bh: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The H200's measured rows of kernel `impl` and of plain attention at head dim d and batch × heads bh, in n's
+    order (read-only)."""
+    df, _, _, plain, _ = gpu_measured()
+    ran = df[(df["impl"] == impl) & (df["d"] == d) & (df["batch_heads"] == bh)].sort_values("n")
+    return ran, plain[(plain["d"] == d) & (plain["batch_heads"] == bh)].sort_values("n")
+
+
+@functools.lru_cache(maxsize=16)
+def measured_bh(impl: str, d: int) -> tuple[int, ...]:
+    """The batch × heads the H200 ran kernel `impl` at, at head dim d."""
+    df = gpu_measured()[0]
+    return tuple(sorted(int(x) for x in df[(df["impl"] == impl) & (df["d"] == d)]["batch_heads"].unique()))
+
+
+@functools.lru_cache(maxsize=1)
+def plain_over_flash() -> tuple[float, float]:
+    """Plain attention's measured DRAM reads over PyTorch's flash kernel's at the same configs: (least, most)."""
+    df, _, _, plain, _ = gpu_measured()
+    at = ["n", "d", "batch_heads"]
+    flash = df[df["impl"] == "flash"].set_index(at)["dram_read_bytes"]
+    ratio = plain.set_index(at)["dram_read_bytes"] / flash.reindex(plain.set_index(at).index)
+    return float(ratio.min()), float(ratio.max())
+
+
+@functools.lru_cache(maxsize=1)
+def triton_128_slower() -> tuple[float, float, float, float]:
+    """At d = 64, Triton 128×128's measured time over the other two Triton tiles' on the same work (least, most),
+    and its time model ÷ measured (least, most)."""
+    table = gpu_measured()[2]
+    t = table[table["d"] == 64].pivot_table(index=["n", "B·H"], columns="kernel", values="measured ms")
+    slower = pd.concat([t["Triton 128×128"] / t["Triton 128×64"], t["Triton 128×128"] / t["Triton 64×64"]])
+    t128 = table[(table["kernel"] == "Triton 128×128") & (table["d"] == 64)]["time: model ÷ measured"]
+    return float(slower.min()), float(slower.max()), float(t128.min()), float(t128.max())

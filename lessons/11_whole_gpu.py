@@ -1,12 +1,12 @@
 """Lesson 11: the whole GPU. Waves of thread blocks, the cache they share, and measured DRAM reads."""
-import pandas as pd
 import streamlit as st
 
 from explorer import cache, charts, ui
 from explorer.gpu_player import gpu_player, gpu_player_html
 from explorer.lessons import control
 from explorer.whole_gpu import (IMPL, crossover, figures_cited, gpu_named, kernel_named, launch_error,
-                                measured_reads, model_curves, residency_text)
+                                measured_at, measured_bh, measured_reads, model_curves, plain_over_flash,
+                                residency_text, triton_128_slower)
 from flashviz.hardware import gpu_targets
 from flashviz.teach.claims import compare, other_cublas_runs
 from flashviz.model.config import CUSTOM, HARDWARE
@@ -97,10 +97,9 @@ reads in all against {bytes_text(w.reads)} from DRAM.
 
 ui.slide("Measured on the H200")
 st.subheader("Measured on the H200")
-df, rates, table, plain_df, plain_table = cache.gpu_measured()
+_, rates, table, _, plain_table = cache.gpu_measured()
 impl = IMPL[kname]
-pts = df[(df["impl"] == impl) & (df["d"] == d) & (df["batch_heads"] == bh)].sort_values("n")
-plain_pts = plain_df[(plain_df["d"] == d) & (plain_df["batch_heads"] == bh)].sort_values("n")
+pts, plain_pts = measured_at(impl, d, bh)
 on_h200 = gpu == H200
 chart_hw = HARDWARE[H200] if occ.launch else hw  # a kernel that cannot launch here: the H200's models
 
@@ -110,8 +109,7 @@ def reads_figure():
     d_, bh_, kname_ = (ui.peek(control(k)) for k in ("wg_d", "wg_bh", "wg_kernel"))
     hw_ = gpu_named(ui.peek(control("wg_gpu")))
     at_hw = HARDWARE[H200] if kernel_named(kname_, d_).occupancy(d_, hw_).launch else hw_
-    ran = df[(df["impl"] == IMPL[kname_]) & (df["d"] == d_) & (df["batch_heads"] == bh_)].sort_values("n")
-    plain = plain_df[(plain_df["d"] == d_) & (plain_df["batch_heads"] == bh_)].sort_values("n")
+    ran, plain = measured_at(IMPL[kname_], d_, bh_)
     if hw_.name != H200:  # the measurements are the H200's
         ran, plain = ran.iloc[0:0], plain.iloc[0:0]
     return cache.figure(charts.reads_figure, model_curves(d_, bh_, kname_, at_hw), measured_reads(ran),
@@ -120,7 +118,7 @@ def reads_figure():
 
 
 ui.chart(reads_figure, "wg_reads", ("wg_d", "wg_bh"))
-have = sorted(int(x) for x in df[(df["impl"] == impl) & (df["d"] == d)]["batch_heads"].unique())
+have = measured_bh(impl, d)
 if occ.launch:
     st.caption(f"{kname} cannot launch on the {hw.name} at d = {d}: the chart shows the models on the H200, "
                "where it was measured.")
@@ -165,9 +163,7 @@ extra = (low["measured reads MB"] - low["model reads MB (4n²+4nd moved)"]) / (l
 same_line = "" if kernel.Br != d else (
     f" Here the grey band lies under the two-level model: with Br = d = {d}, the Tr = n / {d} passes over K + V"
     " read 2n² elements per head, as many as plain attention's passes over S and P.")
-flash_reads = df[df["impl"] == "flash"].set_index(["n", "d", "batch_heads"])["dram_read_bytes"]
-vs_flash = plain_df.set_index(["n", "d", "batch_heads"])["dram_read_bytes"] / flash_reads.reindex(
-    plain_df.set_index(["n", "d", "batch_heads"]).index)
+vs_flash = plain_over_flash()
 slower = plain_table["time: naive ÷ plain"]
 ui.explain(f"""
 The grey line and squares are plain attention as the FlashAttention paper's standard attention runs it, in
@@ -183,7 +179,7 @@ it was not recorded (the CSV keeps each call's sum). A naive script that writes
 head) gives {p4.min():.2f}–{p4.max():.2f}× of that script's measured reads, and it takes
 {slower.min():.2f}–{slower.max():.2f}× plain attention's time. The L2 does not help plain attention: one head's
 S is 32 MB at n = 4,096 and 8 GB at 65,536. At the same configs, PyTorch's flash kernel reads
-{vs_flash.min():.0f}–{vs_flash.max():.0f}× less.{same_line}
+{vs_flash[0]:.0f}–{vs_flash[1]:.0f}× less.{same_line}
 """)
 _mb = ("S per head MB", "measured reads MB", "model reads MB (4n²+4nd moved)", "naive reads MB",
        "four-kernel count MB")
@@ -220,12 +216,10 @@ under_text = "" if one_wave.empty else (
     "Where the grid is less than one wave (PyTorch's kernel at n = 16,384 with one head: 128 blocks for 264 "
     "slots), every busy SM runs one block instead of two and the model, which assumes every SM full, says too "
     f"little ({ui.assumes('occupancy')}). ")
-t = table[table["d"] == 64].pivot_table(index=["n", "B·H"], columns="kernel", values="measured ms")
-t128 = table[(table["kernel"] == "Triton 128×128") & (table["d"] == 64)]["time: model ÷ measured"]
-slower = pd.concat([t["Triton 128×128"] / t["Triton 128×64"], t["Triton 128×128"] / t["Triton 64×64"]])
+slower_lo, slower_hi, t128_lo, t128_hi = triton_128_slower()
 t128_text = "" if slow[slow["kernel"] == "Triton 128×128"].empty else (
-    f"Triton 128×128 at d = 64 takes {slower.min() - 1:.0%}–{slower.max() - 1:.0%} longer than the other Triton "
-    f"tiles on the same work and sits at the edge ({t128.min():.2f}–{t128.max():.2f}×); the counts cannot see "
+    f"Triton 128×128 at d = 64 takes {slower_lo - 1:.0%}–{slower_hi - 1:.0%} longer than the other Triton "
+    f"tiles on the same work and sits at the edge ({t128_lo:.2f}–{t128_hi:.2f}×); the counts cannot see "
     "why (the operations are the same), and nothing is tuned to hide it. ")
 ui.explain(f"""
 **Reads: {ok_reads} of {len(table)} configs within 0.8–1.25×.** The model says too little at
