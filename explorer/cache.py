@@ -10,6 +10,7 @@ Every cache is bounded (max_entries), so a busy server cannot grow without limit
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import pickle
 from collections.abc import Callable
@@ -118,9 +119,11 @@ def io_curves(cfg: Config, ns: tuple):
     return sweeps.io_curves(cfg, ns)
 
 
-@cache
+@functools.lru_cache(maxsize=16)
 def measured_view(d: int, dtype: str, pass_: str):
-    """Lesson 10's reading of the H200's committed runs (flashviz.hardware.measured.view)."""
+    """Lesson 10's reading of the H200's committed runs (flashviz.hardware.measured.view): one a process for each
+    of the 12 settings, shared and read only. Its ratios are kept on it once asked; a copy a rerun (st.cache_data)
+    computed them all again, a tenth of the lesson's rerun."""
     from flashviz.hardware import measured
     return measured.view(measured.load(), d, dtype, pass_)
 

@@ -93,3 +93,39 @@ def test_block_sweep_model_bytes_are_the_closed_forms(data):
     cfg = Config(n=1024, d=64, Br=64, Bc=64, dtype="float16", sram_bytes=measured.SMEM_BYTES)
     assert row["model MB"] == costs.flash_cost(cfg).moved * 1024 * 2 / 2**20
     assert (table["max abs diff"] < 1e-3).all(), "the Triton kernel agrees with PyTorch's attention"
+
+
+def test_the_shared_view_keeps_its_answers_and_the_lesson_changes_none(data):
+    """explorer/cache.py shares one View a setting between reruns and readers, and the View keeps what its methods
+    return: lesson 10, run at every head dim, data type and pass, leaves each equal to a View built afresh."""
+    from explorer import cache
+    from tests.test_app import PAGES, open_page, texts
+
+    page = next(p for p in PAGES if p.endswith("10_real_hardware.py"))
+    asked = [("kernel", "flash"), ("kernel", "mem_efficient"), ("wins", "flash"), ("wins", "mem_efficient"),
+             ("dram_over_model", "plain"), ("dram_over_model", "flash"), ("flash_bound",), ("best_flash_rate",),
+             ("least_flash_ratio_n",), ("flash_share_at_largest_n",)]
+    for d in (64, 128):
+        for dtype in ("float16", "bfloat16", "float32"):
+            for pass_ in ("fwd", "fwd+bwd"):
+                at = open_page(page, hw_d=str(d), hw_dtype=dtype, hw_pass=pass_)
+                assert not at.exception
+                assert f"d = {d}, {dtype}, {pass_}, B·H" in texts(at)  # the lesson ran at this setting
+                shared, fresh = cache.measured_view(d, dtype, pass_), measured.view(data, d, dtype, pass_)
+                assert shared._memo, "the lesson's run asked the shared view, which kept the answers"
+                for name, *args in asked:
+                    mine, theirs = getattr(shared, name)(*args), getattr(fresh, name)(*args)
+                    assert getattr(shared, name)(*args) is mine  # kept, not computed again
+                    if isinstance(mine, (pd.DataFrame, pd.Series)):
+                        assert_same(mine, theirs)
+                    else:
+                        assert mine == theirs, (name, d, dtype, pass_)
+                for frame in ("table", "speedups", "dram", "points", "naive", "naive_dram", "flash_points"):
+                    assert_same(getattr(shared, frame), getattr(fresh, frame))
+
+
+def assert_same(a, b) -> None:
+    if isinstance(a, pd.DataFrame):
+        pd.testing.assert_frame_equal(a, b)
+    else:
+        pd.testing.assert_series_equal(a, b)

@@ -12,8 +12,11 @@ against measured (naive_vs_plain).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pandas as pd
 
@@ -199,10 +202,26 @@ COPY = "copy bandwidth (read + write)"
 MATMUL = "dense matmul"
 
 
+T = TypeVar("T")
+
+
+def _kept(method: Callable[..., T]) -> Callable[..., T]:
+    """A View's method, computed once per arguments: a View is read, never changed (explorer/cache.py shares one
+    between reruns, and its sentences ask the same ratios every rerun)."""
+    @functools.wraps(method)
+    def kept(self: View, *args: Any) -> T:
+        key = (method.__name__, *args)
+        if key not in self._memo:
+            self._memo[key] = method(self, *args)
+        return self._memo[key]
+    return kept
+
+
 @dataclass(frozen=True)
 class View:
     """Lesson 10's reading of the H200's runs for one head dim, data type and pass: the rows it
-    shows and every ratio its sentences state, computed here so the page only words them."""
+    shows and every ratio its sentences state, computed here so the page only words them. Read, never
+    changed: its methods keep what they return (the frames too, which callers leave as they are)."""
 
     d: int                     # head dim
     table: pd.DataFrame        # compare() rows of this d, dtype and pass
@@ -215,28 +234,35 @@ class View:
     ridge: float               # flops per byte where the float16 matmul roof meets the copy roof
     naive: pd.DataFrame        # naive_vs_plain() rows of this d, dtype and pass
     naive_dram: pd.Series      # the naive script's DRAM bytes over plain's, float16 forward, every d
+    _memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
+    @_kept
     def kernel(self, impl: str) -> pd.DataFrame:
         return self.speedups[self.speedups["impl"] == impl]
 
+    @_kept
     def wins(self, impl: str, column: str = "measured speed-up") -> int:
         """Sizes at which the kernel beats plain attention (measured, or as the roofline predicts)."""
         return int((self.kernel(impl)[column] > 1).sum())
 
+    @_kept
     def dram_over_model(self, impl: str) -> pd.Series:
         """Nsight Compute's DRAM bytes over the model's bytes, float16 forward, every d."""
         return self.dram[self.dram["impl"] == impl]["DRAM / model"]
 
+    @_kept
     def flash_share_at_largest_n(self) -> tuple[int, float]:
         """(n, DRAM over model bytes) of flash's float16 forward at this d, at the largest n measured."""
         rows = self.dram[(self.dram["impl"] == "flash") & (self.dram["d"] == self.d)]
         row = rows.loc[rows["n"].idxmax()]
         return int(row["n"]), float(row["DRAM / model"])
 
+    @_kept
     def least_flash_ratio_n(self) -> int:
         """The n at which flash's DRAM bytes fall furthest below the tile model's."""
         return int(self.dram.loc[self.dram_over_model("flash").idxmin(), "n"])
 
+    @_kept
     def flash_bound(self) -> tuple[str, str]:
         """Flash's regime at this d: by the model's bytes, and by the measured DRAM bytes."""
         model = self.dram[(self.dram["impl"] == "flash") & (self.dram["d"] == self.d)]
@@ -246,13 +272,14 @@ class View:
                    "memory" if (intensity <= self.ridge).all() else "partly memory")
         return by_model, by_dram
 
+    @_kept
     def best_flash_rate(self) -> tuple[float, int]:
         """(TFLOP/s, n) of flash's fastest profiled call at this d: the maximum over n."""
         pts = self.flash_points
         best = pts.loc[pts["achieved TFLOP/s"].idxmax()]
         return float(best["achieved TFLOP/s"]), int(best["n"])
 
-    @property
+    @functools.cached_property
     def flash_points(self) -> pd.DataFrame:
         return self.points[self.points["impl"] == "flash"]
 
