@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import pandas as pd
 
@@ -63,6 +64,54 @@ def measured_at(s: sl.Setting, kernel: str) -> pd.Series:
 def vendor_gap() -> pd.Series:
     """cuDNN's forward time over FlashAttention-3's own at each call of the authors' run (sl.vendor_gap)."""
     return sl.vendor_gap()
+
+
+@functools.lru_cache(maxsize=256)
+def speedup_at(s: sl.Setting) -> pd.Series:
+    """FlashAttention-3's own speed-up over PyTorch flash at the lesson's call, measured and modelled (read only)."""
+    return sl.speedup_row(measured()[2], s)
+
+
+@functools.lru_cache(maxsize=8)
+def calls_in(dtype: str, causal: bool) -> pd.DataFrame:
+    """Every call of the authors' run in one data type, with the causal mask or without, in the order the lesson's
+    table lists them, rounded as it shows them (read only)."""
+    t = measured()[1]
+    return t[(t["dtype"] == dtype) & (t["causal"] == causal)].sort_values(["d", "n", "B·H", "kernel"]).round(4)
+
+
+@dataclass(frozen=True)
+class EveryCall:
+    """What lesson 13's "Every call" sentence counts over the authors' whole run: no setting changes it."""
+
+    calls: int                          # calls a kernel
+    d_range: tuple[int, int]            # the head dims measured, least and most
+    fa3_within: tuple[tuple[int, int], ...]  # per set (model, held apart): FA3's calls within TIME_OK, of how many
+    speedup_within: tuple[tuple[int, int], ...]  # per set: FA3's speed-up within SPEEDUP_OK of measured, of how many
+    flash_within: int                   # PyTorch flash's calls within TIME_OK
+    cudnn_within: int                   # cuDNN's
+    cudnn_fast: tuple[int, float, int, int]  # cuDNN's calls under TIME_OK's low end: how many, the least ratio,
+                                             # how many causal, how many with n <= 2,048
+
+
+SETS = ("model", "held-apart")  # the authors' run's two sets (fa3_authors)
+
+
+@functools.lru_cache(maxsize=1)
+def every_call() -> EveryCall:
+    from flashviz.hardware.schedule_targets import TIME_OK
+    _, table, speedups, _ = measured()
+    fa3, flash, cudnn = (table[table["kernel"] == k] for k in ("FA3 (authors)", "PyTorch flash", "cuDNN"))
+    fast = cudnn[cudnn["time: model ÷ measured"] < TIME_OK[0]]
+    own_d = sorted(int(d) for d in set(table["d"]))
+    return EveryCall(
+        calls=len(fa3), d_range=(own_d[0], own_d[-1]),
+        fa3_within=tuple((int(g["in 0.8–1.25"].sum()), len(g)) for g in (fa3[fa3["set"] == k] for k in SETS)),
+        speedup_within=tuple((int(g["within 15%"].sum()), len(g)) for g in (speedups[speedups["set"] == k]
+                                                                             for k in SETS)),
+        flash_within=int(flash["in 0.8–1.25"].sum()), cudnn_within=int(cudnn["in 0.8–1.25"].sum()),
+        cudnn_fast=(len(fast), float(fast["time: model ÷ measured"].min()) if len(fast) else 1.0,
+                    int(fast["causal"].sum()), int((fast["n"] <= 2048).sum())))
 
 
 @cache

@@ -6,7 +6,8 @@ import streamlit as st
 
 from explorer import cache, charts, predict, ui
 from explorer.lessons import control
-from explorer.schedule_view import measured, measured_at, occupancy, setting, tile_text, timeline, vendor_gap
+from explorer.schedule_view import (calls_in, every_call, measured, measured_at, occupancy, setting, speedup_at,
+                                   tile_text, timeline, vendor_gap)
 from flashviz.players import schedule_lesson as sl
 from flashviz.hardware.schedule import describe
 from flashviz.hardware.schedule_targets import SPEEDUP_OK, TIME_OK
@@ -28,10 +29,10 @@ ui.own_setting("This lesson has its own call (n, d, batch × heads, data type, m
                "unit rates for the timeline: the sidebar's settings do not apply. Only the H200 was measured, so its "
                "rates are the only GPU's on offer. The timeline's rates can be the kernel's own (its units' rates per "
                "clock times the clock the H200 held while it ran) or those measured with the SM full.")
-rates, table, speedups, summary = measured()
+rates, table, _, summary = measured()
 KERNELS = tuple(fa3_authors.LABELS.values())  # FA3 (authors), cuDNN, PyTorch flash
 at = {k: measured_at(s, k) for k in KERNELS}
-sp = sl.speedup_row(speedups, s)
+sp = speedup_at(s)
 call = f"n = {s.n:,}, d = {s.d}, batch × heads = {s.bh}, {s.dtype}{', causal' if s.causal else ''}"
 
 # ---- the timeline --------------------------------------------------------------------------------
@@ -149,32 +150,26 @@ The smallest calls also pay each block's start-up beyond the pipeline's fill, wh
 """)
 ui.slide("Every call")
 st.subheader("Every measured call: model ÷ measured")
-cudnn_all = table[table["kernel"] == "cuDNN"]
-fast = cudnn_all[cudnn_all["time: model ÷ measured"] < TIME_OK[0]]
-fast_text = ("" if fast.empty else
-             f" The model has cuDNN too fast (under {TIME_OK[0]}× of its measured time) at {len(fast)} calls, down "
-             f"to {fast['time: model ÷ measured'].min():.2f}×: {int(fast['causal'].sum())} of them causal, "
-             f"{int((fast['n'] <= 2048).sum())} with n ≤ 2,048.")
-OWN_SETS = (("model", "in the model set"), ("held-apart", "held apart"))
-own_fa3 = table[table["kernel"] == "FA3 (authors)"]
+every = every_call()
+fast, least, fast_causal, fast_short = every.cudnn_fast
+fast_text = ("" if not fast else
+             f" The model has cuDNN too fast (under {TIME_OK[0]}× of its measured time) at {fast} calls, down "
+             f"to {least:.2f}×: {fast_causal} of them causal, {fast_short} with n ≤ 2,048.")
+SET_NAMES = ("in the model set", "held apart")  # schedule_view.SETS, worded
 st.markdown(
-    f"Over the authors' run ({len(own_fa3)} calls a kernel, d = {own_d[0]} to {own_d[-1]}, each kernel at the "
-    f"clock of its own call) the model is within {TIME_OK[0]}–{TIME_OK[1]}× of the authors' kernel at "
-    + " and ".join(f"{int(g['in 0.8–1.25'].sum())} of {len(g)} calls {name}"
-                   for name, g in ((n, own_fa3[own_fa3["set"] == k]) for k, n in OWN_SETS))
+    f"Over the authors' run ({every.calls} calls a kernel, d = {every.d_range[0]} to {every.d_range[1]}, each kernel "
+    f"at the clock of its own call) the model is within {TIME_OK[0]}–{TIME_OK[1]}× of the authors' kernel at "
+    + " and ".join(f"{ok} of {of} calls {name}" for (ok, of), name in zip(every.fa3_within, SET_NAMES, strict=True))
     + f", and its speed-up over PyTorch flash within {SPEEDUP_OK:.0%} of the measured one at "
-    + " and ".join(f"{int(g['within 15%'].sum())} of {len(g)}"
-                   for g in (speedups[speedups["set"] == k] for k, _ in OWN_SETS))
+    + " and ".join(f"{ok} of {of}" for ok, of in every.speedup_within)
     + f" (BENCHMARKS.md says why each miss misses). PyTorch flash is within at "
-    f"{int(table[table['kernel'] == 'PyTorch flash']['in 0.8–1.25'].sum())} of {len(own_fa3)} and cuDNN at "
-    f"{int(cudnn_all['in 0.8–1.25'].sum())}.{fast_text}")
+    f"{every.flash_within} of {every.calls} and cuDNN at {every.cudnn_within}.{fast_text}")
 ui.table(summary.reset_index(), "sc_summary", f"Per set and kernel, over every call of the authors' run: how "
          f"many within {TIME_OK[0]}–{TIME_OK[1]}×, and the range of model ÷ measured time.")
 ui.slide("Each call")
-mine = table[(table["dtype"] == s.dtype) & (table["causal"] == s.causal)].sort_values(["d", "n", "B·H", "kernel"])
-ui.table(mine.round(4), "sc_targets", f"Each call in {s.dtype}{', causal' if s.causal else ''}: times in ms "
-         "(H200: measured, CUDA events, median); ok: model ÷ H200 within "
-         f"{TIME_OK[0]}–{TIME_OK[1]}.",
+ui.table(calls_in(s.dtype, s.causal), "sc_targets",
+         f"Each call in {s.dtype}{', causal' if s.causal else ''}: times in ms (H200: measured, CUDA events, "
+         f"median); ok: model ÷ H200 within {TIME_OK[0]}–{TIME_OK[1]}.",
          show=["set", "kernel", "n", "d", "B·H", "measured ms", "model ms", "time: model ÷ measured", "in 0.8–1.25"],
          headers={"measured ms": "H200", "model ms": "model", "time: model ÷ measured": "model ÷ H200",
                   "in 0.8–1.25": "ok"})
