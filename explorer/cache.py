@@ -85,7 +85,6 @@ loop_orders_over_n = cache(sweeps.loop_orders_over_n)
 decode_roofline_points = cache(decode.roofline_points)
 masks_at = cache(mask_sweeps.masks_at)
 over_masks = cache(mask_sweeps.over_masks)
-mask_tile_maps = cache(mask_sweeps.tile_maps)
 masks_exact = cache(attention.masks_exact)
 
 
@@ -256,6 +255,29 @@ def mask_tiles_figure(cfg: Config, window: int, mix: str) -> go.Figure:
 def _mask_tiles_chart(cfg: Config, window: int, mix: str) -> go.Figure:
     from . import charts
     return charts.mask_tiles(mask_sweeps.tile_maps(cfg, window, mix), cfg.n)
+
+
+@cache
+def mask_tile_counts(cfg: Config, window: int, mix: str) -> dict[str, tuple[int, int, int]]:
+    """Lesson 14's tile maps counted: each mask's full, partial and empty tiles. The maps themselves, copied to the
+    page and counted there every rerun, were a tenth of the lesson's rerun."""
+    from flashviz.model.masks import EMPTY, FULL, PARTIAL
+    counts = {}
+    for name, rows in mask_sweeps.tile_maps(cfg, window, mix).items():
+        flat = [k for row in rows for k in row]
+        counts[name] = (flat.count(FULL), flat.count(PARTIAL), flat.count(EMPTY))
+    return counts
+
+
+def mask_growth_figure(cfg: Config, ns: tuple, window: int, mix: str, column: str) -> go.Figure:
+    """Lesson 14's flops or bytes over n (charts.mask_growth of over_masks), kept by what they are computed from,
+    not by the sweep's frame: the frame's copy and its key cost a rerun more than the chart."""
+    return figure(_mask_growth_chart, cfg, ns, window, mix, column)
+
+
+def _mask_growth_chart(cfg: Config, ns: tuple, window: int, mix: str, column: str) -> go.Figure:
+    from . import charts
+    return charts.mask_growth(over_masks(cfg, ns, window, mix), column)
 
 
 def frame_key(frame) -> bytes:

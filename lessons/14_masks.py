@@ -8,7 +8,6 @@ from explorer.player import player
 from flashviz.hardware.masks_measured import Measured
 from flashviz.model import costs
 from flashviz.model.mask_sweeps import OverMasks, docs_name, documents, window_name
-from flashviz.model.masks import EMPTY, FULL, PARTIAL
 from flashviz.players import animation
 from flashviz.model.sources import cite
 from flashviz.teach.claims import compare
@@ -69,17 +68,11 @@ def tile_inputs():
 
 MASK = ("mk_n", "mk_window")  # what the tile maps follow live (along the tiles: a map per size, too heavy)
 small = tile_inputs()[0]
-maps = cache.mask_tile_maps(*tile_inputs())
 ui.chart(lambda: cache.mask_tiles_figure(*tile_inputs()), "mask_tiles", MASK)
-
-
-def kinds_text(name: str) -> str:
-    flat = [k for r in maps[name] for k in r]
-    return (f"{name}: {flat.count(FULL):,} full, {flat.count(PARTIAL):,} partial, {flat.count(EMPTY):,} "
-            "empty")
-
-
-st.markdown(f"At n = {small.n:,} ({small.Tr} × {small.Tc} tiles): " + "; ".join(kinds_text(k) for k in maps)
+counts = cache.mask_tile_counts(*tile_inputs())
+st.markdown(f"At n = {small.n:,} ({small.Tr} × {small.Tc} tiles): "
+            + "; ".join(f"{name}: {full:,} full, {partial:,} partial, {empty:,} empty"
+                        for name, (full, partial, empty) in counts.items())
             + ". A partial tile is computed whole and its masked scores set to −∞ before the softmax; an empty "
             "one is never read from HBM.")
 
@@ -95,8 +88,16 @@ def mask_sweep():
 
 sweep = mask_sweep()
 GROWTH = ("mk_window", "d")  # what the growth charts follow live
-ui.side_by_side((lambda: cache.figure(charts.mask_growth, mask_sweep(), OverMasks.GFLOPS), "mask_flops", GROWTH),
-                (lambda: cache.figure(charts.mask_growth, mask_sweep(), OverMasks.HBM_MB), "mask_bytes", GROWTH))
+
+
+def growth_figure(column: str):
+    """Each mask's flops or bytes over n, as mask_sweep() computes them."""
+    return lambda: cache.mask_growth_figure(ui.sweep_config(ns), ns, ui.peek(control("mk_window")),
+                                            ui.peek(control("mk_docs")), column)
+
+
+ui.side_by_side((growth_figure(OverMasks.GFLOPS), "mask_flops", GROWTH),
+                (growth_figure(OverMasks.HBM_MB), "mask_bytes", GROWTH))
 last = sweep[sweep[OverMasks.N] == ns[-1]].set_index(OverMasks.MASK)
 before = sweep[sweep[OverMasks.N] == ns[-2]].set_index(OverMasks.MASK)
 
