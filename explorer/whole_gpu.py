@@ -102,8 +102,9 @@ def crossover(d: int, bh: int, kernel_name: str, hw: Hardware) -> int | None:
     return crossover_n(d, bh, kernel_named(kernel_name, d), hw)
 
 
-# The H200's tables, filtered and summed once a process (shared read-only by every rerun and reader): on the slower
-# host, the reindex and the pivot below cost lesson 11's rerun 10-50 ms each, the filters a few ms.
+# The H200's tables, filtered and summed once a process (shared read-only by every rerun and reader): done every
+# rerun, the reindex and the pivot below and the filters took lesson 11's rerun from 79 to 117 ms of server CPU on
+# the slower host (BENCHMARKS.md, "Per rerun, by lesson").
 @functools.lru_cache(maxsize=64)
 def measured_at(impl: str, d: int, bh: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The H200's measured rows of kernel `impl` and of plain attention at head dim d and batch × heads bh, in n's
