@@ -5,6 +5,9 @@
   (Configs are frozen dataclasses, so they are keys) and hands each rerun its own copy.
 - Figures go through `figure`: built once per input and shared (st.cache_resource), never copied.
 - A closed form that returns one Cost (microseconds) is called directly; caching it costs more.
+- Committed measurements read the same way every rerun (lesson 10's view, and the helpers of explorer/whole_gpu.py
+  and schedule_view.py) are kept once a process (functools.lru_cache) and shared read-only, not copied: a copy a
+  rerun cost more than the work.
 
 Every cache is bounded (max_entries), so a busy server cannot grow without limit.
 """
@@ -257,16 +260,9 @@ def _mask_tiles_chart(cfg: Config, window: int, mix: str) -> go.Figure:
     return charts.mask_tiles(mask_sweeps.tile_maps(cfg, window, mix), cfg.n)
 
 
-@cache
-def mask_tile_counts(cfg: Config, window: int, mix: str) -> dict[str, tuple[int, int, int]]:
-    """Lesson 14's tile maps counted: each mask's full, partial and empty tiles. The maps themselves, copied to the
-    page and counted there every rerun, were a tenth of the lesson's rerun."""
-    from flashviz.model.masks import EMPTY, FULL, PARTIAL
-    counts = {}
-    for name, rows in mask_sweeps.tile_maps(cfg, window, mix).items():
-        flat = [k for row in rows for k in row]
-        counts[name] = (flat.count(FULL), flat.count(PARTIAL), flat.count(EMPTY))
-    return counts
+# Lesson 14's tile maps counted (each mask's full, partial and empty tiles): the maps themselves, copied to the page
+# and counted there every rerun, cost the lesson more than the chart drawn from them.
+mask_tile_counts = cache(mask_sweeps.tile_counts)
 
 
 def mask_growth_figure(cfg: Config, ns: tuple, window: int, mix: str, column: str) -> go.Figure:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import pandas as pd
 
@@ -80,38 +79,11 @@ def calls_in(dtype: str, causal: bool) -> pd.DataFrame:
     return t[(t["dtype"] == dtype) & (t["causal"] == causal)].sort_values(["d", "n", "B·H", "kernel"]).round(4)
 
 
-@dataclass(frozen=True)
-class EveryCall:
-    """What lesson 13's "Every call" sentence counts over the authors' whole run: no setting changes it."""
-
-    calls: int                          # calls a kernel
-    d_range: tuple[int, int]            # the head dims measured, least and most
-    fa3_within: tuple[tuple[int, int], ...]  # per set (model, held apart): FA3's calls within TIME_OK, of how many
-    speedup_within: tuple[tuple[int, int], ...]  # per set: FA3's speed-up within SPEEDUP_OK of measured, of how many
-    flash_within: int                   # PyTorch flash's calls within TIME_OK
-    cudnn_within: int                   # cuDNN's
-    cudnn_fast: tuple[int, float, int, int]  # cuDNN's calls under TIME_OK's low end: how many, the least ratio,
-                                             # how many causal, how many with n <= 2,048
-
-
-SETS = ("model", "held-apart")  # the authors' run's two sets (fa3_authors)
-
-
 @functools.lru_cache(maxsize=1)
-def every_call() -> EveryCall:
-    from flashviz.hardware.schedule_targets import TIME_OK
+def every_call() -> fa3_authors.EveryCall:
+    """fa3_authors.every_call over the authors' whole run: no setting changes it."""
     _, table, speedups, _ = measured()
-    fa3, flash, cudnn = (table[table["kernel"] == k] for k in ("FA3 (authors)", "PyTorch flash", "cuDNN"))
-    fast = cudnn[cudnn["time: model ÷ measured"] < TIME_OK[0]]
-    own_d = sorted(int(d) for d in set(table["d"]))
-    return EveryCall(
-        calls=len(fa3), d_range=(own_d[0], own_d[-1]),
-        fa3_within=tuple((int(g["in 0.8–1.25"].sum()), len(g)) for g in (fa3[fa3["set"] == k] for k in SETS)),
-        speedup_within=tuple((int(g["within 15%"].sum()), len(g)) for g in (speedups[speedups["set"] == k]
-                                                                             for k in SETS)),
-        flash_within=int(flash["in 0.8–1.25"].sum()), cudnn_within=int(cudnn["in 0.8–1.25"].sum()),
-        cudnn_fast=(len(fast), float(fast["time: model ÷ measured"].min()) if len(fast) else 1.0,
-                    int(fast["causal"].sum()), int((fast["n"] <= 2048).sum())))
+    return fa3_authors.every_call(table, speedups)
 
 
 @cache

@@ -64,13 +64,17 @@ class Turns:
                 while self._owner is not None or self._line[0] is not ticket:
                     left = deadline - time.monotonic()
                     if left <= 0:
-                        return False
+                        raise TimeoutError
                     self._cond.wait(left)
-                self._owner, self._since = threading.get_ident(), time.monotonic()
-                return True
-            finally:
+            except BaseException as gone:  # out of the line (a ticket left in it would stop every later run)
                 self._line.remove(ticket)
-                self._cond.notify_all()  # the next in line (its turn, or its place, has come)
+                self._cond.notify_all()  # the next may now be first, and the lock free
+                if isinstance(gone, TimeoutError):
+                    return False
+                raise
+            self._line.popleft()  # its own ticket: the next waits for release()
+            self._owner, self._since = threading.get_ident(), time.monotonic()
+            return True
 
     def release(self) -> None:
         with self._cond:

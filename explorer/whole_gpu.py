@@ -9,6 +9,7 @@ import pandas as pd
 from flashviz.model.config import CUSTOM, HARDWARE, KB, Hardware
 from flashviz.hardware.gpu_arch import Occupancy, arch_of
 from flashviz.hardware.gpu_model import Kernel, crossover_n, plain_reads, whole_gpu
+from flashviz.hardware import gpu_targets
 from flashviz.model.sources import cite
 
 from . import ui
@@ -123,20 +124,12 @@ def measured_bh(impl: str, d: int) -> tuple[int, ...]:
 
 @functools.lru_cache(maxsize=1)
 def plain_over_flash() -> tuple[float, float]:
-    """Plain attention's measured DRAM reads over PyTorch's flash kernel's at the same configs: (least, most)."""
+    """gpu_targets.plain_over_flash of the committed sweep."""
     df, _, _, plain, _ = gpu_measured()
-    at = ["n", "d", "batch_heads"]
-    flash = df[df["impl"] == "flash"].set_index(at)["dram_read_bytes"]
-    ratio = plain.set_index(at)["dram_read_bytes"] / flash.reindex(plain.set_index(at).index)
-    return float(ratio.min()), float(ratio.max())
+    return gpu_targets.plain_over_flash(df, plain)
 
 
 @functools.lru_cache(maxsize=1)
 def triton_128_slower() -> tuple[float, float, float, float]:
-    """At d = 64, Triton 128×128's measured time over the other two Triton tiles' on the same work (least, most),
-    and its time model ÷ measured (least, most)."""
-    table = gpu_measured()[2]
-    t = table[table["d"] == 64].pivot_table(index=["n", "B·H"], columns="kernel", values="measured ms")
-    slower = pd.concat([t["Triton 128×128"] / t["Triton 128×64"], t["Triton 128×128"] / t["Triton 64×64"]])
-    t128 = table[(table["kernel"] == "Triton 128×128") & (table["d"] == 64)]["time: model ÷ measured"]
-    return float(slower.min()), float(slower.max()), float(t128.min()), float(t128.max())
+    """gpu_targets.triton_128_slower of the committed sweep's targets."""
+    return gpu_targets.triton_128_slower(gpu_measured()[2])

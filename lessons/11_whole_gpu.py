@@ -99,7 +99,7 @@ ui.slide("Measured on the H200")
 st.subheader("Measured on the H200")
 _, rates, table, _, plain_table = cache.gpu_measured()
 impl = IMPL[kname]
-pts, plain_pts = measured_at(impl, d, bh)
+pts = measured_at(impl, d, bh)[0]
 on_h200 = gpu == H200
 chart_hw = HARDWARE[H200] if occ.launch else hw  # a kernel that cannot launch here: the H200's models
 

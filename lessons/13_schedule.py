@@ -122,12 +122,12 @@ st.markdown(
     f"{sp['model']:.2f}×, {off:.2f}× the measured speed-up ({'within' if sp['within 15%'] else 'outside'} 15%). The "
     f"model takes every overlap as perfect {ui.assumes('schedule')}.")
 gap = vendor_gap()
-own_d = sorted(int(d) for d in set(table["d"]))
+every = every_call()
 st.markdown(
     f"cuDNN is the vendor's kernel beside FlashAttention-3's own: over the {len(gap)} forwards of the authors' run "
-    f"(both data types, causal and not, d = {own_d[0]} to {own_d[-1]}), cuDNN's time is {gap.median():.2f}× the "
-    f"authors' kernel's at the median, {gap.min():.2f}–{gap.max():.2f}×, slower at {int((gap > 1).sum())} of them "
-    f"({cite('h200_measured', 'fa3_time.csv')}).")
+    f"(both data types, causal and not, d = {every.d_range[0]} to {every.d_range[1]}), cuDNN's time is "
+    f"{gap.median():.2f}× the authors' kernel's at the median, {gap.min():.2f}–{gap.max():.2f}×, slower at "
+    f"{int((gap > 1).sum())} of them ({cite('h200_measured', 'fa3_time.csv')}).")
 cudnn_ratio = table[table["kernel"] == "cuDNN"]["time: model ÷ measured"]
 misses = cudnn_ratio[~cudnn_ratio.between(*TIME_OK)]
 too_fast = ("" if misses.empty else
@@ -150,16 +150,16 @@ The smallest calls also pay each block's start-up beyond the pipeline's fill, wh
 """)
 ui.slide("Every call")
 st.subheader("Every measured call: model ÷ measured")
-every = every_call()
 fast, least, fast_causal, fast_short = every.cudnn_fast
 fast_text = ("" if not fast else
              f" The model has cuDNN too fast (under {TIME_OK[0]}× of its measured time) at {fast} calls, down "
              f"to {least:.2f}×: {fast_causal} of them causal, {fast_short} with n ≤ 2,048.")
-SET_NAMES = ("in the model set", "held apart")  # schedule_view.SETS, worded
+SET_WORDS = {"model": "in the model set", "held-apart": "held apart"}  # fa3_authors.SETS, worded
+set_words = [SET_WORDS[k] for k in fa3_authors.SETS]
 st.markdown(
     f"Over the authors' run ({every.calls} calls a kernel, d = {every.d_range[0]} to {every.d_range[1]}, each kernel "
     f"at the clock of its own call) the model is within {TIME_OK[0]}–{TIME_OK[1]}× of the authors' kernel at "
-    + " and ".join(f"{ok} of {of} calls {name}" for (ok, of), name in zip(every.fa3_within, SET_NAMES, strict=True))
+    + " and ".join(f"{ok} of {of} calls {name}" for (ok, of), name in zip(every.fa3_within, set_words, strict=True))
     + f", and its speed-up over PyTorch flash within {SPEEDUP_OK:.0%} of the measured one at "
     + " and ".join(f"{ok} of {of}" for ok, of in every.speedup_within)
     + f" (BENCHMARKS.md says why each miss misses). PyTorch flash is within at "

@@ -7,6 +7,7 @@ from explorer.lessons import control
 from explorer.player import player
 from flashviz.hardware.masks_measured import Measured
 from flashviz.model import costs
+from flashviz.model.config import Config
 from flashviz.model.mask_sweeps import OverMasks, docs_name, documents, window_name
 from flashviz.players import animation
 from flashviz.model.sources import cite
@@ -81,9 +82,14 @@ ui.slide("As n grows: a window is linear")
 ns = tuple(2**k for k in range(10, 21))
 
 
+def sweep_inputs() -> tuple[Config, tuple[int, ...], int, str]:
+    """What the masks' sweep over n is computed from: the sidebar's d and tiles, the lesson's window and documents."""
+    return ui.sweep_config(ns), ns, ui.peek(control("mk_window")), ui.peek(control("mk_docs"))
+
+
 def mask_sweep():
-    """Each mask's flops and bytes over n at the lesson's window and documents, the sidebar's d and tiles."""
-    return cache.over_masks(ui.sweep_config(ns), ns, ui.peek(control("mk_window")), ui.peek(control("mk_docs")))
+    """Each mask's flops and bytes over n (mask_sweeps.over_masks)."""
+    return cache.over_masks(*sweep_inputs())
 
 
 sweep = mask_sweep()
@@ -92,8 +98,7 @@ GROWTH = ("mk_window", "d")  # what the growth charts follow live
 
 def growth_figure(column: str):
     """Each mask's flops or bytes over n, as mask_sweep() computes them."""
-    return lambda: cache.mask_growth_figure(ui.sweep_config(ns), ns, ui.peek(control("mk_window")),
-                                            ui.peek(control("mk_docs")), column)
+    return lambda: cache.mask_growth_figure(*sweep_inputs(), column)
 
 
 ui.side_by_side((growth_figure(OverMasks.GFLOPS), "mask_flops", GROWTH),

@@ -295,10 +295,13 @@ def pytest_collection_modifyitems(config, items):
 def pytest_configure(config):
     controller = getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput")
     if controller and _browser_tests_can_run():
+        import os
         import tempfile
 
         from tests.serving import start
-        log = Path(tempfile.mkstemp(prefix="flashviz-server-", suffix=".log")[1])
+        held, name = tempfile.mkstemp(prefix="flashviz-server-", suffix=".log")
+        os.close(held)  # the server opens it by name
+        log = Path(name)
         # xdist's controller: the workers' shared server, starting meanwhile
         config._flashviz_served = (*start(log=log), log)
     # xdist (3.7 on) hands out files by their number of tests, most first, unless told not to; the files here

@@ -60,3 +60,39 @@ def test_a_tables_grid_sends_the_bytes_st_dataframe_sends_for_its_frame():
     assert config["HBM MB"]["type_config"]["format"] == "%.3g"
     changed, _ = _prepared(frames[0].assign(n=[1024, 4096]), {}, {}, None)
     assert changed.column("n").to_pylist() == [1024, 4096]
+
+
+def _same(a, b) -> None:
+    if isinstance(a, pd.DataFrame):
+        pd.testing.assert_frame_equal(a, b)
+    elif isinstance(a, pd.Series):
+        pd.testing.assert_series_equal(a, b)
+    elif isinstance(a, tuple):
+        assert len(a) == len(b)
+        for x, y in zip(a, b, strict=True):
+            _same(x, y)
+    else:
+        assert a == b
+
+
+def test_the_measured_rows_lessons_11_and_13_share_stay_as_computed():
+    """explorer/whole_gpu.py and schedule_view.py keep the H200's rows once a process (or a setting) and share them
+    read-only: lessons 11 and 13, run at two settings each, leave every kept answer equal to one computed afresh."""
+    from explorer import schedule_view as sv
+    from explorer import whole_gpu as wg
+    from tests.test_app import PAGES, open_page
+
+    page11 = next(p for p in PAGES if p.endswith("11_whole_gpu.py"))
+    page13 = next(p for p in PAGES if p.endswith("13_schedule.py"))
+    for params in ({}, {"wg_d": "128", "wg_bh": "64", "wg_kernel": "Triton 64×64"}):
+        assert not open_page(page11, **params).exception
+    for params in ({}, {"sc_dtype": "bfloat16", "sc_causal": "true"}):
+        assert not open_page(page13, **params).exception
+    kept = [(wg.measured_at, ("flash", 64, 16)), (wg.measured_at, ("triton_64x64", 128, 64)),
+            (wg.measured_bh, ("flash", 64)), (wg.plain_over_flash, ()), (wg.triton_128_slower, ()),
+            (sv.every_call, ())]
+    for s in (sv.setting(lambda p: p.default), sv.sl.Setting(8192, 128, 64, "bfloat16", True)):
+        kept += [(sv.speedup_at, (s,)), (sv.calls_in, (s.dtype, s.causal))]
+    for func, args in kept:
+        assert func.cache_info().currsize, f"{func.__name__}: the lessons' runs kept it"
+        _same(func(*args), func.__wrapped__(*args))

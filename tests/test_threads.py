@@ -36,7 +36,7 @@ def test_a_run_draws_the_page_holding_the_app_and_another_thread_waits(monkeypat
     style = ui.style
 
     def drawing():
-        seen.append(threads._ONE_RUN._is_owned())  # type: ignore[attr-defined]
+        seen.append(threads._ONE_RUN._is_owned())
         def other_run():
             got = threads._ONE_RUN.acquire(timeout=0.2)
             seen.append(got)
@@ -134,6 +134,7 @@ def test_the_runs_get_the_lock_in_the_order_they_asked():
 
 
 def test_a_waiter_that_gives_up_leaves_the_line():
+    """A run that waited its most and went on is out of the line: the lock, once free, is anyone's at once."""
     turns = threads.Turns()
     assert turns.acquire(timeout=1)
     got = []

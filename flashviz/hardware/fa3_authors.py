@@ -27,6 +27,7 @@ its causal blocks to the SMs in that order (schedule.lpt_order).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -200,3 +201,34 @@ def backward_table(t: pd.DataFrame | None = None, d: int = 128, dtype: str = "fl
     order = {label: i for i, label in enumerate(LABELS.values())}
     return out.sort_values(["kernel", "causal", "n"], key=lambda c: c.map(order) if c.name == "kernel" else c,
                            ignore_index=True)
+
+
+SETS = ("model", "held-apart")  # the authors' run's two sets: the calls the model was built on, and those held apart
+
+
+@dataclass(frozen=True)
+class EveryCall:
+    """What targets() and speedups() give over the authors' whole run, as lesson 13 states it."""
+
+    calls: int                                # calls a kernel
+    d_range: tuple[int, int]                  # the head dims measured, least and most
+    fa3_within: tuple[tuple[int, int], ...]   # per set of SETS: FA3's calls within TIME_OK, of how many
+    speedup_within: tuple[tuple[int, int], ...]  # per set: its speed-up within SPEEDUP_OK of measured, of how many
+    flash_within: int                         # PyTorch flash's calls within TIME_OK
+    cudnn_within: int                         # cuDNN's
+    cudnn_fast: tuple[int, float, int, int]   # cuDNN's calls under TIME_OK's low end: how many, the least ratio,
+                                              # how many causal, how many with n <= 2,048
+
+
+def every_call(tt: pd.DataFrame, sp: pd.DataFrame) -> EveryCall:
+    """EveryCall of targets() `tt` and speedups() `sp`."""
+    fa3, flash, cudnn = (tt[tt["kernel"] == LABELS[k]] for k in ("fa4", "flash", "cudnn"))
+    fast = cudnn[cudnn["time: model ÷ measured"] < TIME_OK[0]]
+    dims = sorted(int(d) for d in set(tt["d"]))
+    return EveryCall(
+        calls=len(fa3), d_range=(dims[0], dims[-1]),
+        fa3_within=tuple((int(g["in 0.8–1.25"].sum()), len(g)) for g in (fa3[fa3["set"] == k] for k in SETS)),
+        speedup_within=tuple((int(g["within 15%"].sum()), len(g)) for g in (sp[sp["set"] == k] for k in SETS)),
+        flash_within=int(flash["in 0.8–1.25"].sum()), cudnn_within=int(cudnn["in 0.8–1.25"].sum()),
+        cudnn_fast=(len(fast), float(fast["time: model ÷ measured"].min()) if len(fast) else 1.0,
+                    int(fast["causal"].sum()), int((fast["n"] <= 2048).sum())))

@@ -122,3 +122,21 @@ def plain_targets(plain: pd.DataFrame, naive: pd.DataFrame) -> pd.DataFrame:
                         "naive ms": q["time_ms"], "time: naive ÷ plain": q["time_ms"] / r.time_ms})
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def plain_over_flash(measured: pd.DataFrame, plain: pd.DataFrame) -> tuple[float, float]:
+    """Plain attention's measured DRAM reads over PyTorch's flash kernel's at the same configs (load()'s sweep and
+    load_plain()'s rows): (least, most)."""
+    at = ["n", "d", "batch_heads"]
+    flash = measured[measured["impl"] == "flash"].set_index(at)["dram_read_bytes"]
+    ratio = plain.set_index(at)["dram_read_bytes"] / flash.reindex(plain.set_index(at).index)
+    return float(ratio.min()), float(ratio.max())
+
+
+def triton_128_slower(table: pd.DataFrame) -> tuple[float, float, float, float]:
+    """At d = 64 (targets()' rows), Triton 128×128's measured time over the other two Triton tiles' on the same work
+    (least, most), and its time model ÷ measured (least, most)."""
+    t = table[table["d"] == 64].pivot_table(index=["n", "B·H"], columns="kernel", values="measured ms")
+    slower = pd.concat([t["Triton 128×128"] / t["Triton 128×64"], t["Triton 128×128"] / t["Triton 64×64"]])
+    t128 = table[(table["kernel"] == "Triton 128×128") & (table["d"] == 64)]["time: model ÷ measured"]
+    return float(slower.min()), float(slower.max()), float(t128.min()), float(t128.max())

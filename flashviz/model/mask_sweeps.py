@@ -9,7 +9,7 @@ from typing import Final
 
 import pandas as pd
 
-from . import costs
+from . import costs, masks
 from .config import MB, Config
 
 # How a lesson packs n tokens into documents: equal ones, or one long document beside short ones.
@@ -79,3 +79,12 @@ def over_masks(cfg: Config, ns, window: int, mix: str) -> pd.DataFrame:
 def tile_maps(cfg: Config, window: int, mix: str) -> dict[str, list[list[int]]]:
     """Each mask's tiles at cfg's n, each full, partial or empty (masks.FULL, PARTIAL, EMPTY)."""
     return {name: at.mask.kinds(at.Br, at.Bc) for name, at in mask_configs(cfg, window, mix).items()}
+
+
+def tile_counts(cfg: Config, window: int, mix: str) -> dict[str, tuple[int, int, int]]:
+    """Each mask's full, partial and empty tiles at cfg's n (tile_maps, counted)."""
+    counts = {}
+    for name, rows in tile_maps(cfg, window, mix).items():
+        flat = [k for row in rows for k in row]
+        counts[name] = (flat.count(masks.FULL), flat.count(masks.PARTIAL), flat.count(masks.EMPTY))
+    return counts
