@@ -62,7 +62,8 @@ def test_a_tables_grid_sends_the_bytes_st_dataframe_sends_for_its_frame():
     assert changed.column("n").to_pylist() == [1024, 4096]
 
 
-def _same(a, b) -> None:
+def same(a, b) -> None:
+    """a equals b: frames and series by pandas' own check, tuples item by item."""
     if isinstance(a, pd.DataFrame):
         pd.testing.assert_frame_equal(a, b)
     elif isinstance(a, pd.Series):
@@ -70,7 +71,7 @@ def _same(a, b) -> None:
     elif isinstance(a, tuple):
         assert len(a) == len(b)
         for x, y in zip(a, b, strict=True):
-            _same(x, y)
+            same(x, y)
     else:
         assert a == b
 
@@ -95,4 +96,4 @@ def test_the_measured_rows_lessons_11_and_13_share_stay_as_computed():
         kept += [(sv.speedup_at, (s,)), (sv.calls_in, (s.dtype, s.causal))]
     for func, args in kept:
         assert func.cache_info().currsize, f"{func.__name__}: the lessons' runs kept it"
-        _same(func(*args), func.__wrapped__(*args))
+        same(func(*args), func.__wrapped__(*args))

@@ -100,6 +100,7 @@ def test_the_shared_view_keeps_its_answers_and_the_lesson_changes_none(data):
     return: lesson 10, run at every head dim, data type and pass, leaves each equal to a View built afresh."""
     from explorer import cache
     from tests.test_app import PAGES, open_page, texts
+    from tests.test_cache import same
 
     page = next(p for p in PAGES if p.endswith("10_real_hardware.py"))
     asked = [("kernel", "flash"), ("kernel", "mem_efficient"), ("wins", "flash"), ("wins", "mem_efficient"),
@@ -117,15 +118,9 @@ def test_the_shared_view_keeps_its_answers_and_the_lesson_changes_none(data):
                     mine, theirs = getattr(shared, name)(*args), getattr(fresh, name)(*args)
                     assert getattr(shared, name)(*args) is mine  # kept, not computed again
                     if isinstance(mine, (pd.DataFrame, pd.Series)):
-                        assert_same(mine, theirs)
+                        same(mine, theirs)
                     else:
                         assert mine == theirs, (name, d, dtype, pass_)
                 for frame in ("table", "speedups", "dram", "points", "naive", "naive_dram", "flash_points"):
-                    assert_same(getattr(shared, frame), getattr(fresh, frame))
+                    same(getattr(shared, frame), getattr(fresh, frame))
 
-
-def assert_same(a, b) -> None:
-    if isinstance(a, pd.DataFrame):
-        pd.testing.assert_frame_equal(a, b)
-    else:
-        pd.testing.assert_series_equal(a, b)
