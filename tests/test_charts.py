@@ -154,6 +154,30 @@ def test_roofline_labels_point_at_their_own_points(flash_x):
         assert (std_ax < flash_ax) == (10.0 < flash_x), "the left point's label leans left: no crossed arrows"
 
 
+@pytest.mark.parametrize("gpu", ["A100 40GB", "B200"])
+def test_the_roofs_stay_put_along_n_so_the_roofline_follows_it_live(gpu):
+    """Along the sidebar's n (its every value, the tiles cut to n as the sidebar cuts them), only the axis and the
+    marks move: every roof is the same numbers, so the figures along n weigh no more than explorer/live.py carries.
+    With the roofs drawn over the axis's own span they weighed 1.5 MB, five times that, and the chart waited for
+    the release."""
+    from explorer import live, widgets
+    from flashviz.model.config import SEQUENCE_LENGTHS
+    figures = []
+    for n in SEQUENCE_LENGTHS:
+        at = Config(n=n, **dict(zip(("Br", "Bc"), widgets.clamp_tiles(n, 64, 64))), dtype="bfloat16")
+        figures.append(charts.roofline(sweeps.roofline_points(at, HARDWARE[gpu], kernels=True), HARDWARE,
+                                       at.dtype, gpu))
+    roofs = [[(tuple(t.x), tuple(t.y)) for t in fig.data if t.name in HARDWARE] for fig in figures]
+    assert len(roofs[0]) == len(HARDWARE) and all(r == roofs[0] for r in roofs)
+    assert len({tuple(fig.layout.xaxis.range) for fig in figures}) > 1, "the axis follows the points"
+    for fig in figures:  # and the roofs reach across it
+        (left, right), xs = fig.layout.xaxis.range, fig.data[0].x
+        assert math.log10(xs[0]) <= left and math.log10(xs[-1]) >= right
+    along = [live._figure_json(fig) for fig in figures]
+    carried = min(len(json.dumps(live._along(along, i))) for i in range(len(along)))
+    assert carried <= live.MOST_BYTES_PER_VALUE * len(SEQUENCE_LENGTHS)
+
+
 def test_roofline_draws_any_number_of_machines_with_distinct_styles():
     hw = next(iter(HARDWARE.values()))
     machines = {f"GPU {k}": hw for k in range(7)}

@@ -139,6 +139,13 @@ def _cuda_core_ceiling(fig: go.Figure, hw, ai) -> None:
                              line={"color": INK, "width": 2, "dash": "dot"}, hoverinfo="skip"))
 
 
+ROOF_SAMPLES_PER_DECADE = 50  # a roof's points: where its hover reads off a rate
+# The decades of intensity the roofs are drawn over (10^-2 to 10^4 flops per byte): the axis of every preset GPU's
+# roofline falls within them at every setting (its right end 2.97-3.91 with kernels); a reader's own GPU, or a
+# measured point, may widen it.
+ROOF_DECADES = (-2, 4)
+
+
 def roofline(points, hardware: dict, dtype: str, selected: str, measured=None) -> go.Figure:
     """Attainable rate against flops per byte, one roof per machine (any number of them),
     and attention's points at `dtype`: 16-bit types on tensor cores, as attention really
@@ -157,27 +164,33 @@ def roofline(points, hardware: dict, dtype: str, selected: str, measured=None) -
     lo, hi = math.log10(xs.min()), math.log10(xs.max()) + 1.5  # room on the right for a label
     if kernels:  # three labels to place: no more decades than the points and the ridges need
         ridge = max(h.peak_flops(dtype) / h.hbm_bytes_per_s for h in hardware.values())
-        ai = np.logspace(lo - 1.0, max(hi, math.log10(ridge) + 0.5), 240)
+        left, right = lo - 1.0, max(hi, math.log10(ridge) + 0.5)
     else:
-        ai = np.logspace(min(-2.0, lo - 1.5), max(3.0, hi), 240)
+        left, right = min(-2.0, lo - 1.5), max(3.0, hi)
+    # The axis spans what the points need; the roofs are drawn at fixed intensities over ROOF_DECADES, or wider
+    # where the axis is. So a slider that moves the points moves the axis and the marks, and the roofs (most of
+    # the figure) stay as they are along it: drawn over the axis's own span, they weighed 1.4 MB along n, too much
+    # for the figure to follow the slider live (explorer/live.py).
+    first, last = min(math.floor(left), ROOF_DECADES[0]), max(math.ceil(right), ROOF_DECADES[1])
+    ai = np.logspace(first, last, ROOF_SAMPLES_PER_DECADE * (last - first) + 1)
     fig = go.Figure()
     styles = zip(cycle(_ROOF_COLOURS), cycle(_ROOF_DASHES))  # a new pair for 30 machines
     for name, hw in hardware.items():
         colour, dash = next(styles)
         mine = name == selected
         roof = np.minimum(hw.peak_flops(dtype), hw.hbm_bytes_per_s * ai) / 1e12
-        fig.add_trace(go.Scatter(  # y in float32: half its JSON, the hover prints 3 digits of 7 (x stays
-            x=ai, y=roof.astype(np.float32), mode="lines",  # float64: the x axis autoranges on it)
+        fig.add_trace(go.Scatter(  # y in float32: half its JSON, the hover prints 3 digits of 7
+            x=ai, y=roof.astype(np.float32), mode="lines",
             name=name, legendrank=1 if mine else 2,  # the chosen machine first, and thick
             line={"color": colour, "width": 5 if mine else 2.5, "dash": None if mine else dash},
             hovertemplate="%{x:.3g} flops/byte: %{y:.3g} TFLOP/s<extra>" + name + "</extra>"))
     if kernels and selected in hardware and hardware[selected].peak_flops(dtype) != hardware[selected].fp32_flops:
         _cuda_core_ceiling(fig, hardware[selected], ai)
-    lowest = min(ai[0] * min(hw.hbm_bytes_per_s for hw in hardware.values()) / 1e12, rates.min())
+    lowest = min(10 ** left * min(hw.hbm_bytes_per_s for hw in hardware.values()) / 1e12, rates.min())
     highest = max(hw.peak_flops(dtype) for hw in hardware.values()) / 1e12
     y_range = [math.log10(lowest) - 0.3, math.log10(highest) + 0.4]
     marks = _roofline_marks(points).reset_index(drop=True)
-    spots = _label_spots(marks, (math.log10(ai[0]), math.log10(ai[-1])), y_range)
+    spots = _label_spots(marks, (left, right), y_range)
     # flash under the others: at d = 64 it sits just right of the matmuls, and the smaller mark stays seen
     for k, row in sorted(marks.iterrows(), key=lambda kr: kr[1]["method"] != "flash"):
         method = str(row["method"])
@@ -202,6 +215,7 @@ def roofline(points, hardware: dict, dtype: str, selected: str, measured=None) -
             marker={"size": 14, "color": FLASH, "symbol": "diamond-open", "line": {"width": 3}},
             hovertemplate="measured, n = %{text}: %{x:.3g} flops per DRAM byte, %{y:.3g} TFLOP/s<extra></extra>",
             text=[f"{int(n):,}" for n in measured["n"]]))
+    fig.update_xaxes(range=[left, right])
     fig.update_yaxes(range=y_range)
     units = "FP32 units" if dtype in ("float32", "float64") else "matrix units"  # NVIDIA's and AMD's names differ
     return _style(fig, "arithmetic intensity (flops per byte)", "attainable rate (TFLOP/s)",
