@@ -110,7 +110,10 @@ def roofline_figure():
     """The three kernels and flash's one on every GPU's roof, at the sidebar's sizes."""
     at, gpu = ui.config(), ui.hardware()
     at = at.with_(dtype=tensor_dtype(at.dtype))
-    ran = cache.h200_flash(at.d)[0] if gpu.name == H200 and at.d in MEASURED_D else None
+    ran = None
+    if gpu.name == H200:  # its measured kernel, no rows at a d it was not measured at: the chart follows d live
+        rows = cache.h200_flash(at.d if at.d in MEASURED_D else MEASURED_D[0])[0]
+        ran = rows if at.d in MEASURED_D else rows.iloc[:0]
     return cache.figure(charts.roofline, cache.roofline_points(at, gpu, kernels=True), gpus, at.dtype, gpu.name, ran)
 
 

@@ -9,7 +9,7 @@ from itertools import combinations, product
 
 import plotly.graph_objects as go
 
-from explorer.charts.idea import _CHAR_PX, _LABEL_PLOT_PX, _LABEL_SPOTS, _LINE_PX, _crosses
+from explorer.charts.idea import _CHAR_PX, _LABEL_PLOT_PX, _LABEL_SPOTS, _LINE_PX, _MEET, _crosses
 from explorer.charts.style import (FONT, GRID, HEIGHT, INK, LEGEND, TICK, TITLE, _axis_values, _font, _log_ticks,
                                    _n_ticks, _template, _wrap)
 
@@ -87,7 +87,8 @@ def reference_label_spots(marks, x_range, y_range) -> list[tuple[int, int, str]]
         bad = sum(alone[k][i] for k, i in enumerate(choice))
         for (j, i), (k, m) in combinations(enumerate(choice), 2):
             a, b = drawn[j][i], drawn[k][m]
-            bad += (a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]) + _crosses(arrows[j][i], arrows[k][m])
+            bad += _MEET * ((a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3])
+                            + _crosses(arrows[j][i], arrows[k][m]))
         return bad, sum(choice)
     best = min(product(range(len(_LABEL_SPOTS)), repeat=len(at)), key=cost)
     return [_LABEL_SPOTS[i] for i in best]

@@ -12,8 +12,8 @@ import plotly.graph_objects as go
 from flashviz.model.sweeps import OverN
 from flashviz.teach.claims import SAME, compare
 
-from .style import (BLACK, BROKEN, FLASH, GREEN, INK, ORANGE, PURPLE, SKY, STANDARD, YELLOW, _font, _line, _n_label,
-                     _style)
+from .style import (BLACK, BROKEN, FLASH, GREEN, INK, ORANGE, PURPLE, SKY, STANDARD, YELLOW, _font, _line, _log_ticks,
+                     _n_label, _style)
 
 def _flops_and_bytes_title(df: pd.DataFrame) -> str:
     """What the sweep shows, from its numbers: the same flops at every n (no mask), or, at the
@@ -75,6 +75,7 @@ _LABEL_SPOTS = ((30, 50, "left"), (-30, 50, "right"), (30, 25, "left"), (-30, 25
                 (30, 160, "left"), (-30, 160, "right"), (-30, -50, "right"), (30, -50, "left"))
 _LABEL_PLOT_PX = (470, 210)  # the plot area of a 560 px chart: labels that clear there clear wider
 _CHAR_PX, _LINE_PX = 10.5, 22  # an 18 px font, as drawn
+_MEET = 2  # what two labels that meet, or two arrows that cross, cost against a label that leaves the plot (1)
 
 
 def _crosses(a, b) -> bool:
@@ -89,7 +90,10 @@ def _label_spots(marks, x_range, y_range) -> list[tuple[int, int, str]]:
     """(ax, ay, xanchor) for each mark's label: of every choice of _LABEL_SPOTS, the one whose
     labels leave the plot, cover another mark, meet each other or cross arrows least often,
     then the most preferred. Laid out on the plot of a 560 px chart: the spots are in px, so on
-    a wider chart the marks only move further apart."""
+    a wider chart the marks only move further apart. Two labels that meet, or arrows that cross,
+    count twice a label that leaves this plot, which a wider chart may still hold: on the H200
+    with its measured points (a wider span of intensity), flash's label and the matmuls' once
+    covered each other."""
     width, height = _LABEL_PLOT_PX
     sx, sy = width / (x_range[1] - x_range[0]), height / (y_range[1] - y_range[0])
     at = [(sx * (math.log10(x) - x_range[0]), sy * (math.log10(y) - y_range[0]))  # px, y up
@@ -119,8 +123,8 @@ def _label_spots(marks, x_range, y_range) -> list[tuple[int, int, str]]:
     for k in range(marks_n):
         bad += np.asarray(alone[k]).reshape([spots if axis == k else 1 for axis in range(marks_n)])
     for j, k in combinations(range(marks_n), 2):
-        pair = np.array([[(a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3])
-                           + _crosses(arrows[j][i], arrows[k][m]) for m, b in enumerate(drawn[k])]
+        pair = np.array([[_MEET * ((a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3])
+                                    + _crosses(arrows[j][i], arrows[k][m])) for m, b in enumerate(drawn[k])]
                           for i, a in enumerate(drawn[j])], dtype=np.int64)
         bad += pair.reshape([spots if axis in (j, k) else 1 for axis in range(marks_n)])
     index_sum = sum(np.arange(spots).reshape([spots if axis == k else 1 for axis in range(marks_n)])
@@ -140,10 +144,11 @@ def _cuda_core_ceiling(fig: go.Figure, hw, ai) -> None:
 
 
 ROOF_SAMPLES_PER_DECADE = 50  # a roof's points: where its hover reads off a rate
-# The decades of intensity the roofs are drawn over (10^-2 to 10^4 flops per byte): the axis of every preset GPU's
-# roofline falls within them at every setting (its right end 2.97-3.91 with kernels); a reader's own GPU, or a
-# measured point, may widen it.
-ROOF_DECADES = (-2, 4)
+# The decades of intensity the roofs are drawn over: every preset GPU's axis falls within 10^-2 to 10^4 flops per
+# byte at every setting (its right end at 10^2.97-10^3.91 with kernels), and within 10^6 with the H200's measured
+# points (passed at every d, with no rows where none were measured: the axis ends at 10^5.42-10^5.50). A reader's
+# own GPU may widen it.
+ROOF_DECADES, MEASURED_ROOF_TOP = (-2, 4), 6
 
 
 def roofline(points, hardware: dict, dtype: str, selected: str, measured=None) -> go.Figure:
@@ -155,7 +160,8 @@ def roofline(points, hardware: dict, dtype: str, selected: str, measured=None) -
     Each mark is named by an arrow from its own coordinates, its label below the roof where
     it covers no other mark or label (_label_spots), so labels can neither swap nor overlap
     when the points cross or sit together. `measured` (measured.roofline_points' flash rows, the H200's):
-    where the real kernel sits, its flops over the DRAM bytes Nsight Compute read, at its achieved rate."""
+    where the real kernel sits, its flops over the DRAM bytes Nsight Compute read, at its achieved rate (no rows:
+    nothing measured at this setting, and no legend entry)."""
     xs, rates = points["flops per byte"].astype(float), points["attainable TFLOP/s"].astype(float)
     if measured is not None and len(measured):
         xs = pd.concat([xs, measured["flops per DRAM byte"].astype(float)])
@@ -171,7 +177,8 @@ def roofline(points, hardware: dict, dtype: str, selected: str, measured=None) -
     # where the axis is. So a slider that moves the points moves the axis and the marks, and the roofs (most of
     # the figure) stay as they are along it: drawn over the axis's own span, they weighed 1.4 MB along n, too much
     # for the figure to follow the slider live (explorer/live.py).
-    first, last = min(math.floor(left), ROOF_DECADES[0]), max(math.ceil(right), ROOF_DECADES[1])
+    first = min(math.floor(left), ROOF_DECADES[0])
+    last = max(math.ceil(right), ROOF_DECADES[1] if measured is None else MEASURED_ROOF_TOP)
     ai = np.logspace(first, last, ROOF_SAMPLES_PER_DECADE * (last - first) + 1)
     fig = go.Figure()
     styles = zip(cycle(_ROOF_COLOURS), cycle(_ROOF_DASHES))  # a new pair for 30 machines
@@ -208,18 +215,20 @@ def roofline(points, hardware: dict, dtype: str, selected: str, measured=None) -
             showarrow=True, arrowhead=2, arrowwidth=2, arrowcolor=colour, standoff=10,
             ax=ax, ay=ay, xanchor=anchor,  # the whole label on one side of its point
             font=_font(color=colour), bgcolor="white", bordercolor=colour, borderpad=3)
-    if measured is not None and len(measured):
+    if measured is not None:  # none measured at this setting: an empty trace, so the chart keeps its traces along d
         fig.add_trace(go.Scatter(
             x=list(measured["flops per DRAM byte"]), y=list(measured["achieved TFLOP/s"]), mode="markers",
-            name="flash measured (H200)", legendrank=1,
+            name="flash measured (H200)", legendrank=1, showlegend=bool(len(measured)),
             marker={"size": 14, "color": FLASH, "symbol": "diamond-open", "line": {"width": 3}},
             hovertemplate="measured, n = %{text}: %{x:.3g} flops per DRAM byte, %{y:.3g} TFLOP/s<extra></extra>",
             text=[f"{int(n):,}" for n in measured["n"]]))
     fig.update_xaxes(range=[left, right])
     fig.update_yaxes(range=y_range)
     units = "FP32 units" if dtype in ("float32", "float64") else "matrix units"  # NVIDIA's and AMD's names differ
-    return _style(fig, "arithmetic intensity (flops per byte)", "attainable rate (TFLOP/s)",
-                  f"Roofline, {dtype} on {units}", log_x=True, log_y=True)
+    fig = _style(fig, "arithmetic intensity (flops per byte)", "attainable rate (TFLOP/s)",
+                 f"Roofline, {dtype} on {units}", log_x=True, log_y=True)
+    fig.layout.xaxis.update(_log_ticks([10 ** left, 10 ** right]))  # the axis's ticks, not the roofs' whole span
+    return fig
 
 
 def weights_bars(df) -> go.Figure:
