@@ -30,6 +30,7 @@ import contextlib
 import contextvars
 import json
 import hashlib
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -44,6 +45,7 @@ from plotly.utils import PlotlyJSONEncoder
 from . import threads
 
 HERE = Path(__file__).parent
+_log = logging.getLogger(__name__)
 # A slider whose chart would carry more figures than this stays on the rerun path (the page says so
 # beside it): a 1 KB step over the SRAM budget's 8-512 KB would be 505 figures, lesson 12's layers 128.
 MOST_VALUES = 64
@@ -117,7 +119,8 @@ def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value, cls=PlotlyJSONEncoder))
 
 
-def steps(make: Callable[[], go.Figure], key: str, values: Sequence[Any], default: Any = None) -> dict | None:
+def steps(make: Callable[[], go.Figure], key: str, values: Sequence[Any], default: Any = None,
+          chart: str = "") -> dict | None:
     """The chart at each of a slider's values, whatever value the slider stands at (the other settings as they
     are), as differences from the chart at one of them, the reference: the slider's default, first or last
     value, whichever carries least. `ref` holds the attributes that change along the slider at the reference
@@ -136,7 +139,11 @@ def steps(make: Callable[[], go.Figure], key: str, values: Sequence[Any], defaul
     if not sized:
         return None  # the chart does not depend on this slider
     size, payload = min(sized, key=lambda pair: pair[0])
-    return payload if size <= MOST_BYTES_PER_VALUE * len(values) else None
+    if size > MOST_BYTES_PER_VALUE * len(values):
+        _log.warning("flashviz: chart %s along %s would carry %d KB, over the %d KB its slider may: it follows on "
+                     "release", chart, key, size // 1000, MOST_BYTES_PER_VALUE * len(values) // 1000)
+        return None
+    return payload
 
 
 def _along(figures: Sequence[dict], reference: int) -> dict | None:
@@ -261,7 +268,7 @@ def _carry() -> None:
             found, payload = _built.get(key)
             if not found and knob in asked:
                 with at(settings):
-                    payload = steps(make, knob, values, p.default)
+                    payload = steps(make, knob, values, p.default, chart)
                 _built.put(key, payload)
             elif not found:
                 missing.add(knob)

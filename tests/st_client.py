@@ -230,8 +230,8 @@ class Server:
     the kernel's per-process CPU clock in nanoseconds: the clients, in other processes,
     are not in it."""
 
-    def __init__(self, app: Path, port: int, flags: tuple[str, ...] = ()):
-        self.app, self.port, self.flags = Path(app), port, flags
+    def __init__(self, app: Path, port: int, flags: tuple[str, ...] = (), log: Path | None = None):
+        self.app, self.port, self.flags, self.log = Path(app), port, flags, log  # log: the server's output, there
         self.url = f"http://127.0.0.1:{port}"
         self.ws_url = f"ws://127.0.0.1:{port}/_stcore/stream"
         # set by bench/bench_latency.py's cold start: CPU seconds to the first screen, and seconds from the start
@@ -245,7 +245,8 @@ class Server:
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true",
              f"--server.port={self.port}", "--server.address=127.0.0.1", "--browser.gatherUsageStats=false",
              *self.flags],
-            cwd=self.app, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            cwd=self.app, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL if self.log is None else self.log.open("ab"))
         deadline = time.time() + 120
         while True:
             try:
