@@ -11,7 +11,7 @@ between its values, per layout key the same, each value's as its differences fro
 settings are the same, and not again when the slider is let go. A slider that changes none of a
 chart's values is not carried for it; one with more than MOST_VALUES values, or whose differences
 would weigh more than MOST_BYTES_PER_VALUE a value, stays on the rerun path (the server's log says so, and
-tests/test_live_fill.py holds that no chart does at the defaults: lesson 1's roofline once did, unsaid). In the browser,
+tests/test_live_fill.py holds that no chart does at the defaults). In the browser,
 explorer/live.js watches each named slider (Streamlit's own: a native, labelled range input that
 sends its value to the server only when it is let go), marks it `data-live-knob`, and as it moves
 redraws the chart from the carried values: JavaScript chooses among the engine's figures, it

@@ -241,12 +241,13 @@ class Server:
 
     def __enter__(self) -> Server:
         self.started = time.perf_counter()
+        self._log_file = None if self.log is None else self.log.open("ab")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true",
              f"--server.port={self.port}", "--server.address=127.0.0.1", "--browser.gatherUsageStats=false",
              *self.flags],
             cwd=self.app, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL if self.log is None else self.log.open("ab"))
+            stderr=subprocess.DEVNULL if self._log_file is None else self._log_file)
         deadline = time.time() + 120
         while True:
             try:
@@ -267,6 +268,8 @@ class Server:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+        if self._log_file is not None:
+            self._log_file.close()
 
     def cpu(self) -> float:
         return time.clock_gettime(self._clock)

@@ -79,7 +79,7 @@ def reference_label_spots(marks, x_range, y_range) -> list[tuple[int, int, str]]
     drawn = [[with_arrow(k, b) for b in boxes[k]] for k in range(len(at))]  # label and arrow
     arrows = [[(at[k], (at[k][0] + ax, at[k][1] - ay)) for ax, ay, _ in _LABEL_SPOTS] for k in range(len(at))]
     # per mark and spot: 1 if the label leaves the plot, plus the other marks it covers
-    alone = [[int(not (b[0] >= 0 and b[2] <= width and b[1] >= 0 and b[3] <= height))
+    alone = [[(_MEET if not (b[1] >= 0 and b[3] <= height) else int(not (b[0] >= 0 and b[2] <= width)))
               + sum(b[0] - 12 < x < b[2] + 12 and b[1] - 12 < y < b[3] + 12 for j, (x, y) in enumerate(at) if j != k)
               for b in boxes[k]] for k in range(len(at))]
 

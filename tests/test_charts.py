@@ -158,7 +158,7 @@ def test_roofline_labels_point_at_their_own_points(flash_x):
 def test_the_roofs_stay_put_along_n_so_the_roofline_follows_it_live(gpu):
     """Along the sidebar's n (its every value, the tiles cut to n as the sidebar cuts them), only the axis and the
     marks move: every roof is the same numbers, so the figures along n weigh no more than explorer/live.py carries.
-    With the roofs drawn over the axis's own span they weighed 1.5 MB, five times that, and the chart waited for
+    With the roofs drawn over the axis's own span they weighed 1.3 MB, four times that, and the chart waited for
     the release."""
     from explorer import live, widgets
     from flashviz.model.config import SEQUENCE_LENGTHS
@@ -181,7 +181,7 @@ def test_the_roofs_stay_put_along_n_so_the_roofline_follows_it_live(gpu):
 def test_on_the_h200_the_roofline_keeps_its_traces_along_d_and_follows_it_live():
     """Lesson 1 on the H200 draws the measured kernel at d = 64 and 128 and an empty trace at the other d, with no
     legend entry: the traces stay the same along d, and its figures weigh no more than explorer/live.py carries
-    (with the trace there at two d only, every figure went whole: 390 KB)."""
+    (with the trace there at two d only, every figure went whole)."""
     from explorer import cache, live
     h200, ds, figures = "H200 SXM", (16, 32, 64, 128, 256), []
     for d in ds:

@@ -75,7 +75,7 @@ _LABEL_SPOTS = ((30, 50, "left"), (-30, 50, "right"), (30, 25, "left"), (-30, 25
                 (30, 160, "left"), (-30, 160, "right"), (-30, -50, "right"), (30, -50, "left"))
 _LABEL_PLOT_PX = (470, 210)  # the plot area of a 560 px chart: labels that clear there clear wider
 _CHAR_PX, _LINE_PX = 10.5, 22  # an 18 px font, as drawn
-_MEET = 2  # what two labels that meet, or two arrows that cross, cost against a label that leaves the plot (1)
+_MEET = 2  # two labels that meet, arrows that cross, a label above or below the plot: against one out at a side (1)
 
 
 def _crosses(a, b) -> bool:
@@ -90,10 +90,11 @@ def _label_spots(marks, x_range, y_range) -> list[tuple[int, int, str]]:
     """(ax, ay, xanchor) for each mark's label: of every choice of _LABEL_SPOTS, the one whose
     labels leave the plot, cover another mark, meet each other or cross arrows least often,
     then the most preferred. Laid out on the plot of a 560 px chart: the spots are in px, so on
-    a wider chart the marks only move further apart. Two labels that meet, or arrows that cross,
-    count twice a label that leaves this plot, which a wider chart may still hold: on the H200
-    with its measured points (a wider span of intensity), flash's label and the matmuls' once
-    covered each other."""
+    a wider chart the marks only move further apart. A label that leaves the plot at a side
+    costs 1, as a wider chart may still hold it; two labels that meet, two arrows that cross, or
+    a label above or below the plot (over the legend or the axis) cost _MEET. With every cost 1,
+    on the H200 with its measured points (a wider span of intensity) flash's label and the
+    matmuls' covered each other."""
     width, height = _LABEL_PLOT_PX
     sx, sy = width / (x_range[1] - x_range[0]), height / (y_range[1] - y_range[0])
     at = [(sx * (math.log10(x) - x_range[0]), sy * (math.log10(y) - y_range[0]))  # px, y up
@@ -112,7 +113,7 @@ def _label_spots(marks, x_range, y_range) -> list[tuple[int, int, str]]:
     drawn = [[with_arrow(k, b) for b in boxes[k]] for k in range(len(at))]  # label and arrow
     arrows = [[(at[k], (at[k][0] + ax, at[k][1] - ay)) for ax, ay, _ in _LABEL_SPOTS] for k in range(len(at))]
     # per mark and spot: 1 if the label leaves the plot, plus the other marks it covers
-    alone = [[int(not (b[0] >= 0 and b[2] <= width and b[1] >= 0 and b[3] <= height))
+    alone = [[(_MEET if not (b[1] >= 0 and b[3] <= height) else int(not (b[0] >= 0 and b[2] <= width)))
               + sum(b[0] - 12 < x < b[2] + 12 and b[1] - 12 < y < b[3] + 12 for j, (x, y) in enumerate(at) if j != k)
               for b in boxes[k]] for k in range(len(at))]
 
@@ -175,7 +176,7 @@ def roofline(points, hardware: dict, dtype: str, selected: str, measured=None) -
         left, right = min(-2.0, lo - 1.5), max(3.0, hi)
     # The axis spans what the points need; the roofs are drawn at fixed intensities over ROOF_DECADES, or wider
     # where the axis is. So a slider that moves the points moves the axis and the marks, and the roofs (most of
-    # the figure) stay as they are along it: drawn over the axis's own span, they weighed 1.4 MB along n, too much
+    # the figure) stay as they are along it: drawn over the axis's own span, they weighed 1.3 MB along n, too much
     # for the figure to follow the slider live (explorer/live.py).
     first = min(math.floor(left), ROOF_DECADES[0])
     last = max(math.ceil(right), ROOF_DECADES[1] if measured is None else MEASURED_ROOF_TOP)
