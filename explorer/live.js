@@ -285,7 +285,8 @@ function figureAt(live, gd, knob, steps, at, pinned) {
   if (pinned && size) {
     layout.margin = { ...layout.margin, l: size.l, r: size.r, t: size.t, b: size.b, autoexpand: false };
   }
-  return { data, layout };
+  // the layout for the chart's width the figure carries (a phone's: explorer/plot.js)
+  return gd.__fvFit ? gd.__fvFit({ data, layout }) : { data, layout };
 }
 
 // The chart as the server drew it at this run's settings, kept once a run (gd.__fvBase), with the margins it was drawn

@@ -78,8 +78,12 @@ function draw(Plotly, gd, data) {
   delete gd.dataset.liveAt;  // and it is no slider's live figure
   delete gd.dataset.liveDrawn;
   gd.__fvDrawnAt = performance.now();  // for tests: the order the charts were drawn in
-  const fig = themed(JSON.parse(data.spec), THEME);
-  fig.layout.width = width(gd);
+  const fig = themed(JSON.parse(data.spec), THEME), w = width(gd);
+  gd.__fvNarrow = narrowed(fig.layout, w);
+  Object.assign(fig, fitted(fig, w));
+  gd.__fvFit = (f) => fitted(f, f.layout.width || width(gd));  // explorer/live.js fits its figures alike
+  gd.__fvTall = fig.layout.height;  // the figure's height, or its narrow layout's
+  fig.layout.width = w;
   fig.layout.height = height(gd);
   const config = JSON.parse(data.config);
   config.showSendToCloud = false;  // as Streamlit sets it, and no selection tools: a chart here selects nothing
@@ -100,7 +104,7 @@ function width(gd) {
 }
 
 function height(gd) {
-  return document.fullscreenElement === gd.parentElement ? window.innerHeight : gd.__fvWant.height;
+  return document.fullscreenElement === gd.parentElement ? window.innerHeight : gd.__fvTall || gd.__fvWant.height;
 }
 
 // The column's width changed, or the chart went into fullscreen or out of it: the chart follows. Its height is
@@ -108,6 +112,11 @@ function height(gd) {
 function resized(gd) {
   if (!window.Plotly || !gd._fullLayout) return;
   const full = document.fullscreenElement === gd.parentElement, change = {}, w = width(gd);
+  if (narrowed(gd.layout, w) !== gd.__fvNarrow) {  // a phone turned, say: drawn anew in the layout for its width
+    gd.__fvSpec = null;
+    soon(window.Plotly, gd);
+    return;
+  }
   if (Math.abs(gd._fullLayout.width - w) >= 1) change.width = w;
   if (full && !gd.__fvBefore) {
     gd.__fvBefore = gd._fullLayout.height;
@@ -150,6 +159,33 @@ function merge(into, from) {
     else into[k] = v;
   }
   return into;
+}
+
+// A figure laid out for a narrower chart too (the roofline's labels on a phone: explorer/charts/idea.py) carries that
+// layout in layout.meta.narrow, and takes it where the chart is narrower than it says: the server's places and
+// fonts, put on the figure's own. Nothing is laid out here.
+function narrowed(layout, w) {
+  const narrow = layout.meta && layout.meta.narrow;
+  return !!narrow && w < narrow.below;
+}
+
+function fitted({ data, layout }, w) {
+  if (!narrowed(layout, w)) return { data, layout };
+  const narrow = layout.meta.narrow, out = over(layout, narrow.layout || {}), traces = narrow.data || {};
+  if (narrow.annotations && layout.annotations) {
+    out.annotations = layout.annotations.map((a, i) => over(a, narrow.annotations[i] || {}));
+  }
+  return { data: data.map((t, i) => (String(i) in traces ? over(t, traces[i]) : t)), layout: out };
+}
+
+// A copy of `into` with `from`'s keys set, objects merged key by key: `into` is left as it was.
+function over(into, from) {
+  const out = { ...into };
+  for (const [k, v] of Object.entries(from)) {
+    const both = v && typeof v === "object" && !Array.isArray(v) && out[k] && typeof out[k] === "object";
+    out[k] = both ? over(out[k], v) : v;
+  }
+  return out;
 }
 
 // plotly.js as the page's st.plotly_chart has it: Streamlit's own chunk, which sets window.Plotly.

@@ -76,6 +76,17 @@ _LABEL_SPOTS = ((30, 50, "left"), (-30, 50, "right"), (30, 25, "left"), (-30, 25
 _LABEL_PLOT_PX = (470, 210)  # the plot area of a 560 px chart: labels that clear there clear wider
 _CHAR_PX, _LINE_PX = 10.5, 22  # an 18 px font, as drawn
 _MEET = 2  # two labels that meet, arrows that cross, a label above or below the plot: against one out at a side (1)
+# A phone's chart (a 390 px screen: 358 px of chart) takes a layout of its own, carried in the figure's meta and put
+# on it by the page where the chart is narrower than NARROW_BELOW px (explorer/plot.js): NARROW_HEIGHT px tall (a
+# phone's screen holds it), labels and legend in a 14 px font, the legend in two columns (plotly.js gives a legend
+# the plot area's width, so the FP32 ceiling is named "non-matmul" there, the H200's measured kernel "measured"),
+# and the labels laid out on that chart's plot area, with shorter arrows, where a label out at a side is as bad as
+# two that meet. Lesson 12's roofline, two short labels, fits a phone as it is.
+NARROW_BELOW, NARROW_FONT, NARROW_HEIGHT = 480, 14, 520
+_NARROW_PLOT_PX = (265, 300)
+_NARROW_SPOTS = (tuple((round(ax / 2), round(ay * 0.7), anchor) for ax, ay, anchor in _LABEL_SPOTS)
+                 + ((0, -50, "center"),))
+_NARROW_CHAR_PX, _NARROW_LINE_PX = _CHAR_PX * NARROW_FONT / 18, _LINE_PX * NARROW_FONT / 18
 
 
 def _crosses(a, b) -> bool:
@@ -86,7 +97,9 @@ def _crosses(a, b) -> bool:
     return side(a, b[0]) * side(a, b[1]) < 0 and side(b, a[0]) * side(b, a[1]) < 0
 
 
-def _label_spots(marks, x_range, y_range) -> list[tuple[int, int, str]]:
+def _label_spots(marks, x_range, y_range, plot_px: tuple[int, int] = _LABEL_PLOT_PX, char_px: float = _CHAR_PX,
+                 line_px: float = _LINE_PX, side: int = 1,
+                 choices: tuple[tuple[int, int, str], ...] = _LABEL_SPOTS, avoid=()) -> list[tuple[int, int, str]]:
     """(ax, ay, xanchor) for each mark's label: of every choice of _LABEL_SPOTS, the one whose
     labels leave the plot, cover another mark, meet each other or cross arrows least often,
     then the most preferred. Laid out on the plot of a 560 px chart: the spots are in px, so on
@@ -94,32 +107,37 @@ def _label_spots(marks, x_range, y_range) -> list[tuple[int, int, str]]:
     costs 1, as a wider chart may still hold it; two labels that meet, two arrows that cross, or
     a label above or below the plot (over the legend or the axis) cost _MEET. With every cost 1,
     on the H200 with its measured points (a wider span of intensity) flash's label and the
-    matmuls' covered each other."""
-    width, height = _LABEL_PLOT_PX
+    matmuls' covered each other. `plot_px`, `char_px` and `line_px`: another chart's plot area and font (a
+    phone's), and `side` what a label out at a side costs there (no wider chart holds it on a phone); `avoid`:
+    other points, (x, y) in data, that a label covers at the cost of a mark (the H200's measured kernel)."""
+    width, height = plot_px
     sx, sy = width / (x_range[1] - x_range[0]), height / (y_range[1] - y_range[0])
-    at = [(sx * (math.log10(x) - x_range[0]), sy * (math.log10(y) - y_range[0]))  # px, y up
-          for x, y in zip(marks["x"], marks["y"])]
+    def px(x: float, y: float) -> tuple[float, float]:  # y up
+        return sx * (math.log10(x) - x_range[0]), sy * (math.log10(y) - y_range[0])
+    at = [px(x, y) for x, y in zip(marks["x"], marks["y"])]
+    others = at + [px(x, y) for x, y in avoid]
 
     def box(k: int, spot: tuple[int, int, str]) -> tuple[float, float, float, float]:
         lines = str(marks["label"].iloc[k]).split("<br>")
-        (ax, ay, anchor), w, h = spot, _CHAR_PX * max(map(len, lines)) + 8, _LINE_PX * len(lines) + 6
+        (ax, ay, anchor), w, h = spot, char_px * max(map(len, lines)) + 8, line_px * len(lines) + 6
         x0 = at[k][0] + ax - {"left": 0, "center": w / 2, "right": w}[anchor]
         return x0, at[k][1] - ay - h / 2, x0 + w, at[k][1] - ay + h / 2
 
     def with_arrow(k: int, b: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
         (x, y), r = at[k], 10  # the arrow reaches its point, less the standoff
         return min(b[0], x + r), min(b[1], y + r), max(b[2], x - r), max(b[3], y - r)
-    boxes = [[box(k, spot) for spot in _LABEL_SPOTS] for k in range(len(at))]
+    boxes = [[box(k, spot) for spot in choices] for k in range(len(at))]
     drawn = [[with_arrow(k, b) for b in boxes[k]] for k in range(len(at))]  # label and arrow
-    arrows = [[(at[k], (at[k][0] + ax, at[k][1] - ay)) for ax, ay, _ in _LABEL_SPOTS] for k in range(len(at))]
-    # per mark and spot: 1 if the label leaves the plot, plus the other marks it covers
-    alone = [[(_MEET if not (b[1] >= 0 and b[3] <= height) else int(not (b[0] >= 0 and b[2] <= width)))
-              + sum(b[0] - 12 < x < b[2] + 12 and b[1] - 12 < y < b[3] + 12 for j, (x, y) in enumerate(at) if j != k)
+    arrows = [[(at[k], (at[k][0] + ax, at[k][1] - ay)) for ax, ay, _ in choices] for k in range(len(at))]
+    # per mark and spot: what its leaving the plot costs, plus the other marks (and points to avoid) it covers
+    alone = [[(_MEET if not (b[1] >= 0 and b[3] <= height) else side * int(not (b[0] >= 0 and b[2] <= width)))
+              + sum(b[0] - 12 < x < b[2] + 12 and b[1] - 12 < y < b[3] + 12
+                    for j, (x, y) in enumerate(others) if j != k)
               for b in boxes[k]] for k in range(len(at))]
 
     # The cost of every choice at once: one axis per mark, its spots along it (C order is product()'s
     # order, so argmin's first minimum is the choice min() over product() took).
-    spots, marks_n = len(_LABEL_SPOTS), len(at)
+    spots, marks_n = len(choices), len(at)
     bad = np.zeros((spots,) * marks_n, dtype=np.int64)
     for k in range(marks_n):
         bad += np.asarray(alone[k]).reshape([spots if axis == k else 1 for axis in range(marks_n)])
@@ -131,7 +149,7 @@ def _label_spots(marks, x_range, y_range) -> list[tuple[int, int, str]]:
     index_sum = sum(np.arange(spots).reshape([spots if axis == k else 1 for axis in range(marks_n)])
                     for k in range(marks_n))
     best = np.unravel_index(np.argmin(bad * (spots * marks_n + 1) + index_sum), bad.shape) if marks_n else ()
-    return [_LABEL_SPOTS[int(i)] for i in best]
+    return [choices[int(i)] for i in best]
 
 
 def _cuda_core_ceiling(fig: go.Figure, hw, ai) -> None:
@@ -192,15 +210,20 @@ def roofline(points, hardware: dict, dtype: str, selected: str, measured=None) -
             name=name, legendrank=1 if mine else 2,  # the chosen machine first, and thick
             line={"color": colour, "width": 5 if mine else 2.5, "dash": None if mine else dash},
             hovertemplate="%{x:.3g} flops/byte: %{y:.3g} TFLOP/s<extra>" + name + "</extra>"))
+    narrow_traces = {}  # a trace's name on a phone, where a legend of two columns has room for short ones alone
     if kernels and selected in hardware and hardware[selected].peak_flops(dtype) != hardware[selected].fp32_flops:
         _cuda_core_ceiling(fig, hardware[selected], ai)
+        narrow_traces[str(len(fig.data) - 1)] = {"name": "non-matmul"}
     lowest = min(10 ** left * min(hw.hbm_bytes_per_s for hw in hardware.values()) / 1e12, rates.min())
     highest = max(hw.peak_flops(dtype) for hw in hardware.values()) / 1e12
     y_range = [math.log10(lowest) - 0.3, math.log10(highest) + 0.4]
     marks = _roofline_marks(points).reset_index(drop=True)
-    spots = _label_spots(marks, (left, right), y_range)
+    ran = [] if measured is None else list(zip(measured["flops per DRAM byte"].astype(float),
+                                               measured["achieved TFLOP/s"].astype(float)))
+    spots = _label_spots(marks, (left, right), y_range, avoid=ran)
     # flash under the others: at d = 64 it sits just right of the matmuls, and the smaller mark stays seen
-    for k, row in sorted(marks.iterrows(), key=lambda kr: kr[1]["method"] != "flash"):
+    order = sorted(range(len(marks)), key=lambda k: marks["method"].iloc[k] != "flash")
+    for k, row in ((k, marks.iloc[k]) for k in order):
         method = str(row["method"])
         colour, symbol = _POINT_STYLE.get(method, (BLACK, "diamond"))
         fig.add_trace(go.Scatter(
@@ -223,13 +246,31 @@ def roofline(points, hardware: dict, dtype: str, selected: str, measured=None) -
             marker={"size": 14, "color": FLASH, "symbol": "diamond-open", "line": {"width": 3}},
             hovertemplate="measured, n = %{text}: %{x:.3g} flops per DRAM byte, %{y:.3g} TFLOP/s<extra></extra>",
             text=[f"{int(n):,}" for n in measured["n"]]))
+        narrow_traces[str(len(fig.data) - 1)] = {"name": "measured"}
     fig.update_xaxes(range=[left, right])
     fig.update_yaxes(range=y_range)
     units = "FP32 units" if dtype in ("float32", "float64") else "matrix units"  # NVIDIA's and AMD's names differ
     fig = _style(fig, "arithmetic intensity (flops per byte)", "attainable rate (TFLOP/s)",
                  f"Roofline, {dtype} on {units}", log_x=True, log_y=True)
     fig.layout.xaxis.update(_log_ticks([10 ** left, 10 ** right]))  # the axis's ticks, not the roofs' whole span
+    if kernels:  # three labels of two or three lines: a phone's chart lays them out anew (two short ones fit it)
+        fig.layout.meta = _on_a_phone(marks, order, (left, right), y_range, narrow_traces, ran)
     return fig
+
+
+def _on_a_phone(marks, order, x_range, y_range, traces: dict, avoid) -> dict:
+    """The kernel roofline's layout on a phone (NARROW_BELOW; explorer/plot.js puts it on the figure there): each
+    label broken before its parenthesis and after its commas too ("flash", "(HBM/SRAM", "count)", "memory-bound"),
+    in the order the labels are added (`order`, of marks' rows), laid out on a phone's plot; `traces`: the names
+    its legend gives, by trace; `avoid`: as `_label_spots` takes it."""
+    labels = (marks["label"].str.replace(" (", "<br>(", regex=False).str.replace(", ", ",<br>", regex=False)
+              .str.replace("(HBM/SRAM count)", "(HBM/SRAM<br>count)", regex=False))
+    spots = _label_spots(marks.assign(label=labels), x_range, y_range, _NARROW_PLOT_PX, _NARROW_CHAR_PX,
+                         _NARROW_LINE_PX, side=_MEET, choices=_NARROW_SPOTS, avoid=avoid)
+    notes = [{"ax": spots[k][0], "ay": spots[k][1], "xanchor": spots[k][2], "text": labels.iloc[k],
+              "font": {"size": NARROW_FONT}} for k in order]
+    return {"narrow": {"below": NARROW_BELOW, "annotations": notes, "data": traces,
+                       "layout": {"height": NARROW_HEIGHT, "legend": {"font": {"size": NARROW_FONT}}}}}
 
 
 def weights_bars(df) -> go.Figure:
