@@ -52,7 +52,8 @@ _log = logging.getLogger(__name__)
 MOST_VALUES = 64
 SIZES = ("n", "d", "Br", "Bc")  # the sidebar's sliders a chart of sizes follows (the SRAM budget has 505 values)
 # Beside a player's own n: why the player does not follow it live.
-PLAYER_ON_RELEASE = "The player's frames are built when you let go: every n's frames are too many to carry for a drag."
+PLAYER_ON_RELEASE = ("The player's frames are built when you let go: its frames at every value are too many to carry "
+                     "for a drag.")
 PENDING = "_live_pending"  # this run's live charts: key -> (make, knobs, the slider the keys play)
 CHARTS = "_live_charts"  # the last whole run's live charts, which a fill (a fragment run) builds
 SETTINGS = "_live_settings"  # the settings of that run (`_settings`)

@@ -81,7 +81,12 @@ function draw(Plotly, gd, data) {
   const fig = themed(JSON.parse(data.spec), THEME), w = width(gd);
   gd.__fvNarrow = narrowed(fig.layout, w);
   Object.assign(fig, fitted(fig, w));
-  gd.__fvFit = (f) => fitted(f, f.layout.width || width(gd));  // explorer/live.js fits its figures alike
+  // explorer/live.js fits its figures alike, at the height it drew them (a fullscreen chart's, say)
+  gd.__fvFit = (f) => {
+    const out = fitted(f, f.layout.width || width(gd));
+    if (f.layout.height != null) out.layout.height = f.layout.height;
+    return out;
+  };
   gd.__fvTall = fig.layout.height;  // the figure's height, or its narrow layout's
   fig.layout.width = w;
   fig.layout.height = height(gd);
@@ -114,6 +119,7 @@ function resized(gd) {
   const full = document.fullscreenElement === gd.parentElement, change = {}, w = width(gd);
   if (narrowed(gd.layout, w) !== gd.__fvNarrow) {  // a phone turned, say: drawn anew in the layout for its width
     gd.__fvSpec = null;
+    gd.__fvBefore = full ? -1 : 0;  // in fullscreen: back to that layout's own height on leaving it
     soon(window.Plotly, gd);
     return;
   }
@@ -122,7 +128,7 @@ function resized(gd) {
     gd.__fvBefore = gd._fullLayout.height;
     change.height = window.innerHeight;
   } else if (!full && gd.__fvBefore) {
-    change.height = gd.__fvBefore;
+    change.height = gd.__fvBefore > 0 ? gd.__fvBefore : height(gd);
     gd.__fvBefore = 0;
   }
   if (Object.keys(change).length) window.Plotly.relayout(gd, change);
@@ -144,7 +150,7 @@ const FULLSCREEN = {
 function themed(fig, theme) {
   fig.layout = fig.layout || {};
   const template = (fig.layout.template = fig.layout.template || {});
-  template.layout = merge(template.layout || {}, theme);
+  template.layout = over(template.layout || {}, theme);
   const title = fig.layout.title;
   if (title !== undefined && title !== null) {
     const t = typeof title === "string" ? { text: title } : title;
@@ -153,13 +159,6 @@ function themed(fig, theme) {
   return fig;
 }
 
-function merge(into, from) {
-  for (const [k, v] of Object.entries(from)) {
-    if (v && typeof v === "object" && !Array.isArray(v) && into[k] && typeof into[k] === "object") merge(into[k], v);
-    else into[k] = v;
-  }
-  return into;
-}
 
 // A figure laid out for a narrower chart too (the roofline's labels on a phone: explorer/charts/idea.py) carries that
 // layout in layout.meta.narrow, and takes it where the chart is narrower than it says: the server's places and

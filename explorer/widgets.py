@@ -128,7 +128,8 @@ def shared_controls() -> None:
     gpu = hardware()
     sram = bound(SHARED["sram"], side, "M: the shared memory one thread block may use: "
                                        f"{gpu.smem_per_block_kb} KB on the {gpu.name}. Charts redraw when you let go: "
-                                       "its 505 values are too many to carry for a drag, as n, d and the tiles are.")
+                                       "its 505 values are too many to carry for a drag (they follow n, d and the "
+                                       "tiles as you drag).")
     if sram > gpu.smem_per_block_kb:
         side.caption(f"{sram} KB is more than one block may use on the {gpu.name} ({gpu.smem_per_block_kb} KB).")
     if sram != gpu.smem_per_block_kb:

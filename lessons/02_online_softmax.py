@@ -167,4 +167,14 @@ st.markdown(
     f"e^(sink − m)/l = {np.exp(sink - m_end) / l_end:.4f}. Against the softmax with the sink as one more score, "
     f"max |diff| = {np.abs(with_sink - reference).max():.2e}. flash-attn-4's `learnable_sink` adds e^(sink − m) "
     f"to l once, after the last tile ({cite('fa_sink', 'finalize')}): the same sum.")
-ui.chart(cache.figure(charts.running_stats, sink_steps), "running_stats_sink")
+
+
+def sink_figure():
+    """The running (m, l) with the sink, at the lesson's controls: it follows the row's sliders and the sink's live."""
+    at: list[tuple[float, float]] = []
+    online_softmax(streamed()[0]["score"].to_numpy(), ui.peek(control("os_block")), steps=at,
+                   sink=ui.peek(control("os_sink")))
+    return cache.figure(charts.running_stats, at)
+
+
+ui.chart(sink_figure, "running_stats_sink", (*ROW, "os_sink"))

@@ -83,8 +83,9 @@ def _player() -> None:
     st.subheader("Watch it stream")
     c1, c2, c3, c4 = st.columns([1, 1, 1, 1.3])  # the toggle's label whole at 1280 px beside the sidebar
     an_n = ui.bound(control("an_n"), c1, help=ui.PLAYER_ON_RELEASE)
-    an_d = ui.bound(control("an_d"), c2)
-    an_tau = ui.bound(control("an_tau"), c3, help="FlashAttention-4's rescale threshold, in log2 units (lesson 2)")
+    an_d = ui.bound(control("an_d"), c2, help=ui.PLAYER_ON_RELEASE)
+    an_tau = ui.bound(control("an_tau"), c3, help="FlashAttention-4's rescale threshold, in log2 units (lesson 2). "
+                                                  + ui.PLAYER_ON_RELEASE)
     show_standard = ui.bound(control("an_std"), c4,
                              help="The same n, moving the n × n matrices through HBM.")
     acfg, note = animation.teaching_config(cfg, an_n, an_d)

@@ -129,7 +129,7 @@ def _player() -> None:
     st.subheader("Watch the backward")
     c1, c2 = st.columns(2)
     bw_n = ui.bound(control("bw_n"), c1, help=ui.PLAYER_ON_RELEASE)
-    bw_d = ui.bound(control("bw_d"), c2)
+    bw_d = ui.bound(control("bw_d"), c2, help=ui.PLAYER_ON_RELEASE)
     bcfg, note = animation.teaching_config(cfg, bw_n, bw_d)
     ui.own_setting(note or f"The player runs its own n = {bcfg.n} and d = {bcfg.d}, small enough to watch; "
                            "tiles, data type and mask come from the sidebar.")

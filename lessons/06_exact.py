@@ -57,6 +57,8 @@ flash_title = "|flash − standard|"
 ui.slide("The error, as a picture")
 ui.side_by_side((cache.figure(charts.diff_heatmap, demo.arrays["flash - standard"], flash_title), "diff_flash"),
                 (cache.figure(charts.diff_heatmap, demo.arrays["local - standard"], local_title), "diff_local"))
+st.caption("The pictures redraw when you let go of the sidebar's n or d too: each holds up to 256 rows of d numbers, "
+           "too many to carry for a drag at every value.")
 ui.table(res, "exact", f"n = {n}, d = {cfg.d}, float64 arithmetic")
 
 # ---- the second half: the same question in the precisions kernels run in --------------------------

@@ -22,7 +22,20 @@ dtype = ui.bound(control("hw_dtype"), c2)
 pass_ = ui.bound(control("hw_pass"), c3)
 ui.own_setting("This lesson has its own head dim and data type: those the H200 was measured at. "
                "The sidebar's settings do not apply here.")
-hw = cache.measured_view(d, dtype, pass_)
+
+
+def measured():
+    """The H200's measurements at the lesson's head dim, data type and pass (or the head dim a live drag sets)."""
+    return cache.measured_view(ui.peek(control("hw_d")), ui.peek(control("hw_dtype")), ui.peek(control("hw_pass")))
+
+
+def measured_dram():
+    """Nsight Compute's bytes at the head dim, for the chart of bytes."""
+    at = measured()
+    return at.dram[at.dram["d"] == ui.peek(control("hw_d"))]
+
+
+hw = measured()
 view, sp, mem = hw.table, hw.kernel("flash"), hw.kernel("mem_efficient")
 
 m = st.columns(4)
@@ -53,8 +66,8 @@ if view.empty:
     st.warning("No measurements for this choice.")
 else:
     ui.slide("Measured against the model")
-    ui.side_by_side((cache.figure(charts.measured_times, view), "hw_times"),
-                    (cache.figure(charts.measured_bytes, hw.dram[hw.dram["d"] == d]), "hw_bytes"))
+    ui.side_by_side((lambda: cache.figure(charts.measured_times, measured().table), "hw_times", ("hw_d",)),
+                    (lambda: cache.figure(charts.measured_bytes, measured_dram()), "hw_bytes", ("hw_d",)))
 
 flash_pts = hw.flash_points
 wins, mem_wins = hw.wins("flash"), hw.wins("mem_efficient")
@@ -127,7 +140,8 @@ st.subheader("Where the model and the hardware part")
 st.markdown("\n".join(f"- {head}" if ui.presenting() else f"- {head} {why}" for head, why in findings))
 ui.explain("What the model leaves out: L2 (above), register pressure, occupancy, the exp units, launch cost.")
 ui.slide("The measured roofline")
-ui.chart(cache.figure(charts.measured_roofline, hw.points, hw.copy_tbs, hw.float16_tflops, "float16"), "hw_roofline")
+ui.chart(lambda: cache.figure(charts.measured_roofline, (at := measured()).points, at.copy_tbs, at.float16_tflops,
+                              "float16"), "hw_roofline", ("hw_d",))
 ui.slide("The measurements")
 profiled = ", ".join(f"{n:,}" for n in sorted(hw.dram["n"].unique()))
 

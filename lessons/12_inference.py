@@ -31,7 +31,9 @@ def inference_controls():
 
 
 cfg = inference_controls()
-MODEL = ("inf_ctx", "inf_batch", "inf_heads", "inf_kv")  # the model's sliders: the charts follow them live
+# The charts follow the model's sliders live, and the sidebar's d and query tile, which the model takes (the key
+# tile moves none of them: a step reads all of K and V, 2·n·d, whatever its blocks).
+MODEL = ("inf_ctx", "inf_batch", "inf_heads", "inf_kv", "d", "Br")
 layers = st.session_state["inf_layers"]
 hw = ui.hardware()
 gpus = {**HARDWARE, hw.name: hw} if ui.value("hw") == CUSTOM else HARDWARE
@@ -85,10 +87,16 @@ halves both its flops and its reads of K and V ({ui.assumes("prefill_full")}).
 table = cache.decode_bounds(cfg, gpus)
 left, right = st.columns([4, 3])  # the table wide enough for its four columns at 1280 px
 with left:
-    # on the H200's chart, where PyTorch's flash forward (prefill's kernel) was measured to sit
-    ran = cache.h200_flash(cfg.d)[0] if hw.name == "H200 SXM" and cfg.d in (64, 128) else None
-    ui.chart(lambda: cache.figure(charts.roofline, cache.decode_roofline_points(predict.inference_config(), hw), gpus,
-                                  cfg.dtype, hw.name, ran), "inference_roofline", MODEL)
+    def roofline_figure():
+        """Decode and prefill on every GPU's roof. On the H200's, where PyTorch's flash forward (prefill's kernel)
+        was measured to sit: no rows at a d it was not measured at, so the chart keeps its traces along d."""
+        at = predict.inference_config()
+        ran = None
+        if hw.name == "H200 SXM":
+            rows = cache.h200_flash(at.d if at.d in (64, 128) else 64)[0]
+            ran = rows if at.d in (64, 128) else rows.iloc[:0]
+        return cache.figure(charts.roofline, cache.decode_roofline_points(at, hw), gpus, at.dtype, hw.name, ran)
+    ui.chart(roofline_figure, "inference_roofline", MODEL)
 with right:
     ui.table(table, "decode_prefill_by_gpu", f"{cfg.dtype}, n = {cfg.n_kv:,}, {name}: where each GPU's roof "
              "puts the two; balance in bytes per flop",

@@ -93,7 +93,7 @@ def mask_sweep():
 
 
 sweep = mask_sweep()
-GROWTH = ("mk_window", "d")  # what the growth charts follow live
+GROWTH = ("mk_window", "d", "Br", "Bc")  # what the growth charts follow live: the census counts the tiles too
 
 
 def growth_figure(column: str):

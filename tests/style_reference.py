@@ -1,7 +1,7 @@
 """Slow, plain references for the chart builders' fast paths (tests/test_chart_style.py compares them):
 `reference_style` applies every chart's look through plotly's own update_layout / update_xaxes /
 update_traces, as explorer/charts/style.py's `_style` once did; `reference_label_spots` walks every
-choice of the roofline labels' spots one by one, as explorer/charts/idea.py's `_label_spots` once did."""
+choice of the roofline labels' spots one by one, as explorer/charts/labels.py's `label_spots` once did."""
 from __future__ import annotations
 
 import math
@@ -9,7 +9,7 @@ from itertools import combinations, product
 
 import plotly.graph_objects as go
 
-from explorer.charts.idea import _CHAR_PX, _LABEL_PLOT_PX, _LABEL_SPOTS, _LINE_PX, _MEET, _crosses
+from explorer.charts.labels import MEET, WIDE, Geometry, crosses
 from explorer.charts.style import (FONT, GRID, HEIGHT, INK, LEGEND, TICK, TITLE, _axis_values, _font, _log_ticks,
                                    _n_ticks, _template, _wrap)
 
@@ -56,39 +56,41 @@ def reference_style(fig: go.Figure, x: str, y: str, title: str = "", height: int
     return fig
 
 
-def reference_label_spots(marks, x_range, y_range) -> list[tuple[int, int, str]]:
-    """(ax, ay, xanchor) for each mark's label: of every choice of _LABEL_SPOTS, the one whose
+def reference_label_spots(marks, x_range, y_range, geometry: Geometry = WIDE) -> list[tuple[int, int, str]]:
+    """(ax, ay, xanchor) for each mark's label: of every choice of the geometry's spots, the one whose
     labels leave the plot, cover another mark, meet each other or cross arrows least often,
-    then the most preferred. Laid out on the plot of a 560 px chart: the spots are in px, so on
-    a wider chart the marks only move further apart."""
-    width, height = _LABEL_PLOT_PX
+    then the most preferred, laid out on the geometry's plot (a 560 px chart's, or a phone's)."""
+    (width, height), choices = geometry.plot_px, geometry.spots
     sx, sy = width / (x_range[1] - x_range[0]), height / (y_range[1] - y_range[0])
     at = [(sx * (math.log10(x) - x_range[0]), sy * (math.log10(y) - y_range[0]))  # px, y up
           for x, y in zip(marks["x"], marks["y"])]
 
     def box(k: int, spot: tuple[int, int, str]) -> tuple[float, float, float, float]:
         lines = str(marks["label"].iloc[k]).split("<br>")
-        (ax, ay, anchor), w, h = spot, _CHAR_PX * max(map(len, lines)) + 8, _LINE_PX * len(lines) + 6
+        (ax, ay, anchor) = spot
+        w, h = geometry.char_px * max(map(len, lines)) + 8, geometry.line_px * len(lines) + 6
         x0 = at[k][0] + ax - {"left": 0, "center": w / 2, "right": w}[anchor]
         return x0, at[k][1] - ay - h / 2, x0 + w, at[k][1] - ay + h / 2
 
     def with_arrow(k: int, b: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
         (x, y), r = at[k], 10  # the arrow reaches its point, less the standoff
         return min(b[0], x + r), min(b[1], y + r), max(b[2], x - r), max(b[3], y - r)
-    boxes = [[box(k, spot) for spot in _LABEL_SPOTS] for k in range(len(at))]
+    boxes = [[box(k, spot) for spot in choices] for k in range(len(at))]
     drawn = [[with_arrow(k, b) for b in boxes[k]] for k in range(len(at))]  # label and arrow
-    arrows = [[(at[k], (at[k][0] + ax, at[k][1] - ay)) for ax, ay, _ in _LABEL_SPOTS] for k in range(len(at))]
-    # per mark and spot: 1 if the label leaves the plot, plus the other marks it covers
-    alone = [[(_MEET if not (b[1] >= 0 and b[3] <= height) else int(not (b[0] >= 0 and b[2] <= width)))
+    arrows = [[(at[k], (at[k][0] + ax, at[k][1] - ay)) for ax, ay, _ in choices] for k in range(len(at))]
+    # per mark and spot: what leaving the plot costs, plus the other marks it covers
+    right = width + geometry.right_room
+    alone = [[(MEET if not (b[1] >= 0 and b[3] <= height) else geometry.side * int(not (b[0] >= 0 and b[2] <= right)))
               + sum(b[0] - 12 < x < b[2] + 12 and b[1] - 12 < y < b[3] + 12 for j, (x, y) in enumerate(at) if j != k)
               for b in boxes[k]] for k in range(len(at))]
+    gap = geometry.gap
 
     def cost(choice: tuple[int, ...]) -> tuple[int, int]:
         bad = sum(alone[k][i] for k, i in enumerate(choice))
         for (j, i), (k, m) in combinations(enumerate(choice), 2):
             a, b = drawn[j][i], drawn[k][m]
-            bad += _MEET * ((a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3])
-                            + _crosses(arrows[j][i], arrows[k][m]))
+            bad += MEET * ((a[0] < b[2] + gap and b[0] < a[2] + gap and a[1] < b[3] + gap and b[1] < a[3] + gap)
+                           + crosses(arrows[j][i], arrows[k][m]))
         return bad, sum(choice)
-    best = min(product(range(len(_LABEL_SPOTS)), repeat=len(at)), key=cost)
-    return [_LABEL_SPOTS[i] for i in best]
+    best = min(product(range(len(choices)), repeat=len(at)), key=cost)
+    return [choices[i] for i in best]

@@ -10,7 +10,7 @@ import pytest
 
 from explorer import charts
 from tests.chart_cases import lazy_cases
-from explorer.charts.idea import _label_spots
+from explorer.charts.labels import PHONE, WIDE, label_spots
 from tests.style_reference import reference_label_spots, reference_style
 
 CASES = lazy_cases()
@@ -35,9 +35,10 @@ def test_the_reference_is_really_swapped_in(monkeypatch):
     assert importlib.import_module(module)._style is reference_style
 
 
+@pytest.mark.parametrize("geometry", [WIDE, PHONE], ids=["wide", "phone"])
 @pytest.mark.parametrize("seed", range(40))
-def test_the_roofline_labels_take_the_spots_the_search_over_every_choice_takes(seed):
-    """_label_spots scores every choice at once in NumPy; the reference walks them one by one."""
+def test_the_roofline_labels_take_the_spots_the_search_over_every_choice_takes(seed, geometry):
+    """label_spots scores every choice at once in NumPy; the reference walks them one by one."""
     rng = random.Random(seed)
     k = 1 + seed % 4
     xs, ys = ([10 ** rng.uniform(-1, 3) for _ in range(k)] for _ in range(2))
@@ -45,4 +46,5 @@ def test_the_roofline_labels_take_the_spots_the_search_over_every_choice_takes(s
     marks = pd.DataFrame({"x": xs, "y": ys, "label": labels})
     x_range = (math.log10(min(xs)) - rng.uniform(0, 1), math.log10(max(xs)) + rng.uniform(0, 1))
     y_range = (math.log10(min(ys)) - rng.uniform(0, 1), math.log10(max(ys)) + rng.uniform(0, 1))
-    assert _label_spots(marks, x_range, y_range) == reference_label_spots(marks, x_range, y_range), marks
+    assert label_spots(marks, x_range, y_range, geometry) == reference_label_spots(marks, x_range, y_range, geometry), \
+        marks

@@ -272,37 +272,41 @@ def test_roofline_labels_of_close_kernels_hang_apart_and_never_cross(cfg, gpu):
             assert not (ax > 0 > bx and ay == by), "arrows that cross name the wrong points"
 
 
+def phone_boxes(fig: dict) -> tuple[list, list, dict]:
+    """The phone's labels' boxes and arrows on labels.PHONE's plot (px, y up), and the phone's layout."""
+    from explorer.charts import labels
+    layout, phone = fig["layout"], fig["layout"]["meta"]["narrow"]
+    (x0, x1), (y0, y1), (w, h) = layout["xaxis"]["range"], layout["yaxis"]["range"], labels.PHONE.plot_px
+    boxes, arrows = [], []
+    for a, p in zip(layout["annotations"], phone["annotations"]):
+        at = (w * (a["x"] - x0) / (x1 - x0), h * (a["y"] - y0) / (y1 - y0))
+        boxes.append(labels.box(at, p["text"], (p["ax"], p["ay"], p["xanchor"]), labels.PHONE))
+        arrows.append((at, (at[0] + p["ax"], at[1] - p["ay"])))
+    return boxes, arrows, phone
+
+
 @pytest.mark.parametrize("gpu", ["A100 40GB", "H100 SXM", "H200 SXM", "B200", "MI300X"])
 def test_on_a_phone_the_roofline_carries_its_own_layout_whose_labels_never_meet(gpu):
     """A phone's chart (explorer/plot.js puts layout.meta.narrow on it) shows the same labels, broken into more lines,
-    in a 14 px font; laid out on a phone's plot, no two of them meet, no arrows cross and none leaves the plot at the
-    top or bottom. tests/test_phone_browser.py measures them as drawn."""
-    idea = charts.idea
+    in a 14 px font; laid out on a phone's plot, no two of them come within 4 px, no arrows cross and none leaves the
+    plot at the top or bottom. tests/test_phone_browser.py measures them as drawn."""
     from explorer import cache
+    from explorer.charts import labels
     for n, d in [(256, 16), (2048, 64), (16384, 128), (65536, 256)]:
         cfg = Config(n=n, d=d, dtype="bfloat16")
         ran = cache.h200_flash(d)[0] if gpu == "H200 SXM" and d in (64, 128) else None
         fig = charts.roofline(sweeps.roofline_points(cfg, HARDWARE[gpu], kernels=True), HARDWARE, cfg.dtype, gpu,
                               ran).to_dict()
-        layout, phone = fig["layout"], fig["layout"]["meta"]["narrow"]
-        assert phone["below"] == idea.NARROW_BELOW and phone["layout"]["height"] == idea.NARROW_HEIGHT
-        notes = list(zip(layout["annotations"], phone["annotations"]))
-        assert [p["text"].replace("<br>", " ") for _, p in notes] == \
-            [a["text"].replace("<br>", " ") for a, _ in notes], "the same labels"
-        assert {p["font"]["size"] for _, p in notes} == {idea.NARROW_FONT}
-        (x0, x1), (y0, y1), (w, h) = layout["xaxis"]["range"], layout["yaxis"]["range"], idea._NARROW_PLOT_PX
-        boxes, arrows = [], []
-        for a, p in notes:
-            x, y = w * (a["x"] - x0) / (x1 - x0), h * (a["y"] - y0) / (y1 - y0)
-            lines = p["text"].split("<br>")
-            bw, bh = idea._NARROW_CHAR_PX * max(map(len, lines)) + 8, idea._NARROW_LINE_PX * len(lines) + 6
-            left = x + p["ax"] - {"left": 0, "center": bw / 2, "right": bw}[p["xanchor"]]
-            boxes.append((left, y - p["ay"] - bh / 2, left + bw, y - p["ay"] + bh / 2))
-            arrows.append(((x, y), (x + p["ax"], y - p["ay"])))
-        assert all(0 <= b[1] and b[3] <= h for b in boxes), (n, d, "a label above or below the plot")
+        boxes, arrows, phone = phone_boxes(fig)
+        assert phone["below"] == labels.NARROW_BELOW and phone["layout"]["height"] == labels.NARROW_HEIGHT
+        notes = list(zip(fig["layout"]["annotations"], phone["annotations"]))
+        assert [p["text"].replace("<br>", " ").replace(", ", ",") for _, p in notes] == \
+            [a["text"].replace("<br>", " ").replace(", ", ",") for a, _ in notes], "the same labels"
+        assert {p["font"]["size"] for _, p in notes} == {labels.NARROW_FONT}
+        assert all(0 <= b[1] and b[3] <= labels.PHONE.plot_px[1] for b in boxes), (n, d, "above or below the plot")
         for (a, p), (b, q) in itertools.combinations(zip(boxes, arrows), 2):
-            assert not (a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]), (n, d, "labels that meet")
-            assert not idea._crosses(p, q), (n, d, "arrows that cross")
+            assert not labels.meet(a, b, labels.PHONE.gap), (n, d, "labels that meet")
+            assert not labels.crosses(p, q), (n, d, "arrows that cross")
 
 
 def test_a_roofline_of_methods_not_kernels_keeps_its_layout_on_a_phone():
@@ -313,8 +317,8 @@ def test_a_roofline_of_methods_not_kernels_keeps_its_layout_on_a_phone():
 
 
 def test_crossing_segments_are_found():
-    assert charts.idea._crosses(((0, 0), (2, 2)), ((0, 2), (2, 0)))
-    assert not charts.idea._crosses(((0, 0), (1, 1)), ((2, 0), (3, 1)))
+    assert charts.labels.crosses(((0, 0), (2, 2)), ((0, 2), (2, 0)))
+    assert not charts.labels.crosses(((0, 0), (1, 1)), ((2, 0), (3, 1)))
 
 
 def test_bytes_vs_flops_title_says_what_the_data_shows():

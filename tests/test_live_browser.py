@@ -82,10 +82,10 @@ def live_at(page, chart: str):
 # Lesson index -> the sliders its charts follow at the defaults (the page's own list is checked against it):
 # a slider that changes none of a lesson's charts (lesson 5's tiles: demo 5 stores and counts the same) is
 # not carried.
-EXPECTED = {0: {"n", "d", "Br", "Bc"}, 1: {"os_len", "os_block", "os_spread"}, 2: {"n", "d", "Br", "Bc"},
-            3: {"n", "d"}, 4: {"n", "d"}, 6: {"n", "d", "Br", "Bc"}, 7: {"n", "d", "Br", "Bc"},
-            10: {"wg_d", "wg_bh"}, 11: {"inf_ctx", "inf_batch", "inf_heads", "inf_kv"},
-            12: {"sc_tile"}, 13: {"mk_n", "mk_window", "d"}}
+EXPECTED = {0: {"n", "d", "Br", "Bc"}, 1: {"os_len", "os_block", "os_spread", "os_sink"}, 2: {"n", "d", "Br", "Bc"},
+            3: {"n", "d"}, 4: {"n", "d"}, 6: {"n", "d", "Br", "Bc"}, 7: {"n", "d", "Br", "Bc"}, 9: {"hw_d"},
+            10: {"wg_d", "wg_bh"}, 11: {"inf_ctx", "inf_batch", "inf_heads", "inf_kv", "d", "Br"},
+            12: {"sc_tile"}, 13: {"mk_n", "mk_window", "d", "Br", "Bc"}}
 
 
 # Every frame a chart is drawn in while its slider moves (in the margins it had on screen: explorer/live.js), with

@@ -96,20 +96,22 @@ def test_the_lessons_are_one_tap_away_without_the_sidebar(server, phone):
 
 
 
-# A chart's labels as drawn: each label's box (its border) and the chart's, in the page's px, and each label's font.
+# A chart's labels as drawn (its own drawing, not a copy drawn ahead for a drag): each label's box (its border), the
+# chart's and its plot area's, in the page's px, and each label's font.
 LABEL_BOXES = """gd => {
-  const c = gd.getBoundingClientRect(), box = (r) => [r.left, r.top, r.right, r.bottom];
-  return {chart: box(c), labels: [...gd.querySelectorAll('.infolayer .annotation')].map(a => ({
-    text: a.textContent, box: box(a.querySelector('rect.bg').getBoundingClientRect()),
-    px: parseFloat(a.querySelector('text').style.fontSize)}))};
+  const own = gd.querySelector(':scope > .plot-container'), box = (e) => { const r = e.getBoundingClientRect();
+    return [r.left, r.top, r.right, r.bottom]; };
+  return {chart: box(gd), plot: box(own.querySelector('.nsewdrag')),
+          labels: [...own.querySelectorAll('.infolayer .annotation')].map(a => ({text: a.textContent,
+            box: box(a.querySelector('rect.bg')), px: parseFloat(a.querySelector('text').style.fontSize)}))};
 }"""
 
 
 def roofline_labels(pg) -> dict:
     chart = pg.locator(".st-key-roofline .fv-plot")
     chart.scroll_into_view_if_needed()
-    pg.wait_for_function("gd => !!gd.querySelector('.infolayer .annotation') && !gd.matches('[data-waiting]')",
-                         arg=chart.element_handle(), timeout=WAIT)
+    pg.wait_for_function("gd => !!gd.querySelector(':scope > .plot-container .infolayer .annotation')"
+                         " && !gd.matches('[data-waiting]')", arg=chart.element_handle(), timeout=WAIT)
     return chart.evaluate(LABEL_BOXES)
 
 
@@ -117,47 +119,61 @@ def roofline_labels(pg) -> dict:
 def test_on_a_phone_the_rooflines_labels_fit_the_chart_and_none_covers_another(server, tabs, query):
     """Lesson 1's three labels, laid out for a 560 px chart, were cut at the phone's edge or lay over each other; a
     phone's chart takes the layout the server made for it (explorer/charts/idea.py `_on_a_phone`), and a projector's
-    keeps its own."""
+    keeps its own. Each label within the plot's height (not over the legend or the axis), within the chart's width,
+    and 2 px or more from every other."""
     for screen, px in (("phone", 14), ("1280x720", 18)):
         pg = tabs.get(screen)
         pg.goto(lesson_url(server, 0, query))
         opened(pg, 0)
         drawn = roofline_labels(pg)
-        (left, top, right, bottom), labels = drawn["chart"], drawn["labels"]
+        (left, _, right, _), (_, top, _, bottom), labels = drawn["chart"], drawn["plot"], drawn["labels"]
         assert len(labels) == 3 and {label["px"] for label in labels} == {px}, (screen, labels)
         for label in labels:
             x0, y0, x1, y1 = label["box"]
-            assert left <= x0 and x1 <= right and top <= y0 and y1 <= bottom, (screen, "cut", label, drawn["chart"])
+            assert left <= x0 and x1 <= right and top <= y0 and y1 <= bottom, (screen, "cut", label, drawn)
         for a, b in itertools.combinations(labels, 2):
             (a0, a1, a2, a3), (b0, b1, b2, b3) = a["box"], b["box"]
-            assert not (a0 < b2 and b0 < a2 and a1 < b3 and b1 < a3), (screen, "overlap", a, b)
+            assert not (a0 < b2 + 2 and b0 < a2 + 2 and a1 < b3 + 2 and b1 < a3 + 2), (screen, "too close", a, b)
 
 
-# The roofline's labels each time the slider's move redraws it in the page (explorer/live.js), read at once.
+# The font of the roofline's labels each time a slider's move redraws the chart itself (explorer/live.js), read at once.
 LIVE_LABELS = """window.__labels = []; document.addEventListener('fv-live-drawn', e => {
   if (!e.target.closest('.st-key-roofline')) return;
-  window.__labels.push([...e.target.querySelectorAll('.infolayer .annotation text')]
+  window.__labels.push([...e.target.querySelectorAll(':scope > .plot-container .infolayer .annotation text')]
     .map(t => parseFloat(t.style.fontSize))); }, true);"""
+# The font of the labels in each copy of the roofline drawn ahead for a drag along n (explorer/snapshots.js).
+COPY_LABELS = """() => { const gd = document.querySelector('.st-key-roofline .fv-plot');
+  return [...gd.__fvSnaps.byKey.entries()].filter(([k]) => k.startsWith('n|')).map(([k, copy]) =>
+    [...copy.drawing.querySelectorAll('.infolayer .annotation text')].map(t => parseFloat(t.style.fontSize))); }"""
 
 
 def test_on_a_phone_the_roofline_keeps_the_phones_layout_as_n_moves_it_live(server, tabs):
-    """explorer/live.js draws the roofline at other values of n from the figures carried with the page: each such
-    drawing takes the phone's layout too."""
+    """explorer/live.js draws the roofline at other values of n from the figures carried with the page, and
+    explorer/snapshots.js draws copies of it ahead for a drag: each takes the phone's layout too."""
+    from bench.live import COPIED
     pg = tabs.get("phone")
     pg.goto(lesson_url(server, 0))
     opened(pg, 0)
     roofline_labels(pg)
     pg.wait_for_function("() => !!window.__fvLive && !!window.__fvLive.missing", timeout=WAIT)
-    pg.evaluate("() => window.__fvLive.ask(['n'])")
+    pg.evaluate("() => { window.__fvLive.snapOff = true; window.__fvLive.ask(['n']); }")  # the chart itself redrawn
     pg.wait_for_function("() => !window.__fvLive.missing.has('n') && document.documentElement.dataset.fvLive"
                          " !== 'filling'", timeout=WAIT)
     pg.evaluate(LIVE_LABELS)
     knob = pg.locator("[data-live-knob='n']")
+    before = knob.input_value()
     knob.focus()
     pg.keyboard.press("ArrowRight")
     pg.wait_for_function("() => window.__labels.length > 0", timeout=WAIT)
     assert pg.evaluate("() => window.__labels")[0] == [14, 14, 14]
-    pg.wait_for_function("() => !['1024', null].includes(new URLSearchParams(location.search).get('n'))",
+    pg.wait_for_function("n => ![n, null].includes(new URLSearchParams(location.search).get('n'))", arg=before,
                          timeout=WAIT)
     pg.wait_for_selector(IDLE, timeout=WAIT)
     assert {label["px"] for label in roofline_labels(pg)["labels"]} == {14}, "the run's figure on release too"
+    # the copies, drawn once the page is idle for the slider the focus is on (read as drawings: each image is made
+    # from its drawing)
+    pg.evaluate("() => { window.__fvLive.snapOff = false; }")
+    knob.focus()
+    pg.wait_for_function(COPIED, arg="n", timeout=WAIT)
+    copies = pg.evaluate(COPY_LABELS)
+    assert copies and all(fonts == [14, 14, 14] for fonts in copies), copies

@@ -3,7 +3,7 @@ grows, the roofline (lessons 1, 10 and 12 draw it), softmax's weights and its ru
 from __future__ import annotations
 
 import math
-from itertools import combinations, cycle
+from itertools import cycle
 
 import numpy as np
 import pandas as pd
@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 from flashviz.model.sweeps import OverN
 from flashviz.teach.claims import SAME, compare
 
+from .labels import NARROW_BELOW, NARROW_FONT, NARROW_HEIGHT, PHONE, label_spots
 from .style import (BLACK, BROKEN, FLASH, GREEN, INK, ORANGE, PURPLE, SKY, STANDARD, YELLOW, _font, _line, _log_ticks,
                      _n_label, _style)
 
@@ -56,100 +57,20 @@ def _roofline_marks(points) -> pd.DataFrame:
     marks = points.assign(x=points["flops per byte"].astype(float),
                           y=points["attainable TFLOP/s"].astype(float))
     if "kernel" not in marks.columns:
-        return marks.assign(label=marks["method"].astype(str), symbol="").sort_values("x", kind="stable")
+        method = marks["method"].astype(str)
+        return marks.assign(label=method, phone=method, symbol="").sort_values("x", kind="stable")
     rows = []
     for _, group in marks.groupby(["method", marks["x"].round(9), marks["y"].round(9)], sort=False):
         first, names = group.iloc[0], list(group["kernel"].astype(str))
         # flash's verdict is the two-level count's (HBM and SRAM, no L2): its measured bytes are far fewer
-        count = " (HBM/SRAM count)" if first["method"] == "flash" else ""
+        count = ("HBM/SRAM count",) if first["method"] == "flash" else ()
+        bound = f"{first['bound']}-bound"
         rows.append({**first.to_dict(), "symbol": _KERNEL_SYMBOL.get(names[0], ""),
-                     "label": f"{', '.join(names)}{count}<br>{first['bound']}-bound"})
+                     "label": f"{', '.join(names)}{''.join(f' ({c})' for c in count)}<br>{bound}",
+                     # on a phone's narrow plot, a line for each name and a parenthesis of two
+                     "phone": "<br>".join([",<br>".join(names), *(f"({c.replace(' ', '<br>')})" for c in count),
+                                           bound])})
     return pd.DataFrame(rows).sort_values("x", kind="stable")
-
-
-# Where a roofline label may go: (ax, ay) in px from its point (ay down), and its xanchor ("left":
-# it hangs to the right of its arrow). In order of preference: below the roof first, where nothing
-# else is drawn, above it last.
-_LABEL_SPOTS = ((30, 50, "left"), (-30, 50, "right"), (30, 25, "left"), (-30, 25, "right"),
-                (0, 60, "center"), (30, 105, "left"), (-30, 105, "right"), (0, 115, "center"),
-                (30, 160, "left"), (-30, 160, "right"), (-30, -50, "right"), (30, -50, "left"))
-_LABEL_PLOT_PX = (470, 210)  # the plot area of a 560 px chart: labels that clear there clear wider
-_CHAR_PX, _LINE_PX = 10.5, 22  # an 18 px font, as drawn
-_MEET = 2  # two labels that meet, arrows that cross, a label above or below the plot: against one out at a side (1)
-# A phone's chart (a 390 px screen: 358 px of chart) takes a layout of its own, carried in the figure's meta and put
-# on it by the page where the chart is narrower than NARROW_BELOW px (explorer/plot.js): NARROW_HEIGHT px tall (a
-# phone's screen holds it), labels and legend in a 14 px font, the legend in two columns (plotly.js gives a legend
-# the plot area's width, so the FP32 ceiling is named "non-matmul" there, the H200's measured kernel "measured"),
-# and the labels laid out on that chart's plot area, with shorter arrows, where a label out at a side is as bad as
-# two that meet. Lesson 12's roofline, two short labels, fits a phone as it is.
-NARROW_BELOW, NARROW_FONT, NARROW_HEIGHT = 480, 14, 520
-_NARROW_PLOT_PX = (265, 300)
-_NARROW_SPOTS = (tuple((round(ax / 2), round(ay * 0.7), anchor) for ax, ay, anchor in _LABEL_SPOTS)
-                 + ((0, -50, "center"),))
-_NARROW_CHAR_PX, _NARROW_LINE_PX = _CHAR_PX * NARROW_FONT / 18, _LINE_PX * NARROW_FONT / 18
-
-
-def _crosses(a, b) -> bool:
-    """Whether segments a and b, each ((x, y), (x, y)), cross."""
-    def side(seg, r) -> float:  # which side of seg the point r is on
-        (p, q) = seg
-        return (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0])
-    return side(a, b[0]) * side(a, b[1]) < 0 and side(b, a[0]) * side(b, a[1]) < 0
-
-
-def _label_spots(marks, x_range, y_range, plot_px: tuple[int, int] = _LABEL_PLOT_PX, char_px: float = _CHAR_PX,
-                 line_px: float = _LINE_PX, side: int = 1,
-                 choices: tuple[tuple[int, int, str], ...] = _LABEL_SPOTS, avoid=()) -> list[tuple[int, int, str]]:
-    """(ax, ay, xanchor) for each mark's label: of every choice of _LABEL_SPOTS, the one whose
-    labels leave the plot, cover another mark, meet each other or cross arrows least often,
-    then the most preferred. Laid out on the plot of a 560 px chart: the spots are in px, so on
-    a wider chart the marks only move further apart. A label that leaves the plot at a side
-    costs 1, as a wider chart may still hold it; two labels that meet, two arrows that cross, or
-    a label above or below the plot (over the legend or the axis) cost _MEET. With every cost 1,
-    on the H200 with its measured points (a wider span of intensity) flash's label and the
-    matmuls' covered each other. `plot_px`, `char_px` and `line_px`: another chart's plot area and font (a
-    phone's), and `side` what a label out at a side costs there (no wider chart holds it on a phone); `avoid`:
-    other points, (x, y) in data, that a label covers at the cost of a mark (the H200's measured kernel)."""
-    width, height = plot_px
-    sx, sy = width / (x_range[1] - x_range[0]), height / (y_range[1] - y_range[0])
-    def px(x: float, y: float) -> tuple[float, float]:  # y up
-        return sx * (math.log10(x) - x_range[0]), sy * (math.log10(y) - y_range[0])
-    at = [px(x, y) for x, y in zip(marks["x"], marks["y"])]
-    others = at + [px(x, y) for x, y in avoid]
-
-    def box(k: int, spot: tuple[int, int, str]) -> tuple[float, float, float, float]:
-        lines = str(marks["label"].iloc[k]).split("<br>")
-        (ax, ay, anchor), w, h = spot, char_px * max(map(len, lines)) + 8, line_px * len(lines) + 6
-        x0 = at[k][0] + ax - {"left": 0, "center": w / 2, "right": w}[anchor]
-        return x0, at[k][1] - ay - h / 2, x0 + w, at[k][1] - ay + h / 2
-
-    def with_arrow(k: int, b: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
-        (x, y), r = at[k], 10  # the arrow reaches its point, less the standoff
-        return min(b[0], x + r), min(b[1], y + r), max(b[2], x - r), max(b[3], y - r)
-    boxes = [[box(k, spot) for spot in choices] for k in range(len(at))]
-    drawn = [[with_arrow(k, b) for b in boxes[k]] for k in range(len(at))]  # label and arrow
-    arrows = [[(at[k], (at[k][0] + ax, at[k][1] - ay)) for ax, ay, _ in choices] for k in range(len(at))]
-    # per mark and spot: what its leaving the plot costs, plus the other marks (and points to avoid) it covers
-    alone = [[(_MEET if not (b[1] >= 0 and b[3] <= height) else side * int(not (b[0] >= 0 and b[2] <= width)))
-              + sum(b[0] - 12 < x < b[2] + 12 and b[1] - 12 < y < b[3] + 12
-                    for j, (x, y) in enumerate(others) if j != k)
-              for b in boxes[k]] for k in range(len(at))]
-
-    # The cost of every choice at once: one axis per mark, its spots along it (C order is product()'s
-    # order, so argmin's first minimum is the choice min() over product() took).
-    spots, marks_n = len(choices), len(at)
-    bad = np.zeros((spots,) * marks_n, dtype=np.int64)
-    for k in range(marks_n):
-        bad += np.asarray(alone[k]).reshape([spots if axis == k else 1 for axis in range(marks_n)])
-    for j, k in combinations(range(marks_n), 2):
-        pair = np.array([[_MEET * ((a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3])
-                                    + _crosses(arrows[j][i], arrows[k][m])) for m, b in enumerate(drawn[k])]
-                          for i, a in enumerate(drawn[j])], dtype=np.int64)
-        bad += pair.reshape([spots if axis in (j, k) else 1 for axis in range(marks_n)])
-    index_sum = sum(np.arange(spots).reshape([spots if axis == k else 1 for axis in range(marks_n)])
-                    for k in range(marks_n))
-    best = np.unravel_index(np.argmin(bad * (spots * marks_n + 1) + index_sum), bad.shape) if marks_n else ()
-    return [choices[int(i)] for i in best]
 
 
 def _cuda_core_ceiling(fig: go.Figure, hw, ai) -> None:
@@ -177,7 +98,7 @@ def roofline(points, hardware: dict, dtype: str, selected: str, measured=None) -
     the kernels it runs (sweeps.roofline_points(kernels=True)), each labelled with its bound,
     and the selected machine's non-matmul ceiling is drawn: the softmax's own roof.
     Each mark is named by an arrow from its own coordinates, its label below the roof where
-    it covers no other mark or label (_label_spots), so labels can neither swap nor overlap
+    it covers no other mark or label (labels.label_spots), so labels can neither swap nor overlap
     when the points cross or sit together. `measured` (measured.roofline_points' flash rows, the H200's):
     where the real kernel sits, its flops over the DRAM bytes Nsight Compute read, at its achieved rate (no rows:
     nothing measured at this setting, and no legend entry)."""
@@ -196,8 +117,11 @@ def roofline(points, hardware: dict, dtype: str, selected: str, measured=None) -
     # where the axis is. So a slider that moves the points moves the axis and the marks, and the roofs (most of
     # the figure) stay as they are along it: drawn over the axis's own span, they weighed 1.3 MB along n, too much
     # for the figure to follow the slider live (explorer/live.py).
+    top = ROOF_DECADES[1] if measured is None else MEASURED_ROOF_TOP
+    if right > top and math.log10(xs.max()) + 0.5 <= top:  # the label's room cut to half a decade, not the roofs
+        right = top  # widened: lesson 12's prefill at a query tile of 512 or more reached 10^4.16 and 10^4.41
     first = min(math.floor(left), ROOF_DECADES[0])
-    last = max(math.ceil(right), ROOF_DECADES[1] if measured is None else MEASURED_ROOF_TOP)
+    last = max(math.ceil(right), top)
     ai = np.logspace(first, last, ROOF_SAMPLES_PER_DECADE * (last - first) + 1)
     fig = go.Figure()
     styles = zip(cycle(_ROOF_COLOURS), cycle(_ROOF_DASHES))  # a new pair for 30 machines
@@ -210,7 +134,7 @@ def roofline(points, hardware: dict, dtype: str, selected: str, measured=None) -
             name=name, legendrank=1 if mine else 2,  # the chosen machine first, and thick
             line={"color": colour, "width": 5 if mine else 2.5, "dash": None if mine else dash},
             hovertemplate="%{x:.3g} flops/byte: %{y:.3g} TFLOP/s<extra>" + name + "</extra>"))
-    narrow_traces = {}  # a trace's name on a phone, where a legend of two columns has room for short ones alone
+    narrow_traces = {}  # a trace's name on a phone (`_on_a_phone`)
     if kernels and selected in hardware and hardware[selected].peak_flops(dtype) != hardware[selected].fp32_flops:
         _cuda_core_ceiling(fig, hardware[selected], ai)
         narrow_traces[str(len(fig.data) - 1)] = {"name": "non-matmul"}
@@ -220,7 +144,7 @@ def roofline(points, hardware: dict, dtype: str, selected: str, measured=None) -
     marks = _roofline_marks(points).reset_index(drop=True)
     ran = [] if measured is None else list(zip(measured["flops per DRAM byte"].astype(float),
                                                measured["achieved TFLOP/s"].astype(float)))
-    spots = _label_spots(marks, (left, right), y_range, avoid=ran)
+    spots = label_spots(marks, (left, right), y_range, avoid=ran)
     # flash under the others: at d = 64 it sits just right of the matmuls, and the smaller mark stays seen
     order = sorted(range(len(marks)), key=lambda k: marks["method"].iloc[k] != "flash")
     for k, row in ((k, marks.iloc[k]) for k in order):
@@ -259,15 +183,13 @@ def roofline(points, hardware: dict, dtype: str, selected: str, measured=None) -
 
 
 def _on_a_phone(marks, order, x_range, y_range, traces: dict, avoid) -> dict:
-    """The kernel roofline's layout on a phone (NARROW_BELOW; explorer/plot.js puts it on the figure there): each
-    label broken before its parenthesis and after its commas too ("flash", "(HBM/SRAM", "count)", "memory-bound"),
-    in the order the labels are added (`order`, of marks' rows), laid out on a phone's plot; `traces`: the names
-    its legend gives, by trace; `avoid`: as `_label_spots` takes it."""
-    labels = (marks["label"].str.replace(" (", "<br>(", regex=False).str.replace(", ", ",<br>", regex=False)
-              .str.replace("(HBM/SRAM count)", "(HBM/SRAM<br>count)", regex=False))
-    spots = _label_spots(marks.assign(label=labels), x_range, y_range, _NARROW_PLOT_PX, _NARROW_CHAR_PX,
-                         _NARROW_LINE_PX, side=_MEET, choices=_NARROW_SPOTS, avoid=avoid)
-    notes = [{"ax": spots[k][0], "ay": spots[k][1], "xanchor": spots[k][2], "text": labels.iloc[k],
+    """The kernel roofline's layout on a phone (labels.PHONE; explorer/plot.js puts it on a chart narrower than
+    NARROW_BELOW px): each label in more, shorter lines (the marks' "phone" column) in a 14 px font, laid out on a
+    phone's plot, in the order the labels are added (`order`, of marks' rows); `traces`: the names its legend gives,
+    by trace, short enough that plotly.js, which gives a legend the plot area's width, sets two in a row; `avoid`: as
+    `label_spots` takes it."""
+    spots = label_spots(marks.assign(label=marks["phone"]), x_range, y_range, PHONE, avoid)
+    notes = [{"ax": spots[k][0], "ay": spots[k][1], "xanchor": spots[k][2], "text": marks["phone"].iloc[k],
               "font": {"size": NARROW_FONT}} for k in order]
     return {"narrow": {"below": NARROW_BELOW, "annotations": notes, "data": traces,
                        "layout": {"height": NARROW_HEIGHT, "legend": {"font": {"size": NARROW_FONT}}}}}
