@@ -155,6 +155,19 @@ if predict.inline(questions.lagging_max_skips(lag_cfg, spread, tau, lag), "os_la
 ui.slide("A sink in the sum")
 st.subheader("A sink in the sum")
 sink = ui.bound(control("os_sink"))
+
+
+def sink_figure():
+    """The running (m, l) with the sink, at the lesson's controls: it follows the row's sliders and the sink's live."""
+    at: list[tuple[float, float]] = []
+    online_softmax(streamed()[0]["score"].to_numpy(), ui.peek(control("os_block")), steps=at,
+                   sink=ui.peek(control("os_sink")))
+    return cache.figure(charts.running_stats, at)
+
+
+# the chart right under its slider, so the two are on the screen together as the sink is dragged; the text catches up
+# on release
+ui.chart(sink_figure, "running_stats_sink", (*ROW, "os_sink"))
 sink_steps: list[tuple[float, float]] = []
 with_sink = online_softmax(row, block, steps=sink_steps, sink=sink)
 reference = softmax(np.append(row, sink))[:-1]  # gpt-oss: the sink as one more score, dropped after the softmax
@@ -168,13 +181,3 @@ st.markdown(
     f"max |diff| = {np.abs(with_sink - reference).max():.2e}. flash-attn-4's `learnable_sink` adds e^(sink − m) "
     f"to l once, after the last tile ({cite('fa_sink', 'finalize')}): the same sum.")
 
-
-def sink_figure():
-    """The running (m, l) with the sink, at the lesson's controls: it follows the row's sliders and the sink's live."""
-    at: list[tuple[float, float]] = []
-    online_softmax(streamed()[0]["score"].to_numpy(), ui.peek(control("os_block")), steps=at,
-                   sink=ui.peek(control("os_sink")))
-    return cache.figure(charts.running_stats, at)
-
-
-ui.chart(sink_figure, "running_stats_sink", (*ROW, "os_sink"))

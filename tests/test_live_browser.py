@@ -122,13 +122,17 @@ def test_every_live_slider_moves_its_charts_in_the_browser_and_only_its_release_
         box = handle.bounding_box()
         x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
         frames = sent.count
+        # 12 px a step, or a value's width where the track holds few values (lesson 10's head dim: two)
+        px = max(12.0, page.evaluate("k => { const e = document.querySelector(`[data-live-knob='${k}']`);"
+                                     " return e.getBoundingClientRect().width / Math.max(1, e.max - e.min) * e.step; }",
+                                     knob))
         page.mouse.move(x, y)
         page.mouse.down()
         moved_to = start = page.evaluate(STANDS, [knob, charts[0]])
         for step in (1, 2, 3, 4, 5, 6):  # rightwards, or leftwards from the right end
             direction = 1 if page.evaluate("k => { const e = document.querySelector(`[data-live-knob='${k}']`);"
                                            " return Number(e.value) < Number(e.max); }", knob) or step == 1 else -1
-            page.mouse.move(x + direction * 12 * step, y, steps=3)
+            page.mouse.move(x + direction * px * step, y, steps=3)
             moved_to = page.evaluate(STANDS, [knob, charts[0]])
             if moved_to != start:  # every chart drawn at the new value (those off the screen once it stands still)
                 page.wait_for_function("([cs, v]) => cs.every(c => document.querySelector(`.st-key-${c} "
