@@ -62,6 +62,12 @@ button kbd { opacity: 1 !important; }
 
 # The clicker (explorer/clicker.js says what it does): fixed code; of the URL it reads only whether `present` is set.
 _CLICKER = '<script id="fv-clicker">\n' + (Path(__file__).parent / "clicker.js").read_text() + "</script>"
+# Tables wider than their box marked (explorer/wide_tables.js), and the mark's cue. Fixed code, no input.
+_WIDE_TABLES = ('<script id="fv-wide-tables">\n' + (Path(__file__).parent / "wide_tables.js").read_text() + "</script>")
+_WIDE_CSS = """<style>
+[data-testid="stElementContainer"][data-fv-wide]::after {
+  content: "The table scrolls sideways: swipe it ⟷"; display: block; font-size: 0.9rem; color: #31333f; }
+</style>"""
 
 
 # The deck's marks, the phone and touch screens. Fixed CSS, no input.
@@ -95,5 +101,5 @@ STICKY_ROWS = """<style>
 
 
 def style() -> None:
-    st.html(_CSS + _DECK_CSS + nav.CSS)
-    st.html(_CLICKER, unsafe_allow_javascript=True)
+    st.html(_CSS + _DECK_CSS + _WIDE_CSS + nav.CSS)
+    st.html(_CLICKER + _WIDE_TABLES, unsafe_allow_javascript=True)

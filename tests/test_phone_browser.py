@@ -177,3 +177,26 @@ def test_on_a_phone_the_roofline_keeps_the_phones_layout_as_n_moves_it_live(serv
     pg.wait_for_function(COPIED, arg="n", timeout=WAIT)
     copies = pg.evaluate(COPY_LABELS)
     assert copies and all(fonts == [14, 14, 14] for fonts in copies), copies
+
+
+# Each table: whether its grid is wider than its box, and the cue drawn under it (its container's ::after).
+TABLE_CUES = """() => [...document.querySelectorAll('[data-testid="stDataFrame"]')].map(t => {
+  const s = t.querySelector('.dvn-scroller'), box = t.closest('[data-testid="stElementContainer"]');
+  return [s.scrollWidth > s.clientWidth + 1, getComputedStyle(box, '::after').content]; })"""
+
+
+def test_on_a_phone_a_table_wider_than_the_screen_says_it_scrolls_sideways(on_phone):
+    """The grid cuts a column at the screen's edge: a right-aligned number shows its first digits only, and reads
+    as another number. A table wider than its box says so under it (explorer/wide_tables.js); one that fits says
+    nothing."""
+    k, phone = on_phone
+    tables = phone.locator("[data-testid='stDataFrame']")
+    if not tables.count():
+        return
+    phone.wait_for_function("""() => [...document.querySelectorAll('[data-testid="stDataFrame"]')]
+        .every(t => t.querySelector('.dvn-scroller'))""", timeout=WAIT)
+    cue = '"The table scrolls sideways: swipe it ⟷"'
+    phone.wait_for_function(f"() => ({TABLE_CUES})().every(([wide, after]) => wide === (after === {cue!r}))",
+                            timeout=WAIT)
+    if k == 0:
+        assert any(wide for wide, _ in phone.evaluate(TABLE_CUES)), "lesson 1 has a table wider than a phone"
