@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 
 from flashviz.teach.format import count_text
 
+from .labels import NARROW_BELOW
 from .style import (BLACK, BLUE, FLASH, FONT, GREEN, INK, ORANGE, PURPLE, SKY, STANDARD, TITLE, VERMILLION, _font,
                      _headroom, _hline, _line, _n_label, _style)
 
@@ -94,7 +95,11 @@ def block_times(df) -> go.Figure:
                             text=[f"{v:.2f}" for v in df["measured ms"]], textposition="outside")])
     fig.update_layout(showlegend=False)  # two decimals: nine labels side by side must not run together
     _headroom(fig, df["measured ms"], 1.25)
-    return _style(fig, "tile Br × Bc (rows × cols)", "time per call (ms)", "Time per tile (green: fastest)")
+    fig = _style(fig, "tile Br × Bc (rows × cols)", "time per call (ms)", "Time per tile (green: fastest)")
+    # on a phone's chart (explorer/plot.js) the nine labels in 13 px: at 18 px they ran into one another
+    small = {"size": 13}
+    fig.layout.meta = {"narrow": {"below": NARROW_BELOW, "data": {"0": {"textfont": small, "outsidetextfont": small}}}}
+    return fig
 
 
 # ---- lesson 12, inference ----------------------------------------------------------------
