@@ -229,3 +229,25 @@ def test_on_a_phone_the_tile_sweeps_bar_labels_stay_apart(server, tabs):
     assert len(boxes) == 9, boxes
     spans = sorted(boxes)
     assert all(a[1] < b[0] for a, b in zip(spans, spans[1:])), spans
+
+
+def test_on_a_phone_lesson_14s_mask_panels_stand_two_in_a_row_with_titles_apart(server, tabs):
+    """Four panels in a row were 65 px each on a phone, their titles over one another; a phone's chart sets them two
+    in a row (the figure's layout.meta.narrow): no panel title touches another or the legend, and each panel is
+    wider than 120 px."""
+    pg = tabs.get("phone")
+    pg.goto(lesson_url(server, 13))
+    opened(pg, 13)
+    chart = pg.locator(".st-key-mask_tiles .fv-plot")
+    chart.scroll_into_view_if_needed()
+    pg.wait_for_function("gd => !!gd.querySelector('.infolayer .annotation') && !gd.matches('[data-waiting]')",
+                         arg=chart.element_handle(), timeout=WAIT)
+    drawn = chart.evaluate("""gd => { const own = gd.querySelector(':scope > .plot-container'), box = e => {
+        const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+      return {titles: [...own.querySelectorAll('.infolayer .annotation')].map(box),
+              legend: box(own.querySelector('.legend')),
+              panels: [...own.querySelectorAll('.heatmaplayer')].map(box)}; }""")
+    boxes = [*drawn["titles"], drawn["legend"]]
+    for a, b in itertools.combinations(boxes, 2):
+        assert not (a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]), (a, b)
+    assert len(drawn["panels"]) == 4 and all(p[2] - p[0] > 120 for p in drawn["panels"]), drawn["panels"]
