@@ -32,9 +32,6 @@ h1 { padding-top: 0.2rem; }
 /* formulas a little larger than Streamlit's 1.21em, and KaTeX's smallest size (a subscript's
    subscript, half the formula's size: 10.9 px) held at 14 px or more, for the back row */
 .katex { font-size: 1.25em; }
-/* on a phone an equation wider than the screen scrolls sideways, whole, instead of being cut at the edge (not wider:
-   lesson 2's fills its column at 1280 px to within a pixel, and a scroll bar would show) */
-@media (max-width: 640px) { .katex-display { overflow-x: auto; overflow-y: hidden; padding: 0.25em 0; } }
 .katex .sizing.reset-size1.size1 { font-size: max(14px, 1em); }
 .katex .sizing.reset-size2.size1 { font-size: max(14px, 0.8333em); }
 .katex .sizing.reset-size3.size1 { font-size: max(14px, 0.7143em); }

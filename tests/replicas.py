@@ -400,7 +400,11 @@ def kill_cost(seen: Seen, report: Report) -> None:
                f"{shown['shown_s']:.2f} s after the kill, {shown['frames']} messages on the new socket, "
                f"{shown['exceptions']} exceptions; replies since from {sorted(map(str, shown['replicas']))}, "
                f"route cookie {shown['route']}")
-    report.check("c", shown["replicas"] == {survivor} and shown["route"] == survivor and shown["exceptions"] == 0
+    # What the page asks over HTTP after the reconnect (a font, a script chunk, a media file the new lesson names)
+    # must come from the survivor; a page that finds all of it in its cache asks nothing (seen once in CI beside a
+    # CPU hog: lesson 2 shown over the new socket, 147 messages, no HTTP reply). The socket's own replica is the
+    # route cookie's.
+    report.check("c", shown["replicas"] <= {survivor} and shown["route"] == survivor and shown["exceptions"] == 0
                  and shown["frames"] > 0, f"the browser showed the app again from {survivor}")
 
 

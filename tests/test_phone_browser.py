@@ -202,18 +202,6 @@ def test_on_a_phone_a_table_wider_than_the_screen_says_it_scrolls_sideways(on_ph
         assert any(wide for wide, _ in phone.evaluate(TABLE_CUES)), "lesson 1 has a table wider than a phone"
 
 
-def test_on_a_phone_an_equation_wider_than_the_screen_scrolls_instead_of_being_cut(server, tabs):
-    """Lesson 2's update rule is 646 px wide: on a 390 px screen it was cut after "l_new =". Each displayed equation
-    either fits or scrolls sideways inside its own box."""
-    pg = tabs.get("phone")
-    pg.goto(lesson_url(server, 1))
-    opened(pg, 1)
-    shown = pg.locator(".katex-display").evaluate_all(
-        "es => es.map(e => [e.scrollWidth > e.clientWidth + 1, getComputedStyle(e).overflowX])")
-    assert shown and any(wide for wide, _ in shown), "lesson 2 shows an equation wider than a phone"
-    assert all(overflow == "auto" for wide, overflow in shown if wide), shown
-
-
 def test_on_a_phone_the_tile_sweeps_bar_labels_stay_apart(server, tabs):
     """Lesson 10's nine times, one over each bar: at 18 px on a phone they ran into one another ("0.810.890.75"); a
     phone's chart sets them in 13 px (the figure's layout.meta.narrow), and none touches the next."""
