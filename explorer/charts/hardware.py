@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 
 from flashviz.teach.format import count_text
 
-from .labels import NARROW_BELOW
+from .labels import NARROW_BELOW, panels_on_a_phone
 from .style import (BLACK, BLUE, FLASH, FONT, GREEN, INK, ORANGE, PURPLE, SKY, STANDARD, TITLE, VERMILLION, _font,
                      _headroom, _hline, _line, _n_label, _style)
 
@@ -298,33 +298,8 @@ def mask_tiles(maps: dict[str, list[list[int]]], n: int) -> go.Figure:
         note.font.size = FONT
     for k in range(2, len(names) + 1):  # one title for the row of panels: the first's
         fig.layout[f"yaxis{k}"].title.text = ""
-    fig.layout.meta = _panels_on_a_phone(len(names))
+    fig.layout.meta = panels_on_a_phone(len(names))
     return fig
-
-
-PHONE_PANEL_HEIGHT = 260  # px a row of two panels takes on a phone
-
-
-def _panels_on_a_phone(count: int) -> dict:
-    """A row of `count` panels (make_subplots' 1 × count) laid out on a phone's chart (explorer/plot.js puts it on
-    a chart narrower than NARROW_BELOW px) in rows of two: four in a row were 65 px each there, their titles over
-    one another and their axes' titles run into one line. Each panel's domain, its title over it in 14 px (the first
-    row's under the top of the plot area, which plotly.js pushes down to the legend's foot and no further), the key
-    axis named under the bottom-left panel only and the query axis beside the top-left one."""
-    rows, gap_x, gap_y, head = math.ceil(count / 2), 0.08, 0.1, 0.07
-    tall = (1 - head - (rows - 1) * gap_y) / rows
-    layout: dict = {"height": 140 + rows * PHONE_PANEL_HEIGHT, "legend": {"font": {"size": 14}}}
-    titles = []
-    for k in range(count):
-        row, col = divmod(k, 2)
-        x0 = col * (1 + gap_x) / 2
-        top = 1 - head - row * (tall + gap_y)
-        name = "" if k == 0 else str(k + 1)
-        layout[f"xaxis{name}"] = {"domain": [x0, x0 + (1 - gap_x) / 2],
-                                  **({} if k == (rows - 1) * 2 else {"title": {"text": ""}})}
-        layout[f"yaxis{name}"] = {"domain": [top - tall, top]}
-        titles.append({"x": x0 + (1 - gap_x) / 4, "y": top, "font": {"size": 14}})
-    return {"narrow": {"below": NARROW_BELOW, "layout": layout, "annotations": titles}}
 
 
 _KIND_STYLE = {"full": (STANDARD, "square"), "causal": (ORANGE, "diamond"), "window": (FLASH, "circle"),

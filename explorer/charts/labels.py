@@ -2,7 +2,7 @@
 label, the one whose labels leave the plot, cover another mark, meet each other or cross arrows least often,
 laid out on a model of the chart's plot area in px. A projector's chart and a phone's get a model each (`WIDE`,
 `PHONE`); the phone's layout rides in the figure, and the page puts it on a chart narrower than NARROW_BELOW px
-(explorer/plot.js)."""
+(explorer/plot.js). Panels side by side get a phone's layout here too (`panels_on_a_phone`)."""
 from __future__ import annotations
 
 import math
@@ -114,3 +114,28 @@ def label_spots(marks, x_range, y_range, geometry: Geometry = WIDE, avoid=()) ->
                     for k in range(marks_n))
     best = np.unravel_index(np.argmin(bad * (spots * marks_n + 1) + index_sum), bad.shape) if marks_n else ()
     return [choices[int(i)] for i in best]
+
+
+PHONE_PANEL_HEIGHT = 260  # px a row of two panels takes on a phone
+
+
+def panels_on_a_phone(count: int) -> dict:
+    """A row of `count` panels (make_subplots' 1 × count) laid out on a phone's chart (explorer/plot.js puts it on
+    a chart narrower than NARROW_BELOW px) in rows of two: four in a row were 65 px each there, their titles over
+    one another and their axes' titles run into one line. Each panel's domain, its title over it in 14 px (the first
+    row's under the top of the plot area, which plotly.js pushes down to the legend's foot and no further), the key
+    axis named under the bottom-left panel only and the query axis beside the top-left one."""
+    rows, gap_x, gap_y, head = math.ceil(count / 2), 0.08, 0.1, 0.07
+    tall = (1 - head - (rows - 1) * gap_y) / rows
+    layout: dict = {"height": 140 + rows * PHONE_PANEL_HEIGHT, "legend": {"font": {"size": 14}}}
+    titles = []
+    for k in range(count):
+        row, col = divmod(k, 2)
+        x0 = col * (1 + gap_x) / 2
+        top = 1 - head - row * (tall + gap_y)
+        name = "" if k == 0 else str(k + 1)
+        layout[f"xaxis{name}"] = {"domain": [x0, x0 + (1 - gap_x) / 2],
+                                  **({} if k == (rows - 1) * 2 else {"title": {"text": ""}})}
+        layout[f"yaxis{name}"] = {"domain": [top - tall, top]}
+        titles.append({"x": x0 + (1 - gap_x) / 4, "y": top, "font": {"size": 14}})
+    return {"narrow": {"below": NARROW_BELOW, "layout": layout, "annotations": titles}}
