@@ -107,12 +107,17 @@ LABEL_BOXES = """gd => {
 }"""
 
 
-def roofline_labels(pg) -> dict:
-    chart = pg.locator(".st-key-roofline .fv-plot")
+def drawn_chart(pg, key: str, part: str):
+    """The chart under `key`, scrolled into view, once its own drawing holds `part` (a selector) and no draw waits."""
+    chart = pg.locator(f".st-key-{key} .fv-plot")
     chart.scroll_into_view_if_needed()
-    pg.wait_for_function("gd => !!gd.querySelector(':scope > .plot-container .infolayer .annotation')"
-                         " && !gd.matches('[data-waiting]')", arg=chart.element_handle(), timeout=WAIT)
-    return chart.evaluate(LABEL_BOXES)
+    pg.wait_for_function("([gd, part]) => !!gd.querySelector(`:scope > .plot-container ${part}`)"
+                         " && !gd.matches('[data-waiting]')", arg=[chart.element_handle(), part], timeout=WAIT)
+    return chart
+
+
+def roofline_labels(pg) -> dict:
+    return drawn_chart(pg, "roofline", ".infolayer .annotation").evaluate(LABEL_BOXES)
 
 
 @pytest.mark.parametrize("query", ["", "?n=16384&d=128", "?hw=H200+SXM&d=128", "?hw=B200&n=4096&d=16"])
@@ -208,10 +213,7 @@ def test_on_a_phone_the_tile_sweeps_bar_labels_stay_apart(server, tabs):
     pg = tabs.get("phone")
     pg.goto(lesson_url(server, 9))
     opened(pg, 9)
-    chart = pg.locator(".st-key-hw_block_times .fv-plot")
-    chart.scroll_into_view_if_needed()
-    pg.wait_for_function("gd => !!gd.querySelector('.bartext') && !gd.matches('[data-waiting]')",
-                         arg=chart.element_handle(), timeout=WAIT)
+    chart = drawn_chart(pg, "hw_block_times", ".bartext")
     boxes = chart.evaluate("gd => [...gd.querySelectorAll(':scope > .plot-container .bartext')].map(t => {"
                            " const r = t.getBoundingClientRect(); return [r.left, r.right]; })")
     assert len(boxes) == 9, boxes
@@ -226,10 +228,7 @@ def test_on_a_phone_lesson_14s_mask_panels_stand_two_in_a_row_with_titles_apart(
     pg = tabs.get("phone")
     pg.goto(lesson_url(server, 13))
     opened(pg, 13)
-    chart = pg.locator(".st-key-mask_tiles .fv-plot")
-    chart.scroll_into_view_if_needed()
-    pg.wait_for_function("gd => !!gd.querySelector('.infolayer .annotation') && !gd.matches('[data-waiting]')",
-                         arg=chart.element_handle(), timeout=WAIT)
+    chart = drawn_chart(pg, "mask_tiles", ".infolayer .annotation")
     drawn = chart.evaluate("""gd => { const own = gd.querySelector(':scope > .plot-container'), box = e => {
         const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
       return {titles: [...own.querySelectorAll('.infolayer .annotation')].map(box),
