@@ -213,15 +213,23 @@ _HISTORY = """(() => {
 })()"""
 
 # What the page showed when a browser test failed, in the failure's report (CI keeps only its log): the address,
-# the run's state, the lesson drawn, the lesson buttons and their shortcuts, skeletons, exceptions and the history.
+# the run's state, the lesson drawn, the lesson buttons and their shortcuts, the focus, skeletons, exceptions and the
+# history.
 _STATE = """() => {
   const app = document.querySelector('[data-testid="stApp"]'), deck = document.querySelector('.fv-deck');
   const keys = typeof hotkeys === 'function' ? { bound: hotkeys.getAllKeyCodes().map(h => h.shortcut),
                                                  pressed: hotkeys.getPressedKeyCodes() } : null;
   const all = s => [...document.querySelectorAll(s)];
+  // the focused element, and for a widget its key and the value it shows (a key pressed on a slider, lost or not)
+  const focused = (el) => {
+    if (!el) return null;
+    const box = el.closest && el.closest('[class*="st-key-"]');
+    const key = box && [...box.classList].find(c => c.startsWith('st-key-'));
+    return [el.tagName, key, el.getAttribute('aria-valuetext') || el.value].filter(Boolean).join(' ');
+  };
   return { url: location.href, run: app && app.dataset.testScriptState, lesson: deck && deck.dataset.lesson,
            buttons: all('.st-key-prev_lesson button, .st-key-next_lesson button').map(b => b.innerText),
-           hotkeys: keys, focus: document.activeElement && document.activeElement.tagName,
+           hotkeys: keys, focus: focused(document.activeElement),
            skeletons: all('[data-testid^="stSkeleton"]').length,
            exceptions: all('[data-testid="stException"]').map(e => e.innerText.slice(0, 300)),
            history: window.__fvHistory || null };
