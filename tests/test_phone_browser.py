@@ -190,6 +190,27 @@ TABLE_CUES = """() => [...document.querySelectorAll('[data-testid="stDataFrame"]
   return [s.scrollWidth > s.clientWidth + 1, getComputedStyle(box, '::after').content]; })"""
 
 
+# Each chart as drawn: its key, how far its title runs past its right edge (px), and its legend's and its own height.
+TITLE_AND_LEGEND = """gds => gds.map(gd => {
+  const svg = gd.querySelector(':scope > .plot-container .main-svg').getBoundingClientRect();
+  const title = gd.querySelector(':scope > .plot-container .gtitle'), legend = gd.querySelector('.legend');
+  return { key: [...gd.closest('[class*="st-key-"]').classList].find(c => c.startsWith('st-key-')),
+           past: title ? title.getBoundingClientRect().right - svg.right : 0,
+           legend: legend ? legend.getBoundingClientRect().height : 0, height: svg.height }; })"""
+
+
+def test_on_a_phone_every_charts_title_fits_and_its_legend_leaves_the_plot_room(on_phone):
+    """A title in 21 px bold wrapped for a projector's chart ran past a phone's ("time against" cut at the edge,
+    lesson 14), and a legend of six long names took a row each, half the chart (lessons 11 and 14): on a phone the
+    figure's own layout (layout.meta.narrow) sets the title in 18 px and the legend in 14, with short names where
+    they are long."""
+    k, phone = on_phone
+    charts_drawn(phone)
+    drawn = phone.locator(".fv-plot").evaluate_all(TITLE_AND_LEGEND)
+    assert [c["key"] for c in drawn if c["past"] > 0] == [], "titles past the chart's right edge"
+    assert [c["key"] for c in drawn if c["legend"] > 0.3 * c["height"]] == [], "legends over 30% of their chart"
+
+
 def test_on_a_phone_a_table_wider_than_the_screen_says_it_scrolls_sideways(on_phone):
     """The grid cuts a column at the screen's edge: a right-aligned number shows its first digits only, and reads
     as another number. A table wider than its box says so under it (explorer/wide_tables.js); one that fits says

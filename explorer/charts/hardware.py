@@ -12,9 +12,9 @@ import plotly.graph_objects as go
 
 from flashviz.teach.format import count_text
 
-from .labels import NARROW_BELOW, panels_on_a_phone
+from .labels import panels_on_a_phone, phone_names
 from .style import (BLACK, BLUE, FLASH, FONT, GREEN, INK, ORANGE, PURPLE, SKY, STANDARD, TITLE, VERMILLION, _font,
-                     _headroom, _hline, _line, _n_label, _style)
+                     _headroom, _hline, _line, _n_label, _style, on_a_phone)
 
 IMPL_COLOURS = {"plain": STANDARD, "flash": FLASH, "mem_efficient": GREEN}
 IMPL_NAMES = {"plain": "plain", "flash": "flash", "mem_efficient": "mem-efficient"}  # PyTorch SDPA's
@@ -98,7 +98,7 @@ def block_times(df) -> go.Figure:
     fig = _style(fig, "tile Br × Bc (rows × cols)", "time per call (ms)", "Time per tile (green: fastest)")
     # on a phone's chart (explorer/plot.js) the nine labels in 13 px: at 18 px they ran into one another
     small = {"size": 13}
-    fig.layout.meta = {"narrow": {"below": NARROW_BELOW, "data": {"0": {"textfont": small, "outsidetextfont": small}}}}
+    on_a_phone(fig, {"data": {"0": {"textfont": small, "outsidetextfont": small}}})
     return fig
 
 
@@ -156,22 +156,27 @@ def reads_figure(model: ModelReads, flash: MeasuredReads, cross: int | None, tit
     the H200's measured points, and the n where a head's K + V outgrow the share of the cache
     DRAM reads go through (`cache_name`); plain attention's model and measured points beside them."""
     fig = go.Figure()
+    short = {}  # on a phone, by trace: names short enough for two to a row of the legend (`phone_names`)
     kept = [(n, r) for n, r in zip(model.n, model.plain) if r is not None]
     if kept:  # wide and pale, under the rest: at d = Br the two-level flash model lies right on it
         fig.add_scatter(x=[n for n, _ in kept], y=[r / _MB for _, r in kept], mode="lines",
                         name="plain attention, model (4n²+4nd)", line={"color": "#BBBBBB", "width": 9})
+        short[len(fig.data) - 1] = "plain, model"
     if plain is not None and plain.n:
         fig.add_scatter(x=list(plain.n), y=[r / _MB for r in plain.reads], name="plain attention, H200",
                         mode="markers", marker={"color": "#666666", "size": 11, "symbol": "square"})
-    for values, name, colour, dash in (
-            (model.floor, "compulsory Q + K + V", GREEN, "dot"),
-            (model.two_level, f"two-level model (one block, no {cache_name})", VERMILLION, "dash"),
-            (model.three_level, f"three-level model (waves, {cache_name})", BLUE, None)):
+        short[len(fig.data) - 1] = "plain, H200"
+    for values, name, phone, colour, dash in (
+            (model.floor, "compulsory Q + K + V", "Q + K + V", GREEN, "dot"),
+            (model.two_level, f"two-level model (one block, no {cache_name})", "two-level", VERMILLION, "dash"),
+            (model.three_level, f"three-level model (waves, {cache_name})", "three-level", BLUE, None)):
         fig.add_scatter(x=list(model.n), y=[v / _MB for v in values], name=name, mode="lines",
                         line={"color": colour, "dash": dash, "width": 3})
+        short[len(fig.data) - 1] = phone
     if flash.n:
         fig.add_scatter(x=list(flash.n), y=[r / _MB for r in flash.reads], name="H200, Nsight Compute",
                         mode="markers", marker={"color": BLACK, "size": 11, "symbol": "diamond"})
+        short[len(fig.data) - 1] = "H200 (Nsight)"
     if cross:
         fig.add_vline(x=cross, line={"color": PURPLE, "width": 2, "dash": "dot"})
         # a log axis places annotations by log10 of the value; the label on the side of the line
@@ -179,7 +184,11 @@ def reads_figure(model: ModelReads, flash: MeasuredReads, cross: int | None, tit
         fig.add_annotation(x=math.log10(cross), y=1, yref="paper", text=f"K + V in flight outgrow {cache_name}",
                            showarrow=False, xanchor="left" if cross <= 2**15 else "right",
                            font=_font(FONT, "#8B3A6B"))
-    return _style(fig, "sequence length n (tokens)", "DRAM reads (MB)", title, log_x=True, log_y=True, x_values=model.n)
+    fig = _style(fig, "sequence length n (tokens)", "DRAM reads (MB)", title, log_x=True, log_y=True,
+                 x_values=model.n)
+    on_a_phone(fig, phone_names(short))
+    return fig
+
 
 # ---- lesson 13: the schedule ---------------------------------------------------------------------
 
@@ -298,14 +307,14 @@ def mask_tiles(maps: dict[str, list[list[int]]], n: int) -> go.Figure:
         note.font.size = FONT
     for k in range(2, len(names) + 1):  # one title for the row of panels: the first's
         fig.layout[f"yaxis{k}"].title.text = ""
-    fig.layout.meta = panels_on_a_phone(len(names))
+    on_a_phone(fig, panels_on_a_phone(len(names)))
     return fig
 
 
 _KIND_STYLE = {"full": (STANDARD, "square"), "causal": (ORANGE, "diamond"), "window": (FLASH, "circle"),
                "docs": (GREEN, "triangle-up"), "sink": (PURPLE, "x")}
-_KIND_NAMES = {"full": "no mask", "causal": "causal", "window": "windows", "docs": "packed documents",
-               "sink": "with a sink"}
+_KIND_NAMES = {"full": ("no mask", "no mask"), "causal": ("causal", "causal"), "window": ("windows", "windows"),
+               "docs": ("packed documents", "packed docs"), "sink": ("with a sink", "with a sink")}  # and on a phone
 
 
 def masks_measured(df: pd.DataFrame) -> go.Figure:
@@ -316,13 +325,17 @@ def masks_measured(df: pd.DataFrame) -> go.Figure:
     low = float(min(df["share of tiles"].min(), df["share of full time"].min()))
     fig.add_trace(go.Scatter(x=[low, 1.0], y=[low, 1.0], mode="lines", name="time in proportion to tiles",
                              line={"color": BLACK, "width": 2, "dash": "dot"}, hoverinfo="skip"))
+    short = {0: "time ∝ tiles"}  # on a phone (`phone_names`)
     for kind, (colour, symbol) in _KIND_STYLE.items():
         part = df[df["kind"] == kind]
         if len(part):
             fig.add_trace(go.Scatter(x=part["share of tiles"], y=part["share of full time"], mode="markers",
-                                     name=_KIND_NAMES[kind], text=list(part["mask"]),
+                                     name=_KIND_NAMES[kind][0], text=list(part["mask"]),
                                      marker={"color": colour, "symbol": symbol, "size": 11},
                                      hovertemplate="%{text}: %{x:.2%} of the tiles, %{y:.2%} of the time"
                                                    "<extra></extra>"))
-    return _style(fig, "share of the tiles computed (engine)", "share of the full time (measured)",
-                  "flash-attn-4 on the H200: time against tiles", log_x=True, log_y=True)
+            short[len(fig.data) - 1] = _KIND_NAMES[kind][1]
+    fig = _style(fig, "share of the tiles computed (engine)", "share of the full time (measured)",
+                 "flash-attn-4 on the H200: time against tiles", log_x=True, log_y=True)
+    on_a_phone(fig, phone_names(short))
+    return fig

@@ -12,9 +12,9 @@ import plotly.graph_objects as go
 from flashviz.model.sweeps import OverN
 from flashviz.teach.claims import SAME, compare
 
-from .labels import NARROW_BELOW, NARROW_FONT, NARROW_HEIGHT, PHONE, label_spots
+from .labels import NARROW_FONT, NARROW_HEIGHT, PHONE, label_spots
 from .style import (BLACK, BROKEN, FLASH, GREEN, INK, ORANGE, PURPLE, SKY, STANDARD, YELLOW, _font, _line, _log_ticks,
-                     _n_label, _style)
+                     _n_label, _style, on_a_phone)
 
 def _flops_and_bytes_title(df: pd.DataFrame) -> str:
     """What the sweep shows, from its numbers: the same flops at every n (no mask), or, at the
@@ -178,7 +178,7 @@ def roofline(points, hardware: dict, dtype: str, selected: str, measured=None) -
                  f"Roofline, {dtype} on {units}", log_x=True, log_y=True)
     fig.layout.xaxis.update(_log_ticks([10 ** left, 10 ** right]))  # the axis's ticks, not the roofs' whole span
     if kernels:  # three labels of two or three lines: a phone's chart lays them out anew (two short ones fit it)
-        fig.layout.meta = _on_a_phone(marks, order, (left, right), y_range, narrow_traces, ran)
+        on_a_phone(fig, _on_a_phone(marks, order, (left, right), y_range, narrow_traces, ran))
     return fig
 
 
@@ -191,8 +191,7 @@ def _on_a_phone(marks, order, x_range, y_range, traces: dict, avoid) -> dict:
     spots = label_spots(marks.assign(label=marks["phone"]), x_range, y_range, PHONE, avoid)
     notes = [{"ax": spots[k][0], "ay": spots[k][1], "xanchor": spots[k][2], "text": marks["phone"].iloc[k],
               "font": {"size": NARROW_FONT}} for k in order]
-    return {"narrow": {"below": NARROW_BELOW, "annotations": notes, "data": traces,
-                       "layout": {"height": NARROW_HEIGHT, "legend": {"font": {"size": NARROW_FONT}}}}}
+    return {"annotations": notes, "data": traces, "layout": {"height": NARROW_HEIGHT}}
 
 
 def weights_bars(df) -> go.Figure:

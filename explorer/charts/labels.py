@@ -44,6 +44,11 @@ WIDE = Geometry((470, 210), 10.5, 22, 1, 0, SPOTS)
 # holds a label out at a side, so it costs as much as two that meet, but for 20 px on the right: the chart's own
 # margin there is 24 px (explorer/charts/style.py), where on the left the ticks stand. Two labels keep 4 px apart.
 NARROW_BELOW, NARROW_FONT, NARROW_HEIGHT = 420, 14, 520
+# Every chart's title and legend on a phone (`phone_text`). A title wraps at 38 characters (explorer/charts/style.py,
+# for two charts side by side at 1280), and 38 of its 21 px bold ran 20 px past a phone's chart; in 18 px they fit.
+# A legend's names in 17 px took a row each there: six of them took half the chart (lesson 14's measured masks,
+# lesson 11's reads); in 14 px two or three short ones share a row.
+NARROW_TITLE = 18
 PHONE = Geometry((263, 300), 10.5 * NARROW_FONT / 18, 18.5, MEET, 4,
                  tuple((round(ax / 2), round(ay * 0.7), anchor) for ax, ay, anchor in SPOTS)
                  + ((0, -50, "center"),), right_room=20)
@@ -127,7 +132,7 @@ def panels_on_a_phone(count: int) -> dict:
     axis named under the bottom-left panel only and the query axis beside the top-left one."""
     rows, gap_x, gap_y, head = math.ceil(count / 2), 0.08, 0.1, 0.07
     tall = (1 - head - (rows - 1) * gap_y) / rows
-    layout: dict = {"height": 140 + rows * PHONE_PANEL_HEIGHT, "legend": {"font": {"size": 14}}}
+    layout: dict = {"height": 140 + rows * PHONE_PANEL_HEIGHT}
     titles = []
     for k in range(count):
         row, col = divmod(k, 2)
@@ -138,4 +143,19 @@ def panels_on_a_phone(count: int) -> dict:
                                   **({} if k == (rows - 1) * 2 else {"title": {"text": ""}})}
         layout[f"yaxis{name}"] = {"domain": [top - tall, top]}
         titles.append({"x": x0 + (1 - gap_x) / 4, "y": top, "font": {"size": 14}})
-    return {"narrow": {"below": NARROW_BELOW, "layout": layout, "annotations": titles}}
+    return {"layout": layout, "annotations": titles}
+
+
+def phone_text() -> dict:
+    """The layout every chart takes on a phone (explorer/plot.js puts layout.meta.narrow on a chart narrower than
+    NARROW_BELOW px): its title and legend in smaller type. A chart with more to change merges its own in."""
+    return {"below": NARROW_BELOW, "layout": {"title": {"font": {"size": NARROW_TITLE}},
+                                              "legend": {"font": {"size": NARROW_FONT}}}}
+
+
+def phone_names(short: dict[int, str]) -> dict:
+    """A chart's legend on a phone, its traces (by index) named short. plotly.js gives a horizontal legend the plot
+    area's width (240-260 px there) and, once its names take more than a row, lays them out in columns as wide as
+    the widest name and its symbol (40 px): six names of up to 35 characters took six rows, half the chart; names
+    under about 75 px of 14 px type (a dozen characters) set two to a row."""
+    return {"data": {str(k): {"name": name} for k, name in short.items()}}

@@ -21,6 +21,8 @@ import plotly.io as pio
 
 from flashviz.teach.format import bytes_text, count_text
 
+from .labels import phone_text
+
 # Okabe-Ito
 BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, YELLOW, BLACK = (
     "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
@@ -157,6 +159,12 @@ def _merge(into: dict, change: dict) -> None:
             into[key] = value
 
 
+def on_a_phone(fig: go.Figure, narrow: dict) -> None:
+    """A chart's own layout on a phone (labels placed anew, panels in rows) merged into every chart's
+    (labels.phone_text), which `_style` put in the figure."""
+    _merge(fig._layout.setdefault("meta", {}), {"narrow": narrow})
+
+
 def _axes(fig: go.Figure, letter: str) -> list[str]:
     """The layout keys of a figure's x or y axes: the first, and any a subplot grid made."""
     return [f"{letter}axis"] + sorted(k for k in fig._layout if re.fullmatch(fr"{letter}axis\d+", k))
@@ -189,6 +197,7 @@ def _style(fig: go.Figure, x: str, y: str, title: str = "", height: int = HEIGHT
                    "font": _font(LEGEND), "title": {"text": ""}, "bgcolor": "rgba(255,255,255,0)"},
         "margin": {"l": 10, "r": 24, "t": title_px + 6, "b": 10, "pad": 2},  # axes push out as needed
         "hoverlabel": {"font": _font(), "bgcolor": "white", "bordercolor": INK},
+        "meta": {"narrow": phone_text()},  # on a phone: explorer/charts/labels.py
     })
     axis = {"tickfont": _font(TICK), "color": INK, "linecolor": INK, "tickcolor": INK, "ticks": "outside",
             "showline": True, "gridcolor": GRID, "showgrid": True, "zeroline": False, "automargin": True}
