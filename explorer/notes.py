@@ -26,6 +26,15 @@ def explain(markdown: str) -> None:
         st.markdown(markdown)
 
 
+def keys(hint: str, key: str, presented: bool = False) -> None:
+    """What the keys do to the player or chart above, in a line of its own, under the container key
+    fv_keys_<key>: a touch screen has no keys, and there the line is not drawn (css.py). `presented`: drawn in
+    presentation mode too (a line of its own there, not the longer text explain() hides)."""
+    if presented or not presenting():
+        with st.container(key=f"fv_keys_{key}"):
+            st.caption(hint)
+
+
 def reading_list() -> None:
     """Where the ideas come from. Links only: nothing is fetched until a reader clicks."""
     st.subheader("Reading list")

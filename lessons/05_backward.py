@@ -136,7 +136,8 @@ def _player() -> None:
     ui.explain("Outer loop over key blocks, inner over query blocks. Each tile rebuilds S and P from Q, K and "
                "the m and l the forward kept (FlashAttention-2: the log-sum-exp L); dK and dV of the key block add "
                "up in SRAM, dQ of the query rows "
-               "goes back to HBM. ← → step, space plays; PageDown still moves on.")
+               "goes back to HBM.")
+    ui.keys("← → step, space plays; PageDown still moves on.", "backward_player")
     if ui.presenting():
         with player_slot:
             backward_player(backward_player_html(bcfg))

@@ -42,7 +42,7 @@ tile = ui.bound(control("sc_tile"), st.columns([1, 2])[0], help="PageDown on a p
 lanes = {sched: sl.lanes(sched) for sched in ("fa2", "fa3")}
 ui.chart(lambda: cache.figure(charts.schedule_timeline, bars, ui.peek(control("sc_tile")), lanes), "sc_timeline",
          ("sc_tile",), player="sc_tile")
-st.caption("← → step the key tiles · space plays them · Home, End")
+ui.keys("← → step the key tiles · space plays them · Home, End", "sc_timeline", presented=True)
 st.markdown(tile_text(sl.tile_story(steps, tile), per_tile))
 w = sl.schedule_work(s, rates, occ)
 Br, Bc = sl.authors_tile(s.d)

@@ -84,6 +84,12 @@ def test_the_buttons_say_tap_not_a_key_on_a_touch_screen(on_phone):
     said = hints.evaluate_all("ks => ks.map(k => [getComputedStyle(k, '::after').content,"
                               " parseFloat(getComputedStyle(k).fontSize)])")
     assert said == [['"tap"', 0]] * len(said), f"[hint, font px of the key's name]: {said}"
+    # and no line says what keys do to a player or a chart: lessons 3, 5, 13 and 14 have one for a keyboard
+    lines = phone.locator("[class*='st-key-fv_keys_']")
+    if k in (2, 4, 12, 13):
+        expect(lines.first).to_be_attached()
+    shown = lines.evaluate_all("ls => ls.filter(l => l.checkVisibility()).map(l => l.innerText)")
+    assert shown == [], f"key hints on a touch screen: {shown}"
 
 
 def test_the_lessons_are_one_tap_away_without_the_sidebar(server, phone):
