@@ -95,11 +95,17 @@ def test_the_buttons_say_tap_not_a_key_on_a_touch_screen(on_phone):
 def test_the_lessons_are_one_tap_away_without_the_sidebar(server, phone):
     phone.goto(lesson_url(server, 2, "?n=2048"))
     opened(phone, 2)
+    # each a fingertip's target: 44 px tall (they were 36) and 5 px apart (they were 3)
+    links = phone.locator(".st-key-lesson_nav a >> visible=true")
+    expect(links).to_have_count(len(LESSONS))
+    boxes = links.evaluate_all("as => as.map(a => { const r = a.getBoundingClientRect();"
+                               " return [a.textContent, r.left, r.top, r.width, r.height]; })")
+    assert [b[0] for b in boxes if b[4] < 44] == [], "links shorter than a fingertip's target"
+    side = [round(b[1] - a[1] - a[3], 1) for a, b in zip(boxes, boxes[1:]) if a[2] == b[2] and b[1] > a[1]]
+    assert min(side) >= 5, f"links closer than 5 px: {side}"
     phone.locator(f".st-key-lesson_nav a[href^='{LESSONS[4].url_path}?'] >> visible=true").tap()
     phone.wait_for_url(re.compile(re.escape(lesson_url(server, 4)) + r"\?n=2048$"), timeout=WAIT)
     opened(phone, 4)
-
-
 
 
 # A chart's labels as drawn (its own drawing, not a copy drawn ahead for a drag): each label's box (its border), the
