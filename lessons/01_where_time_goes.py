@@ -7,7 +7,7 @@ from flashviz.teach.claims import compare, overflow_cause, regime
 from flashviz.model.config import HARDWARE, MB, tensor_dtype
 from flashviz.hardware.measured import TILES
 from flashviz.hardware.gpu_arch import arch_of
-from flashviz.teach.format import bytes_text, count_text
+from flashviz.teach.format import bytes_text, count_text, figure_text
 from flashviz.model.sources import cite, preset_sources
 
 st.title("Where the time goes")
@@ -63,11 +63,11 @@ else:
         " waits" if len(waiting) <= 1 else " wait")
 if bound_here == "memory":
     st.success(f"Memory-bound: {names} on HBM, {share} of standard attention's "
-               f"{times['kernels us']:.3g} µs on the {hw.name}'s roofline in {roof.dtype}. The arithmetic "
+               f"{figure_text(times['kernels us'])} µs on the {hw.name}'s roofline in {roof.dtype}. The arithmetic "
                "units wait on the moving.", icon=ui.NO_ICON)
 else:
     st.warning(f"Compute-bound here: the matmuls keep the units busy for most of standard attention's "
-               f"{times['kernels us']:.3g} µs; {names} on HBM, {share} of it. Larger n and d give the "
+               f"{figure_text(times['kernels us'])} µs; {names} on HBM, {share} of it. Larger n and d give the "
                "matmuls more flops per byte; the softmax's never change.", icon=ui.NO_ICON)
 
 softmax = std_k[std_k["kernel"] == "softmax"].iloc[0]
@@ -137,14 +137,15 @@ overflow = (f" ({cause}: {bytes_text(flash_cost.spilled * roof.element_bytes)} o
 rereads = (f"reads K and V from HBM once per block of {roof.Br} query rows" if roof.loop_order == "fa2" else
            f"reads Q, O, m and l from HBM and writes O, m and l back once per block of {roof.Bc} keys (the paper's "
            "order)")
-steps = "; ".join(f"{k['kernel']} **{k['bound']}-bound**, {k['time us (roofline)']:.3g} µs"
+steps = "; ".join(f"{k['kernel']} **{k['bound']}-bound**, {figure_text(k['time us (roofline)'])} µs"
                   for _, k in std_k.iterrows())
 st.markdown(f"**On the roofline** ({hw.name}, {roof.dtype}): standard attention runs {len(std_k)} kernels, "
-            f"one after another: {steps}; **{times['kernels us']:.3g} µs** in all. Flash runs one kernel and "
+            f"one after another: {steps}; **{figure_text(times['kernels us'])} µs** in all. Flash runs one kernel "
+            "and "
             f"moves {compare(std_cost['std HBM MB'], std_cost['flash HBM MB'])}{overflow}: "
             f"**{flash_pt['bound']}-bound** at {flash_pt['attainable TFLOP/s']:.1f} TFLOP/s, "
-            f"**{flash_pt['time us (roofline)']:.3g} µs** by the two-level count, HBM and SRAM with no L2 between "
-            f"({ui.assumes('two_level')}; {ui.assumes('roofline')})."
+            f"**{figure_text(flash_pt['time us (roofline)'])} µs** by the two-level count, HBM and SRAM with no L2 "
+            f"between ({ui.assumes('two_level')}; {ui.assumes('roofline')})."
             + (f" The count {rereads} and leaves the L2 out; measured on the H200, FlashAttention's forward is "
                "compute-bound, its re-reads served by the L2 (lesson 10)." if flash_pt["bound"] == "memory" else "")
             + measured_note)
@@ -168,9 +169,9 @@ that needs fewer bytes per flop than the GPU feeds is **{regime(SEED_NEED, SEED_
 which units do the matmuls: the matrix units (NVIDIA's tensor cores, AMD's matrix cores) in 16-bit are about
 {hw.fp16_tensor_flops / hw.fp32_flops:.0f}× faster than the FP32 units, while the bytes only halve.
 
-One point for the whole of standard attention gives **{wide_t['one point us']:.3g} µs** on this float32
-roofline; its kernels, each on its own, give **{wide_t['kernels us']:.3g} µs** ({" + ".join(
-    f"{t:.3g}" for t in wide_k["time us (roofline)"])} µs){
+One point for the whole of standard attention gives **{figure_text(wide_t['one point us'])} µs** on this float32
+roofline; its kernels, each on its own, give **{figure_text(wide_t['kernels us'])} µs** ({" + ".join(
+    figure_text(t) for t in wide_k["time us (roofline)"])} µs){
     ": the single point lets the matmuls' spare bandwidth pay for the softmax's bytes, which the kernels, one "
     "after another, cannot do" if mixed else ""}. {ui.assumes('roofline')}
 """)

@@ -10,7 +10,7 @@ from explorer.whole_gpu import (IMPL, crossover, figures_cited, gpu_named, kerne
 from flashviz.hardware import gpu_targets
 from flashviz.teach.claims import compare, other_cublas_runs
 from flashviz.model.config import CUSTOM, HARDWARE
-from flashviz.teach.format import bytes_text
+from flashviz.teach.format import bytes_text, figure_text
 from flashviz.hardware.gpu_arch import arch_of, is_modelled
 from flashviz.hardware.gpu_model import forward_time, whole_gpu
 from flashviz.hardware.schedule import intra_group
@@ -208,6 +208,8 @@ slow = table[~table["time in 0.7–1.4"]]
 # The time model's parts at the reader's n, d, batch × heads and kernel, on this H200 (its rates are the H200's).
 at_h200 = whole_gpu(n, d, bh, kernel, HARDWARE[H200])
 here = forward_time(n, d, bh, kernel, at_h200.reads + at_h200.writes, rates)
+matmul_ms, exp_ms, other_ms, arithmetic_ms = (figure_text(t * 1e3) for t in (here.matmul_s, here.exp_s,
+                                                                              here.other_s, here.arithmetic_s))
 dram_bound = int((table["model bound"] == "DRAM").sum())
 slow_text = [f"{r['kernel']} at n = {r['n']:,}, d = {r['d']}, B·H = {r['B·H']}: {r['time: model ÷ measured']:.2f}×"
              for _, r in slow.iterrows()]
@@ -246,9 +248,9 @@ matmuls do (ping-pong scheduling, {cite('fa3', '§3.1')}), and inside a warpgrou
 ({cite('fa3', '§3.2, Algorithm 2')}); for such a kernel the model would take the larger of
 the two. DRAM time ({rates.dram / 1e12:.2f} TB/s copy) overlaps both, and is the larger at
 {"none" if dram_bound == 0 else f"{dram_bound}"} of the {len(table)} configs.
-At your n, d, batch × heads and kernel on this H200: matmuls {here.matmul_s * 1e3:.3g} ms + exponentials
-{here.exp_s * 1e3:.3g} ms + other
-softmax work {here.other_s * 1e3:.3g} ms = {here.arithmetic_s * 1e3:.3g} ms; the exponentials alone are
+At your n, d, batch × heads and kernel on this H200: matmuls {matmul_ms} ms + exponentials
+{exp_ms} ms + other
+softmax work {other_ms} ms = {arithmetic_ms} ms; the exponentials alone are
 {here.exp_s / here.matmul_s:.0%} of the matmul time, though they are {1 / (4 * d):.2%} as many operations.
 Misses ({len(slow)}): {"; ".join(slow_text) or "none"}. {under_text}{t128_text}
 Nothing was fitted: the constants are the GPU's (SMs, L2, shared memory, the four rates) and the kernels'

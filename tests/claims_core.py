@@ -251,6 +251,9 @@ def check_generic(ck: Claims) -> None:
     ck.expect(not zero_ratio, f"a zero ratio: {zero_ratio}")
     zero = re.findall(r".{0,60}(?<![\d.])0\.0+ (?:MB|KB)\b.{0,20}", text)
     ck.expect(not zero, f"a zero size printed: {zero}")
+    # a time is a figure a reader reads, not code: "2.51e+04 µs" at a large n (format.figure_text)
+    coded = re.findall(r".{0,40}\d(?:\.\d+)?e[+-]?\d+\**\s*(?:µs|ms|ns)\b", text)
+    ck.expect(not coded, f"a time with an exponent: {coded}")
     missing = re.findall(r".{0,40}(?:\b(?:nan|inf|None)\s*(?:×|%|B\b|KB|MB|GB|TB|flop|TFLOP|ms\b|bytes)"
                          r"|(?:=|:)\s*(?:nan|None)\b).{0,20}", text)
     ck.expect(not missing, f"no number where one is expected: {missing}")

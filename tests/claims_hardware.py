@@ -476,7 +476,7 @@ def check_masks(ck: Claims, p: dict) -> None:
     m = ck.find(rf"Mask: {re.escape(mask_words(pcfg))}\. .* it walks only the key blocks its queries see, "
                 rf"{played:,} of {pcfg.Tr * pcfg.Tc:,} tiles")
     ck.expect(("starts at the sink" in ck.text) == with_sink, "the sink's sentence when, and only when, it is on")
-    m = ck.find(rf"max \|O − masked standard attention\| = ({NUM})\. ← →")
+    m = ck.find(rf"max \|O − masked standard attention\| = ({NUM})\.(?:\s|$)")
     diff = float(flash_frames(pcfg)["final_diff"])
     ck.expect(agrees(m.group(1), diff) and diff <= NOISE, f"{m.group(0)!r}: {diff:.2e}")
     check_masks_measured(ck, w)

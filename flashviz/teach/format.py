@@ -60,6 +60,13 @@ def count_text(x: float, unit: str = "") -> str:
     return f"{x:.3g} {unit}".rstrip()
 
 
+def figure_text(x: float) -> str:
+    """A figure at three significant figures, or from 1,000 up the whole number, thousands separated: never with an
+    exponent, which a reader takes for code, not a time (lesson 1 at a large n once said "2.51e+04 µs")."""
+    short = f"{x:.3g}"
+    return f"{x:,.0f}" if "e" in short and abs(x) >= 1 else short  # 999.6 rounds to "1e+03" at .3g
+
+
 def times_text(ratio: float) -> str:
     """A ratio to print as "N×": two significant figures below 10 (three just above 1, so that
     1.03 never prints as "1×"), whole numbers above."""
