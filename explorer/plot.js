@@ -109,7 +109,9 @@ function width(gd) {
 }
 
 function height(gd) {
-  return document.fullscreenElement === gd.parentElement ? window.innerHeight : gd.__fvTall || gd.__fvWant.height;
+  if (document.fullscreenElement === gd.parentElement) return window.innerHeight;
+  const want = gd.__fvWant, narrow = want.narrow;  // the narrow layout's height, where it applies (explorer/plot.py)
+  return gd.__fvTall || (narrow && width(gd) < narrow[0] ? narrow[1] : want.height);
 }
 
 // The column's width changed, or the chart went into fullscreen or out of it: the chart follows. Its height is

@@ -202,6 +202,32 @@ TABLE_CUES = """() => [...document.querySelectorAll('[data-testid="stDataFrame"]
   return [s.scrollWidth > s.clientWidth + 1, getComputedStyle(box, '::after').content]; })"""
 
 
+def test_on_a_phone_the_page_holds_the_rooflines_own_height_while_plotly_loads(server, tabs):
+    """The room a chart holds before plotly.js has loaded was the figure's 440 px, and a phone's roofline is 520
+    (its narrow layout): the lesson below it moved down 80 px when it was drawn. plotly.js is held back here until
+    the room is read."""
+    phone = tabs.get("phone")
+    held, chunk = [], re.compile(r".*/static/js/PlotlyChart\.[^/]*\.js$")
+
+    def hold(route):
+        held.append(route)
+
+    phone.route(chunk, hold)
+    try:
+        phone.goto(lesson_url(server, 0))
+        chart = phone.locator(".st-key-roofline .fv-plot")
+        expect(chart).to_have_css("min-height", re.compile(r"\d+px"), timeout=WAIT)
+        room = chart.evaluate("gd => gd.getBoundingClientRect().height")
+    finally:
+        for route in held:
+            route.continue_()
+        phone.unroute(chunk, hold)
+    assert held, "plotly.js was not asked for"
+    drawn = drawn_chart(phone, "roofline", ".infolayer .annotation").evaluate("gd => gd.getBoundingClientRect().height")
+    assert abs(room - drawn) <= 2, f"held {room} px, drawn {drawn} px"
+    assert drawn > 500, "the phone's roofline is drawn in its narrow layout"
+
+
 # Each chart as drawn: its key, how far its title runs past its right edge (px), and its legend's and its own height.
 TITLE_AND_LEGEND = """gds => gds.map(gd => {
   const svg = gd.querySelector(':scope > .plot-container .main-svg').getBoundingClientRect();
