@@ -76,13 +76,14 @@ _DECK_CSS = """<style>
 [data-testid="stElementContainer"]:has(.fv-slide), [data-testid="stElementContainer"]:has(.fv-deck) {
   margin-bottom: -1rem; height: 0; min-height: 0; }
 [data-testid="stElementContainer"][class*="st-key-step_"] { display: none; }
-/* touch screens: no keys to press, so the buttons' key hints say "tap", and a line that says what the keys do to a
-   player or chart (notes.keys) is not drawn */
+/* touch screens: no keys to press, so the buttons' key hints say "tap" */
 @media (hover: none) and (pointer: coarse) {
   [data-testid="stMain"] kbd { font-size: 0 !important; }
   [data-testid="stMain"] kbd::after { content: "tap"; font-size: 0.8rem; }
-  [data-testid="stMain"] [class*="st-key-fv_keys_"] { display: none; }
 }
+/* and the line that says what the keys do to a player or chart (notes.keys) is not drawn where a player hides its
+   own (explorer/player_common.css) */
+@media (hover: none), (pointer: coarse) { [data-testid="stMain"] [class*="st-key-fv_keys_"] { display: none; } }
 </style>"""
 
 # A row of a lesson's own sliders that charts follow live (explorer/live.js marks them) stays on screen under the

@@ -46,9 +46,9 @@ CSS = """<style>
   font-size: 0.9rem; line-height: 1.5; color: #000; text-decoration: none; white-space: nowrap; }
 .fv-nav a:hover { border-color: #0072B2; color: #000; }
 .fv-nav a:focus-visible { outline: 2px solid #0072B2; outline-offset: 1px; }
-/* a finger's width on a touch screen; where the strip is over the lesson (narrower than the top bar's 1200 px), the
-   44 px of height a fingertip's target is asked to have (WCAG 2.5.5), 5 px apart. As wide as before: wider, a
-   course of 20 lessons took more rows than a third of a phone's screen (tests/test_nav_browser.py) */
+/* a finger's width on a touch screen; where the strip is over the lesson (narrower than the top bar's 1200 px), 44 px
+   tall (the height WCAG 2.5.5 asks of a fingertip's target) and 5 px apart. Widths unchanged: wider links put a
+   20-lesson strip over a third of a phone's screen (tests/test_nav_browser.py) */
 @media (pointer: coarse) { .fv-nav a { line-height: 2.1; } }
 @media (pointer: coarse) and (max-width: 1199px) {
   .fv-nav a { min-height: 44px; align-items: center; line-height: 1.2; }

@@ -26,6 +26,9 @@ def explain(markdown: str) -> None:
         st.markdown(markdown)
 
 
+PLAYER_KEYS = "← → step, space plays; PageDown still moves on."  # what a player's keys do, under it (`keys`)
+
+
 def keys(hint: str, key: str, presented: bool = False) -> None:
     """What the keys do to the player or chart above, in a line of its own, under the container key
     fv_keys_<key>: a touch screen has no keys, and there the line is not drawn (css.py). `presented`: drawn in

@@ -79,7 +79,7 @@ function draw(Plotly, gd, data) {
   delete gd.dataset.liveDrawn;
   gd.__fvDrawnAt = performance.now();  // for tests: the order the charts were drawn in
   const fig = themed(JSON.parse(data.spec), THEME), w = width(gd);
-  gd.__fvNarrow = narrowed(fig.layout, w);
+  gd.__fvFits = fitKey(fig.layout, w);
   Object.assign(fig, fitted(fig, w));
   // explorer/live.js fits its figures alike, at the height it drew them (a fullscreen chart's, say)
   gd.__fvFit = (f) => {
@@ -110,8 +110,8 @@ function width(gd) {
 
 function height(gd) {
   if (document.fullscreenElement === gd.parentElement) return window.innerHeight;
-  const want = gd.__fvWant, narrow = want.narrow;  // the narrow layout's height, where it applies (explorer/plot.py)
-  return gd.__fvTall || (narrow && width(gd) < narrow[0] ? narrow[1] : want.height);
+  const want = gd.__fvWant;  // the narrow layout's height, where it applies (explorer/plot.py)
+  return gd.__fvTall || (want.narrow && fits({ meta: want }, width(gd)).narrow ? want.narrow.height : want.height);
 }
 
 // The column's width changed, or the chart went into fullscreen or out of it: the chart follows. Its height is
@@ -119,7 +119,7 @@ function height(gd) {
 function resized(gd) {
   if (!window.Plotly || !gd._fullLayout) return;
   const full = document.fullscreenElement === gd.parentElement, change = {}, w = width(gd);
-  if (narrowed(gd.layout, w) !== gd.__fvNarrow) {  // a phone turned, say: drawn anew in the layout for its width
+  if (fitKey(gd.layout, w) !== gd.__fvFits) {  // a phone turned, say: drawn anew in the layouts for its width
     gd.__fvSpec = null;
     gd.__fvBefore = full ? -1 : 0;  // in fullscreen: back to that layout's own height on leaving it
     soon(window.Plotly, gd);
@@ -162,19 +162,27 @@ function themed(fig, theme) {
 }
 
 
-// A figure laid out for a narrower chart too (the roofline's labels on a phone: explorer/charts/idea.py) carries that
-// layout in layout.meta.narrow, and takes it where the chart is narrower than it says: the server's places and
-// fonts, put on the figure's own. Nothing is laid out here.
-function narrowed(layout, w) {
-  const narrow = layout.meta && layout.meta.narrow;
-  return !!narrow && w < narrow.below;
+// A figure carries the layouts it takes elsewhere (explorer/charts/labels.py), and each is put on the figure's own:
+// layout.meta.narrow on a chart narrower than its `below` px (the roofline's labels laid out anew, panels in rows,
+// short names in the legend), and layout.meta.phone on a phone's screen, at most its `screen` px wide (every title
+// and legend in smaller type). Streamlit stacks columns on a screen that narrow: a chart as narrow on a wider screen
+// is one of a row, at 1280 px beside the sidebar say, and keeps the type a projector's back row reads. The places
+// and fonts are the server's; nothing is laid out here. Which apply, as a key that changes when one does.
+function fits(layout, w) {
+  const meta = layout.meta || {};
+  return { narrow: !!meta.narrow && w < meta.narrow.below,
+           phone: !!meta.phone && window.innerWidth <= meta.phone.screen };
 }
+const fitKey = (layout, w) => JSON.stringify(fits(layout, w));
 
 function fitted({ data, layout }, w) {
-  if (!narrowed(layout, w)) return { data, layout };
-  const narrow = layout.meta.narrow, out = over(layout, narrow.layout || {}), traces = narrow.data || {};
-  if (narrow.annotations && layout.annotations) {
-    out.annotations = layout.annotations.map((a, i) => over(a, narrow.annotations[i] || {}));
+  const fit = fits(layout, w), meta = layout.meta;
+  let out = fit.phone ? over(layout, meta.phone.layout) : layout;
+  if (!fit.narrow) return { data, layout: out };
+  const narrow = meta.narrow, traces = narrow.data || {};
+  out = over(out, narrow.layout || {});
+  if (narrow.annotations && out.annotations) {
+    out.annotations = out.annotations.map((a, i) => over(a, narrow.annotations[i] || {}));
   }
   return { data: data.map((t, i) => (String(i) in traces ? over(t, traces[i]) : t)), layout: out };
 }

@@ -88,12 +88,12 @@ def shared(fig: T) -> T:
 
 def plot(fig: go.Figure, key: str, config: dict) -> None:
     """Draw `fig` under `key`, in place across runs (`config`: Plotly's, as st.plotly_chart takes it). The page holds
-    the chart's height while plotly.js loads: the figure's, or on a narrow chart its narrow layout's (`narrow`:
-    [below px, height], from layout.meta.narrow, which explorer/plot.js puts on it), so nothing below it moves when
-    it is drawn (a phone's roofline is 520 px, not 440)."""
+    the chart's height while plotly.js loads: the figure's, or on a chart narrow enough for the figure's narrow
+    layout (layout.meta.narrow, which the chart's builder wrote and explorer/plot.js applies) that layout's, so
+    nothing below it moves when it is drawn (a phone's roofline is 520 px, not 440). `narrow`: its below and height."""
     meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
     narrow = meta.get("narrow") or {}
     tall = (narrow.get("layout") or {}).get("height")
     _component(data={"spec": spec(fig), "config": json.dumps(config), "height": fig.layout.height or _HEIGHT,
-                     "narrow": [narrow["below"], tall] if tall else None},
+                     "narrow": {"below": narrow["below"], "height": tall} if tall else None},
                key=key, height="content")

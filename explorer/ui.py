@@ -18,14 +18,14 @@ from .deck import deck, lesson_nav, resumes_inside, section, shared_link, slide,
 from .display import chart, side_by_side, table
 from .live import PLAYER_ON_RELEASE, SIZES
 from .live import flush as live_flush
-from .notes import about, assumes, assumptions, explain, keys, overflow_banner, overflow_text, reading_list
+from .notes import PLAYER_KEYS, about, assumes, assumptions, explain, keys, overflow_banner, overflow_text, reading_list
 from .share import share_link, share_params
 from .widgets import (NO_ICON, bound, config, custom_gpu, custom_gpu_controls, hardware, keep_from_link,
                       own_setting, peek, presenting, shared_controls, simulable, sweep_config, value)
 
-__all__ = ["NO_ICON", "PLAYER_ON_RELEASE", "SIZES", "about", "assumes", "assumptions", "bound", "chart", "config",
-           "custom_gpu", "custom_gpu_controls", "deck", "explain", "hardware", "keep_from_link", "keys", "lesson_nav",
-           "live_flush",
+__all__ = ["NO_ICON", "PLAYER_KEYS", "PLAYER_ON_RELEASE", "SIZES", "about", "assumes", "assumptions", "bound", "chart",
+           "config", "custom_gpu", "custom_gpu_controls", "deck", "explain", "hardware", "keep_from_link", "keys",
+           "lesson_nav", "live_flush",
            "own_setting", "overflow_banner", "overflow_text", "peek", "presenting", "reading_list", "resumes_inside",
            "section", "share_link", "share_params", "shared_controls", "shared_link", "side_by_side", "simulable",
            "slide", "style", "sweep_config", "sync_url", "table", "value"]

@@ -141,8 +141,7 @@ steps = "; ".join(f"{k['kernel']} **{k['bound']}-bound**, {figure_text(k['time u
                   for _, k in std_k.iterrows())
 st.markdown(f"**On the roofline** ({hw.name}, {roof.dtype}): standard attention runs {len(std_k)} kernels, "
             f"one after another: {steps}; **{figure_text(times['kernels us'])} µs** in all. Flash runs one kernel "
-            "and "
-            f"moves {compare(std_cost['std HBM MB'], std_cost['flash HBM MB'])}{overflow}: "
+            f"and moves {compare(std_cost['std HBM MB'], std_cost['flash HBM MB'])}{overflow}: "
             f"**{flash_pt['bound']}-bound** at {flash_pt['attainable TFLOP/s']:.1f} TFLOP/s, "
             f"**{figure_text(flash_pt['time us (roofline)'])} µs** by the two-level count, HBM and SRAM with no L2 "
             f"between ({ui.assumes('two_level')}; {ui.assumes('roofline')})."

@@ -99,7 +99,7 @@ def _player() -> None:
                "SRAM budget. Rows whose running max moved are highlighted with their rescale factor; a row's "
                "number, coloured, says what FlashAttention-4's lagging max "
                f"would do there at τ = {an_tau:g} (lesson 2): skip the rescale, or do it.")
-    ui.keys("← → step, space plays; PageDown still moves on.", "tiling_player")
+    ui.keys(ui.PLAYER_KEYS, "tiling_player")
     player(cache.player_html(acfg, "standard" if show_standard else "flash", tau=an_tau))
     st.download_button("Download the listing", listing.script(cfg.loop_order), file_name="flash_listing.py",
                        mime="text/x-python", key="download_listing", on_click="ignore",

@@ -137,7 +137,7 @@ def _player() -> None:
                "the m and l the forward kept (FlashAttention-2: the log-sum-exp L); dK and dV of the key block add "
                "up in SRAM, dQ of the query rows "
                "goes back to HBM.")
-    ui.keys("← → step, space plays; PageDown still moves on.", "backward_player")
+    ui.keys(ui.PLAYER_KEYS, "backward_player")
     if ui.presenting():
         with player_slot:
             backward_player(backward_player_html(bcfg))

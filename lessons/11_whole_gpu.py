@@ -248,8 +248,7 @@ matmuls do (ping-pong scheduling, {cite('fa3', '§3.1')}), and inside a warpgrou
 ({cite('fa3', '§3.2, Algorithm 2')}); for such a kernel the model would take the larger of
 the two. DRAM time ({rates.dram / 1e12:.2f} TB/s copy) overlaps both, and is the larger at
 {"none" if dram_bound == 0 else f"{dram_bound}"} of the {len(table)} configs.
-At your n, d, batch × heads and kernel on this H200: matmuls {matmul_ms} ms + exponentials
-{exp_ms} ms + other
+At your n, d, batch × heads and kernel on this H200: matmuls {matmul_ms} ms + exponentials {exp_ms} ms + other
 softmax work {other_ms} ms = {arithmetic_ms} ms; the exponentials alone are
 {here.exp_s / here.matmul_s:.0%} of the matmul time, though they are {1 / (4 * d):.2%} as many operations.
 Misses ({len(slow)}): {"; ".join(slow_text) or "none"}. {under_text}{t128_text}

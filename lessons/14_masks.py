@@ -172,7 +172,7 @@ def _player() -> None:
                + (f"Each row block's m starts at the sink, {sink:g}, and l at its term, 1: a row whose scores rise "
                   "past the sink rescales that term like any other. " if with_sink else "")
                + f"At the end, max |O − masked standard attention| = {float(data['final_diff']):.2g}.")
-    ui.keys("← → step, space plays; PageDown still moves on.", "masks_player")
+    ui.keys(ui.PLAYER_KEYS, "masks_player")
     player(page)
 
 

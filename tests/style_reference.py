@@ -9,7 +9,7 @@ from itertools import combinations, product
 
 import plotly.graph_objects as go
 
-from explorer.charts.labels import MEET, WIDE, Geometry, crosses, phone_text
+from explorer.charts.labels import MEET, WIDE, Geometry, crosses
 from explorer.charts.style import (FONT, GRID, HEIGHT, INK, LEGEND, TICK, TITLE, _axis_values, _font, _log_ticks,
                                    _n_ticks, _template, _wrap)
 
@@ -34,7 +34,7 @@ def reference_style(fig: go.Figure, x: str, y: str, title: str = "", height: int
                 "font": _font(LEGEND), "title": {"text": ""}, "bgcolor": "rgba(255,255,255,0)"},
         margin={"l": 10, "r": 24, "t": title_px + 6, "b": 10, "pad": 2},  # axes push out as needed
         hoverlabel={"font": _font(), "bgcolor": "white", "bordercolor": INK},
-        meta={"narrow": phone_text()},
+        meta={"phone": {"screen": 640, "layout": {"title": {"font": {"size": 18}}, "legend": {"font": {"size": 14}}}}},
     )
     axis = {"tickfont": _font(TICK), "title_font": _font(), "title_standoff": 8,
             "color": INK, "linecolor": INK, "tickcolor": INK, "ticks": "outside", "showline": True,

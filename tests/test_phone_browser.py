@@ -231,7 +231,8 @@ def test_on_a_phone_the_page_holds_the_rooflines_own_height_while_plotly_loads(s
 # Each chart as drawn: its key, how far its title runs past its right edge (px), and its legend's and its own height.
 TITLE_AND_LEGEND = """gds => gds.map(gd => {
   const svg = gd.querySelector(':scope > .plot-container .main-svg').getBoundingClientRect();
-  const title = gd.querySelector(':scope > .plot-container .gtitle'), legend = gd.querySelector('.legend');
+  const own = gd.querySelector(':scope > .plot-container'), title = own.querySelector('.gtitle');
+  const legend = own.querySelector('.legend');
   return { key: [...gd.closest('[class*="st-key-"]').classList].find(c => c.startsWith('st-key-')),
            past: title ? title.getBoundingClientRect().right - svg.right : 0,
            legend: legend ? legend.getBoundingClientRect().height : 0, height: svg.height }; })"""
@@ -247,6 +248,20 @@ def test_on_a_phone_every_charts_title_fits_and_its_legend_leaves_the_plot_room(
     drawn = phone.locator(".fv-plot").evaluate_all(TITLE_AND_LEGEND)
     assert [c["key"] for c in drawn if c["past"] > 0] == [], "titles past the chart's right edge"
     assert [c["key"] for c in drawn if c["legend"] > 0.3 * c["height"]] == [], "legends over 30% of their chart"
+
+
+def test_at_1280_charts_side_by_side_keep_the_projectors_type(server, page):
+    """Beside the open sidebar at 1280 px two charts in a row are each narrower than a phone's layout takes (372 px
+    against 420): they keep the 21 px title and 17 px legend, which only a phone's screen sets smaller."""
+    page.goto(lesson_url(server, 2))
+    opened(page, 2)
+    charts_drawn(page)
+    drawn = page.locator(".fv-plot").evaluate_all("""gds => gds.map(gd => {
+      const own = gd.querySelector(':scope > .plot-container'), px = (e) => e && getComputedStyle(e).fontSize;
+      return [gd.parentElement.clientWidth, px(own.querySelector('.gtitle')), px(own.querySelector('.legendtext'))];
+    })""")
+    assert drawn and all(w < 420 for w, _, _ in drawn), f"two charts in a row, each narrow: {drawn}"
+    assert [(title, legend) for _, title, legend in drawn] == [("21px", "17px")] * len(drawn), drawn
 
 
 def test_on_a_phone_a_table_wider_than_the_screen_says_it_scrolls_sideways(on_phone):

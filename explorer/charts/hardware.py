@@ -313,8 +313,9 @@ def mask_tiles(maps: dict[str, list[list[int]]], n: int) -> go.Figure:
 
 _KIND_STYLE = {"full": (STANDARD, "square"), "causal": (ORANGE, "diamond"), "window": (FLASH, "circle"),
                "docs": (GREEN, "triangle-up"), "sink": (PURPLE, "x")}
-_KIND_NAMES = {"full": ("no mask", "no mask"), "causal": ("causal", "causal"), "window": ("windows", "windows"),
-               "docs": ("packed documents", "packed docs"), "sink": ("with a sink", "with a sink")}  # and on a phone
+_KIND_NAMES = {"full": "no mask", "causal": "causal", "window": "windows", "docs": "packed documents",
+               "sink": "with a sink"}
+_KIND_ON_A_PHONE = {"docs": "packed docs"}  # a name shorter on a phone (labels.phone_names), where it is long
 
 
 def masks_measured(df: pd.DataFrame) -> go.Figure:
@@ -330,11 +331,12 @@ def masks_measured(df: pd.DataFrame) -> go.Figure:
         part = df[df["kind"] == kind]
         if len(part):
             fig.add_trace(go.Scatter(x=part["share of tiles"], y=part["share of full time"], mode="markers",
-                                     name=_KIND_NAMES[kind][0], text=list(part["mask"]),
+                                     name=_KIND_NAMES[kind], text=list(part["mask"]),
                                      marker={"color": colour, "symbol": symbol, "size": 11},
                                      hovertemplate="%{text}: %{x:.2%} of the tiles, %{y:.2%} of the time"
                                                    "<extra></extra>"))
-            short[len(fig.data) - 1] = _KIND_NAMES[kind][1]
+            if kind in _KIND_ON_A_PHONE:
+                short[len(fig.data) - 1] = _KIND_ON_A_PHONE[kind]
     fig = _style(fig, "share of the tiles computed (engine)", "share of the full time (measured)",
                  "flash-attn-4 on the H200: time against tiles", log_x=True, log_y=True)
     on_a_phone(fig, phone_names(short))

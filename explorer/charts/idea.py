@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 from flashviz.model.sweeps import OverN
 from flashviz.teach.claims import SAME, compare
 
-from .labels import NARROW_FONT, NARROW_HEIGHT, PHONE, label_spots
+from .labels import NARROW_FONT, NARROW_HEIGHT, PHONE, label_spots, phone_names
 from .style import (BLACK, BROKEN, FLASH, GREEN, INK, ORANGE, PURPLE, SKY, STANDARD, YELLOW, _font, _line, _log_ticks,
                      _n_label, _style, on_a_phone)
 
@@ -134,10 +134,10 @@ def roofline(points, hardware: dict, dtype: str, selected: str, measured=None) -
             name=name, legendrank=1 if mine else 2,  # the chosen machine first, and thick
             line={"color": colour, "width": 5 if mine else 2.5, "dash": None if mine else dash},
             hovertemplate="%{x:.3g} flops/byte: %{y:.3g} TFLOP/s<extra>" + name + "</extra>"))
-    narrow_traces = {}  # a trace's name on a phone (`_on_a_phone`)
+    short = {}  # a trace's name on a phone (labels.phone_names)
     if kernels and selected in hardware and hardware[selected].peak_flops(dtype) != hardware[selected].fp32_flops:
         _cuda_core_ceiling(fig, hardware[selected], ai)
-        narrow_traces[str(len(fig.data) - 1)] = {"name": "non-matmul"}
+        short[len(fig.data) - 1] = "non-matmul"
     lowest = min(10 ** left * min(hw.hbm_bytes_per_s for hw in hardware.values()) / 1e12, rates.min())
     highest = max(hw.peak_flops(dtype) for hw in hardware.values()) / 1e12
     y_range = [math.log10(lowest) - 0.3, math.log10(highest) + 0.4]
@@ -170,7 +170,7 @@ def roofline(points, hardware: dict, dtype: str, selected: str, measured=None) -
             marker={"size": 14, "color": FLASH, "symbol": "diamond-open", "line": {"width": 3}},
             hovertemplate="measured, n = %{text}: %{x:.3g} flops per DRAM byte, %{y:.3g} TFLOP/s<extra></extra>",
             text=[f"{int(n):,}" for n in measured["n"]]))
-        narrow_traces[str(len(fig.data) - 1)] = {"name": "measured"}
+        short[len(fig.data) - 1] = "measured"
     fig.update_xaxes(range=[left, right])
     fig.update_yaxes(range=y_range)
     units = "FP32 units" if dtype in ("float32", "float64") else "matrix units"  # NVIDIA's and AMD's names differ
@@ -178,20 +178,19 @@ def roofline(points, hardware: dict, dtype: str, selected: str, measured=None) -
                  f"Roofline, {dtype} on {units}", log_x=True, log_y=True)
     fig.layout.xaxis.update(_log_ticks([10 ** left, 10 ** right]))  # the axis's ticks, not the roofs' whole span
     if kernels:  # three labels of two or three lines: a phone's chart lays them out anew (two short ones fit it)
-        on_a_phone(fig, _on_a_phone(marks, order, (left, right), y_range, narrow_traces, ran))
+        on_a_phone(fig, _roofline_on_a_phone(marks, order, (left, right), y_range, short, ran))
     return fig
 
 
-def _on_a_phone(marks, order, x_range, y_range, traces: dict, avoid) -> dict:
+def _roofline_on_a_phone(marks, order, x_range, y_range, short: dict[int, str], avoid) -> dict:
     """The kernel roofline's layout on a phone (labels.PHONE; explorer/plot.js puts it on a chart narrower than
     NARROW_BELOW px): each label in more, shorter lines (the marks' "phone" column) in a 14 px font, laid out on a
-    phone's plot, in the order the labels are added (`order`, of marks' rows); `traces`: the names its legend gives,
-    by trace, short enough that plotly.js, which gives a legend the plot area's width, sets two in a row; `avoid`: as
-    `label_spots` takes it."""
+    phone's plot, in the order the labels are added (`order`, of marks' rows); `short`: the names its legend gives,
+    by trace (labels.phone_names); `avoid`: as `label_spots` takes it."""
     spots = label_spots(marks.assign(label=marks["phone"]), x_range, y_range, PHONE, avoid)
     notes = [{"ax": spots[k][0], "ay": spots[k][1], "xanchor": spots[k][2], "text": marks["phone"].iloc[k],
               "font": {"size": NARROW_FONT}} for k in order]
-    return {"annotations": notes, "data": traces, "layout": {"height": NARROW_HEIGHT}}
+    return {"annotations": notes, **phone_names(short), "layout": {"height": NARROW_HEIGHT}}
 
 
 def weights_bars(df) -> go.Figure:

@@ -44,11 +44,13 @@ WIDE = Geometry((470, 210), 10.5, 22, 1, 0, SPOTS)
 # holds a label out at a side, so it costs as much as two that meet, but for 20 px on the right: the chart's own
 # margin there is 24 px (explorer/charts/style.py), where on the left the ticks stand. Two labels keep 4 px apart.
 NARROW_BELOW, NARROW_FONT, NARROW_HEIGHT = 420, 14, 520
-# Every chart's title and legend on a phone (`phone_text`). A title wraps at 38 characters (explorer/charts/style.py,
+# Every chart's title and legend on a phone (`phone_layout`). A title wraps at 38 characters (explorer/charts/style.py,
 # for two charts side by side at 1280), and 38 of its 21 px bold ran 20 px past a phone's chart; in 18 px they fit.
 # A legend's names in 17 px took a row each there: six of them took half the chart (lesson 14's measured masks,
-# lesson 11's reads); in 14 px two or three short ones share a row.
-NARROW_TITLE = 18
+# lesson 11's reads); in 14 px two or three short ones share a row. A phone's screen: at most PHONE_SCREEN px wide,
+# where Streamlit stacks columns (measured in 1.67: side by side from 641 px). A chart as narrow beside another, at
+# 1280 px with the sidebar open (372 px), keeps the type a projector's back row reads.
+NARROW_TITLE, PHONE_SCREEN = 18, 640
 PHONE = Geometry((263, 300), 10.5 * NARROW_FONT / 18, 18.5, MEET, 4,
                  tuple((round(ax / 2), round(ay * 0.7), anchor) for ax, ay, anchor in SPOTS)
                  + ((0, -50, "center"),), right_room=20)
@@ -146,11 +148,11 @@ def panels_on_a_phone(count: int) -> dict:
     return {"layout": layout, "annotations": titles}
 
 
-def phone_text() -> dict:
-    """The layout every chart takes on a phone (explorer/plot.js puts layout.meta.narrow on a chart narrower than
-    NARROW_BELOW px): its title and legend in smaller type. A chart with more to change merges its own in."""
-    return {"below": NARROW_BELOW, "layout": {"title": {"font": {"size": NARROW_TITLE}},
-                                              "legend": {"font": {"size": NARROW_FONT}}}}
+def phone_layout() -> dict:
+    """The layout every chart takes on a phone's screen (layout.meta.phone: explorer/plot.js puts it on a chart on a
+    screen at most `screen` px wide): its title and legend in smaller type."""
+    return {"screen": PHONE_SCREEN, "layout": {"title": {"font": {"size": NARROW_TITLE}},
+                                               "legend": {"font": {"size": NARROW_FONT}}}}
 
 
 def phone_names(short: dict[int, str]) -> dict:

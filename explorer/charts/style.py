@@ -21,7 +21,7 @@ import plotly.io as pio
 
 from flashviz.teach.format import bytes_text, count_text
 
-from .labels import phone_text
+from .labels import NARROW_BELOW, phone_layout
 
 # Okabe-Ito
 BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, YELLOW, BLACK = (
@@ -160,9 +160,9 @@ def _merge(into: dict, change: dict) -> None:
 
 
 def on_a_phone(fig: go.Figure, narrow: dict) -> None:
-    """A chart's own layout on a phone (labels placed anew, panels in rows) merged into every chart's
-    (labels.phone_text), which `_style` put in the figure."""
-    _merge(fig._layout.setdefault("meta", {}), {"narrow": narrow})
+    """A chart's own layout where it is narrower than labels.NARROW_BELOW px, a phone's width (labels placed anew,
+    panels in rows, short names in the legend): layout.meta.narrow, beside every chart's meta.phone (`_style`)."""
+    _merge(fig._layout.setdefault("meta", {}), {"narrow": {"below": NARROW_BELOW, **narrow}})
 
 
 def _axes(fig: go.Figure, letter: str) -> list[str]:
@@ -197,7 +197,7 @@ def _style(fig: go.Figure, x: str, y: str, title: str = "", height: int = HEIGHT
                    "font": _font(LEGEND), "title": {"text": ""}, "bgcolor": "rgba(255,255,255,0)"},
         "margin": {"l": 10, "r": 24, "t": title_px + 6, "b": 10, "pad": 2},  # axes push out as needed
         "hoverlabel": {"font": _font(), "bgcolor": "white", "bordercolor": INK},
-        "meta": {"narrow": phone_text()},  # on a phone: explorer/charts/labels.py
+        "meta": {"phone": phone_layout()},  # on a phone: explorer/charts/labels.py
     })
     axis = {"tickfont": _font(TICK), "color": INK, "linecolor": INK, "tickcolor": INK, "ticks": "outside",
             "showline": True, "gridcolor": GRID, "showgrid": True, "zeroline": False, "automargin": True}

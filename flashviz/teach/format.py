@@ -61,8 +61,9 @@ def count_text(x: float, unit: str = "") -> str:
 
 
 def figure_text(x: float) -> str:
-    """A figure at three significant figures, or from 1,000 up the whole number, thousands separated: never with an
-    exponent, which a reader takes for code, not a time (lesson 1 at a large n once said "2.51e+04 µs")."""
+    """A figure at three significant figures, or from 1,000 up the whole number, thousands separated: no exponent
+    from 1 up, where a reader takes one for code, not a time (lesson 1 at a large n once said "2.51e+04 µs"). Below
+    1e-4, as .3g writes it (no time on a page is that small)."""
     short = f"{x:.3g}"
     return f"{x:,.0f}" if "e" in short and abs(x) >= 1 else short  # 999.6 rounds to "1e+03" at .3g
 
