@@ -59,9 +59,17 @@ def block_sweep(df: pd.DataFrame, standard_mb: float, best: int | None) -> go.Fi
 def working_set_sweep(df: pd.DataFrame, budget_kb: float) -> go.Figure:
     """Each square tile's working set against the SRAM budget, from sweeps.over_blocks."""
     c = OverBlocks
-    colours = [FLASH if f else VERMILLION for f in df[c.FITS]]
-    fig = go.Figure([go.Bar(x=[str(b) for b in df[c.BLOCK]], y=df[c.WORKING_SET_KB],
-                            marker_color=colours, name="working set (red: over)", showlegend=True)])
+    blocks, sizes, fits = [str(b) for b in df[c.BLOCK]], list(df[c.WORKING_SET_KB]), list(df[c.FITS])
+    # a trace for those that fit and one for those over, each its colour in the legend (one trace's swatch showed
+    # the first bar's blue beside "red: over"); both always drawn, one empty where none is over, so a live chart's
+    # traces stay the same; bars in one place each, in the blocks' order
+    fig = go.Figure([go.Bar(x=[b for b, f in zip(blocks, fits) if f == fit],
+                            y=[kb for kb, f in zip(sizes, fits) if f == fit], marker_color=colour, name=name,
+                            showlegend=True)
+                     for fit, colour, name in ((True, FLASH, "working set: fits"),
+                                               (False, VERMILLION, "working set: over the budget"))])
+    fig.update_layout(barmode="overlay")
+    fig.update_xaxes(categoryorder="array", categoryarray=blocks)
     _hline(fig, budget_kb, f"SRAM budget: {bytes_text(budget_kb * KB)}", BLACK, dash="solid")
     return _style(fig, "block size Br = Bc (rows)", "tile working set (KB)",
                   "Does the tile fit?", log_y=True)
