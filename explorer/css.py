@@ -62,11 +62,13 @@ button kbd { opacity: 1 !important; }
 
 # The clicker (explorer/clicker.js says what it does): fixed code; of the URL it reads only whether `present` is set.
 _CLICKER = '<script id="fv-clicker">\n' + (Path(__file__).parent / "clicker.js").read_text() + "</script>"
-# Tables wider than their box marked (explorer/wide_tables.js), and the mark's cue. Fixed code, no input.
+# Tables and displayed equations wider than their box marked (explorer/wide_tables.js), and the mark's cue. Fixed
+# code, no input.
 _WIDE_TABLES = ('<script id="fv-wide-tables">\n' + (Path(__file__).parent / "wide_tables.js").read_text() + "</script>")
 _WIDE_CSS = """<style>
-[data-testid="stElementContainer"][data-fv-wide]::after {
-  content: "The table scrolls sideways: swipe it ⟷"; display: block; font-size: 0.9rem; color: #31333f; }
+[data-fv-wide]::after { display: block; font-size: 0.9rem; color: #31333f; }
+[data-fv-wide="table"]::after { content: "The table scrolls sideways: swipe it ⟷"; }
+[data-fv-wide="equation"]::after { content: "The equation scrolls sideways: swipe it ⟷"; }
 </style>"""
 
 

@@ -1,19 +1,24 @@
-// A table wider than its box (its columns scroll sideways inside it: on a phone, most often) says so under it: the
-// grid cuts a column at its edge, and a cut column's right-aligned numbers would read as other numbers. Fixed code;
-// it reads only the page's layout, and only when a table comes or changes size (never on a chart's redraw: a read of
-// a scroller's width lays the page out, and a live drag redraws a chart every frame).
+// A table or a displayed equation wider than its box (it scrolls sideways inside it: on a phone, most often) says so
+// under it. The grid cuts a column at its edge, and a cut column's right-aligned numbers would read as other numbers;
+// an equation cut at the edge reads as one that ends there. Fixed code; it reads only the page's layout, and only
+// when a table or an equation comes or changes size (never on a chart's redraw: a read of a scroller's width lays
+// the page out, and a live drag redraws a chart every frame).
 (function () {
   if (window.__fvWideTables) return;
   window.__fvWideTables = true;
-  const GRID = '[data-testid="stDataFrame"]';
+  // what scrolls, and what is marked: a table's element, or the box that holds an equation's scroller
+  const GRID = '[data-testid="stDataFrame"]', EQUATION = ".katex-display";
   const sized = new ResizeObserver((entries) => {
-    for (const e of entries) mark(e.target.closest(GRID));
+    for (const e of entries) {
+      const grid = e.target.closest(GRID), eq = e.target.closest(EQUATION);
+      if (grid) mark(grid.querySelector(".dvn-scroller"), grid.closest('[data-testid="stElementContainer"]'), "table");
+      else if (eq) mark(eq, eq.parentElement, "equation");
+    }
   });
-  function mark(grid) {
-    const scroller = grid && grid.querySelector(".dvn-scroller");
-    const box = grid && grid.closest('[data-testid="stElementContainer"]');
+  function mark(scroller, box, what) {  // data-fv-wide="table" or "equation": css.py writes the cue
     if (!scroller || !box) return;
-    box.toggleAttribute("data-fv-wide", scroller.scrollWidth > scroller.clientWidth + 1);
+    if (scroller.scrollWidth > scroller.clientWidth + 1) box.setAttribute("data-fv-wide", what);
+    else box.removeAttribute("data-fv-wide");
   }
   function watch(root) {
     // a grid added, or its scroller drawn inside a grid added before
@@ -25,6 +30,13 @@
       scroller.__fvWatched = true;
       sized.observe(scroller);
       if (scroller.firstElementChild) sized.observe(scroller.firstElementChild);  // as wide as all the columns
+    }
+    const equations = root.matches && root.matches(EQUATION) ? [root] : root.querySelectorAll(EQUATION);
+    for (const eq of equations) {
+      if (eq.__fvWatched) continue;
+      eq.__fvWatched = true;
+      sized.observe(eq);
+      if (eq.firstElementChild) sized.observe(eq.firstElementChild);  // as wide as the equation
     }
   }
   new MutationObserver((records) => {

@@ -281,6 +281,23 @@ def test_on_a_phone_a_table_wider_than_the_screen_says_it_scrolls_sideways(on_ph
         assert any(wide for wide, _ in phone.evaluate(TABLE_CUES)), "lesson 1 has a table wider than a phone"
 
 
+EQUATION_CUES = """() => [...document.querySelectorAll('[data-testid="stMain"] .katex-display')].map(k =>
+  [k.scrollWidth > k.clientWidth + 1, getComputedStyle(k.parentElement, '::after').content])"""
+
+
+def test_on_a_phone_an_equation_wider_than_the_screen_says_it_scrolls_sideways(on_phone):
+    """A displayed equation wider than the phone scrolls in its own box, cut at the screen's edge ("rowmax(", "αl +
+    ro"): it reads as one that ends there. It says it scrolls under it; one that fits says nothing."""
+    k, phone = on_phone
+    if not phone.locator("[data-testid='stMain'] .katex-display").count():
+        return
+    cue = '"The equation scrolls sideways: swipe it ⟷"'
+    phone.wait_for_function(f"() => ({EQUATION_CUES})().every(([wide, after]) => wide === (after === {cue!r}))",
+                            timeout=WAIT)
+    if k == 2:
+        assert any(wide for wide, _ in phone.evaluate(EQUATION_CUES)), "lesson 3 has an equation wider than a phone"
+
+
 def test_on_a_phone_the_tile_sweeps_bar_labels_stay_apart(server, tabs):
     """Lesson 10's nine times, one over each bar: at 18 px on a phone they ran into one another ("0.810.890.75"); a
     phone's chart sets them in 13 px (the figure's layout.meta.narrow), and none touches the next."""
