@@ -96,7 +96,8 @@ def block_times(df) -> go.Figure:
     fig.update_layout(showlegend=False)  # two decimals: nine labels side by side must not run together
     _headroom(fig, df["measured ms"], 1.25)
     fig = _style(fig, "tile Br × Bc (rows × cols)", "time per call (ms)", "Time per tile (green: fastest)")
-    # on a phone's chart (explorer/plot.js) the nine labels in 13 px: at 18 px they ran into one another
+    # on a chart narrower than labels.NARROW_BELOW (a phone's, or one of two in a row at 1280 beside the open sidebar:
+    # explorer/plot.js) the nine labels in 13 px: at 18 px they ran into one another
     small = {"size": 13}
     on_a_phone(fig, {"data": {"0": {"textfont": small, "outsidetextfont": small}}})
     return fig
