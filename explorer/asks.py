@@ -120,7 +120,7 @@ def inference(s: Settings) -> Question:
 
 
 def schedule(s: Settings) -> Question:
-    """Lesson 13's question: FlashAttention-3's own kernel over PyTorch flash at the lesson's measured call."""
+    """Lesson 13's question: the FA3 authors' kernel over PyTorch flash at the lesson's measured call."""
     call = setting(lambda p: s.own(p.key))
     flash, fa3 = measured_at(call, "PyTorch flash"), measured_at(call, "FA3 (authors)")
     return q.schedule_speedup(call.n, call.d, call.bh, call.dtype, call.causal, flash["measured ms"],

@@ -43,7 +43,7 @@ def occupancy(name: str) -> bool:
 @cache
 def measured() -> tuple[dict[str, float], pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """The authors' run against the schedule model (fa3_authors): the unit rates, every forward of
-    flash-attn-4, cuDNN and PyTorch flash measured and modelled, FlashAttention-3's own speed-up over
+    flash-attn-4, cuDNN and PyTorch flash measured and modelled, the FA3 authors' kernel's speed-up over
     PyTorch flash at each call, and the summary per set and kernel."""
     _, rates = fa3_authors.load_rates()
     t = fa3_authors.targets()
@@ -61,13 +61,13 @@ def measured_at(s: sl.Setting, kernel: str) -> pd.Series:
 
 @functools.lru_cache(maxsize=1)
 def vendor_gap() -> pd.Series:
-    """cuDNN's forward time over FlashAttention-3's own at each call of the authors' run (sl.vendor_gap)."""
+    """cuDNN's forward time over the FA3 authors' kernel at each call of the authors' run (sl.vendor_gap)."""
     return sl.vendor_gap()
 
 
 @functools.lru_cache(maxsize=256)
 def speedup_at(s: sl.Setting) -> pd.Series:
-    """FlashAttention-3's own speed-up over PyTorch flash at the lesson's call, measured and modelled (read only)."""
+    """the FA3 authors' kernel's speed-up over PyTorch flash at the lesson's call, measured and modelled (read only)."""
     return sl.speedup_row(measured()[2], s)
 
 
@@ -88,7 +88,7 @@ def every_call() -> fa3_authors.EveryCall:
 
 @cache
 def timeline(s: sl.Setting, occupancy: bool) -> tuple[pd.DataFrame, list[sl.Bar], dict[str, float]]:
-    """The player's steps (both schedules, FlashAttention-3's own tile at s) as a table and as records, and
+    """The player's steps (both schedules, the FA3 authors' tile at s) as a table and as records, and
     each schedule's time per tile (s)."""
     work = sl.schedule_work(s, measured()[0], occupancy)
     steps = sl.bars(work)

@@ -103,12 +103,13 @@ ui.own_setting("These calls were measured at d = 128 in fp16 (bench/gpu/fa3_auth
                "settings only the mask applies here.")
 st.markdown(
     f"Over the {len(bt) // len(span)} calls measured{' with the causal mask' if cfg.causal else ''}, the backward "
-    f"takes {span['FA3 (authors)'][0]:.2f}–{span['FA3 (authors)'][1]:.2f}× the forward's time for FlashAttention-3's "
-    f"own code (its authors' `flash-attn-4`, {cite('fa_code', 'flash_attn/cute')}), "
+    f"takes {span['FA3 (authors)'][0]:.2f}–{span['FA3 (authors)'][1]:.2f}× the forward's time for "
+    f"FlashAttention-3's design as its authors ship it (the Hopper path of `flash-attn-4`, "
+    f"{cite('fa_code', 'flash_attn/cute')}), "
     f"{span['cuDNN'][0]:.2f}–{span['cuDNN'][1]:.2f}× for cuDNN, NVIDIA's own Hopper kernel "
     f"(its code closed), and {span['PyTorch flash'][0]:.2f}–{span['PyTorch flash'][1]:.2f}× for PyTorch flash "
     f"(FlashAttention-2's code), against 2.5 times the forward's matmul flops (five matmuls against two). At the "
-    f"longest call (n = {int(bt['n'].max()):,}) FlashAttention-3's backward runs at "
+    f"longest call (n = {int(bt['n'].max()):,}) the authors' FlashAttention-3 backward runs at "
     f"**{longest.loc['FA3 (authors)', 'backward TFLOP/s']:.0f} TFLOP/s** and FlashAttention-2's at "
     f"**{longest.loc['PyTorch flash', 'backward TFLOP/s']:.0f}** ({cite('h200_measured', 'fa3_time.csv')}).")
 kernels = sorted(span)

@@ -18,17 +18,19 @@ from flashviz.teach import questions
 from flashviz.teach.claims import compare
 
 st.title("After the bytes, the schedule")
-st.markdown("#### FlashAttention-3's own kernel moves the same bytes as PyTorch's flash kernel. Why is it faster?")
+st.markdown("#### FlashAttention-3's authors' own Hopper kernel moves the same bytes as PyTorch's flash kernel. "
+            "Why is it faster?")
 c = st.columns([1.5, 1.1, 1.15, 1.5])  # each label whole at 1280 px beside the sidebar
 place = dict(zip(("sc_call", "sc_dtype", "sc_causal", "sc_rates"), c))
 s = setting(lambda p: ui.bound(control(p.key), place[p.key]))  # the call, its data type and its mask
 rates_name = ui.bound(control("sc_rates"), place["sc_rates"])
 occ = occupancy(rates_name)
 ui.own_setting("This lesson has its own call (n, d, batch × heads, data type, mask), one of those measured on the "
-               "H200 in the run that timed FlashAttention-3's own kernel beside cuDNN and PyTorch flash, and its own "
-               "unit rates for the timeline: the sidebar's settings do not apply. Only the H200 was measured, so its "
-               "rates are the only GPU's on offer. The timeline's rates can be the kernel's own (its units' rates per "
-               "clock times the clock the H200 held while it ran) or those measured with the SM full.")
+               "H200 in the run that timed FlashAttention-3's authors' kernel beside cuDNN and PyTorch flash, and "
+               "its own unit rates for the timeline: the sidebar's settings do not apply. Only the H200 was "
+               "measured, so its rates are the only GPU's on offer. The timeline's rates can be the kernel's own "
+               "(its units' rates per clock times the clock the H200 held while it ran) or those measured with the "
+               "SM full.")
 rates, table, _, summary = measured()
 KERNELS = tuple(fa3_authors.LABELS.values())  # FA3 (authors), cuDNN, PyTorch flash
 at = {k: measured_at(s, k) for k in KERNELS}
@@ -52,8 +54,9 @@ groups_note = ("" if consumers == 2 else
                f"{Br // consumers} rows (Nsight Compute: {4 * (consumers + 1) * 32} threads a block); the timeline "
                "keeps FA3's two, as the model does.")
 ui.explain(f"""
-Both panels run the same tile, FlashAttention-3's own {Br} × {Bc} (the tile its authors' `flash-attn-4` picks on
-Hopper at d = {s.d}, {cite('fa_code', 'flash_attn/cute/interface.py')}) at this call ({call}), with the rates
+Both panels run the same tile, flash-attn-4's {Br} × {Bc} (the tile FlashAttention-3's authors' `flash-attn-4` picks
+on Hopper at d = {s.d}, {cite('fa_code', 'flash_attn/cute/interface.py')}; FlashAttention-3's own CUDA code picks
+its own, {cite('fa_code', 'hopper/tile_size.h')}) at this call ({call}), with the rates
 chosen above ({rates_name}{", each unit's rate per clock times the clock flash-attn-4 held at this d" if occ
 else ""}): QKᵀ and PV {w.qk * 1e9:.0f} ns each on the tensor cores, the exponentials {w.exp * 1e9:.0f} ns,
 the other softmax work (row max before, row sum and rescale after) {(w.pre + w.post) * 1e9:.0f} ns, and the K, V
@@ -113,9 +116,10 @@ ratio = {k: at[k]["time: model ÷ measured"] for k in KERNELS}
 off = sp["model"] / sp["measured"]
 own, vendor = at["FA3 (authors)"]["measured ms"], at["cuDNN"]["measured ms"]
 st.markdown(
-    f"FA3 (authors) is FlashAttention-3's own code, the Hopper path of its authors' `flash-attn-4` "
-    f"({cite('fa_code', 'flash_attn/cute')}); cuDNN is NVIDIA's own kernel, its code closed; PyTorch flash is "
-    f"FlashAttention-2's code. At this call FlashAttention-3's kernel takes **{own:.3g} ms** and cuDNN "
+    f"FA3 (authors) is FlashAttention-3's design as its authors ship it in `flash-attn-4`: that package's Hopper "
+    f"path, written in CuTe DSL ({cite('fa_code', 'flash_attn/cute')}), not FlashAttention-3's own CUDA code "
+    f"(the repository's hopper/ folder, not measured here); cuDNN is NVIDIA's own kernel, its code closed; PyTorch "
+    f"flash is FlashAttention-2's code. At this call the authors' kernel takes **{own:.3g} ms** and cuDNN "
     f"{vendor:.3g} ms (cuDNN's time {vendor / own:.2f}× its). The model puts FA3 (authors) at "
     f"**{ratio['FA3 (authors)']:.2f}×** of its measured time, PyTorch flash at **{ratio['PyTorch flash']:.2f}×** and "
     f"cuDNN at **{ratio['cuDNN']:.2f}×**. FA3 (authors) over flash: measured **{sp['measured']:.2f}×**, the model "
@@ -124,7 +128,7 @@ st.markdown(
 gap = vendor_gap()
 every = every_call()
 st.markdown(
-    f"cuDNN is the vendor's kernel beside FlashAttention-3's own: over the {len(gap)} forwards of the authors' run "
+    f"cuDNN is the vendor's kernel beside the authors': over the {len(gap)} forwards of the authors' run "
     f"(both data types, causal and not, d = {every.d_range[0]} to {every.d_range[1]}), cuDNN's time is "
     f"{gap.median():.2f}× the authors' kernel's at the median, {gap.min():.2f}–{gap.max():.2f}×, slower at "
     f"{int((gap > 1).sum())} of them ({cite('h200_measured', 'fa3_time.csv')}).")
@@ -137,11 +141,11 @@ too_fast = ("" if misses.empty else
             f"{int((misses < TIME_OK[0]).sum())} of them too fast")
 Br3, Bc3 = sl.authors_tile(s.d)
 ui.explain(f"""
-Nothing is fitted: each kernel's tiles (FlashAttention-3's own {Br3} × {Bc3} at d = {s.d}, as its code picks them;
+Nothing is fitted: each kernel's tiles (flash-attn-4's {Br3} × {Bc3} at d = {s.d}, as its code picks them;
 PyTorch flash's {" × ".join(map(str, fa3_authors.tiles("flash", s.d)))}), schedule and instruction (mma.sync for
 PyTorch flash; wgmma for the other two), each unit's rate per clock measured on the H200 times the clock of each
 call, the host's dispatch, and the DRAM bytes of lesson 11's read model. Between PyTorch flash and
-FlashAttention-3's kernel the instruction, the schedule and the tile all change; lesson 10 sets the instruction's
+the authors' kernel the instruction, the schedule and the tile all change; lesson 10 sets the instruction's
 step apart from the schedule's on Triton's kernel, FlashAttention-2's schedule on wgmma. cuDNN is NVIDIA's own
 kernel, its code closed: the model runs it on FlashAttention-3's schedule and 128 × 128 tiles with every overlap perfect
 {ui.assumes("schedule")}, and it spends about a quarter more cycles a tile than that, waiting on the barriers that

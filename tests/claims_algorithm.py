@@ -156,12 +156,15 @@ def check_backward(ck: Claims, p: dict) -> None:
     bt = backward_table()
     bt = bt[bt["causal"] == cfg.causal]
     m = ck.find(rf"Over the (\d+) calls measured( with the causal mask)?, the backward\s+takes ({NUM})–({NUM})× the "
-                rf"forward's time for FlashAttention-3's\s+own code .+?, ({NUM})–({NUM})× for cuDNN, NVIDIA's "
-                rf"own\s+Hopper kernel\s+\(its code closed\), and ({NUM})–({NUM})× for PyTorch flash\s+"
-                rf"\(FlashAttention-2's code\), against 2\.5 "
+                rf"forward's time for\s+FlashAttention-3's design as its authors ship it .+?, ({NUM})–({NUM})× "
+                rf"for cuDNN, NVIDIA's own\s+Hopper kernel\s+\(its code closed\), and ({NUM})–({NUM})× for PyTorch "
+                rf"flash\s+\(FlashAttention-2's code\), against 2\.5 "
                 rf"times the forward's matmul flops \(five matmuls against two\)\. At the longest\s+call \(n = "
-                rf"([\d,]+)\) FlashAttention-3's backward runs at\s+\*\*({NUM}) TFLOP/s\*\* and FlashAttention-2's at"
-                rf"\s+\*\*({NUM})\*\*")
+                rf"([\d,]+)\) the authors' FlashAttention-3 backward runs at\s+\*\*({NUM}) TFLOP/s\*\* and "
+                rf"FlashAttention-2's at\s+\*\*({NUM})\*\*")
+    wrong = re.search(r"FlashAttention-3's\s+own\s+(?!CUDA)\S+", ck.text)
+    ck.expect(wrong is None, f"lesson 5 names flash-attn-4's kernel {wrong and wrong.group(0)!r}: it is the authors' "
+              "port of FlashAttention-3's design, not FlashAttention-3's own CUDA code")
     ck.expect(not re.search(r"cuDNN's kernel of\s+the\s+same\s+design", ck.text), "lesson 5 calls cuDNN's kernel "
               "FlashAttention-3's design; it is NVIDIA's own (flash-attn-4 is the authors')")
     ratio = bt.groupby("kernel")["backward ÷ forward"]

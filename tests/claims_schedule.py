@@ -42,15 +42,19 @@ def check_schedule(ck: Claims, p: dict) -> None:
     check_fa3_order(ck, ck.text, "lesson 13")
     check_b200(ck, p)
     # the question over the page: faster at every call a reader can pick (the whole authors' run), or it must not say so
-    head = ck.find(r"FlashAttention-3's own kernel moves the same bytes as PyTorch's flash kernel\. Why is it "
-                   r"(faster|slower)\?")
+    head = ck.find(r"FlashAttention-3's authors' own Hopper kernel moves the same bytes as PyTorch's flash kernel\. "
+                   r"Why is it (faster|slower)\?")
+    # the kernel measured is flash-attn-4's Hopper path (CuTe DSL), its tiles flash-attn-4's: never FlashAttention-3's
+    # own code (the CUDA hopper/ package, which picks 128 x 176 at d = 128), as an expert's read found it named
+    wrong = re.search(r"FlashAttention-3's\s+own\s+(?!CUDA)\S+", ck.text)
+    ck.expect(wrong is None, f"lesson 13 names flash-attn-4's kernel or tile {wrong and wrong.group(0)!r}")
     by = t.pivot_table(index=["dtype", "causal", "n", "d", "B·H"], columns="kernel", values="measured ms")
     ck.expect((head.group(1) == "faster") == bool((by["FA3 (authors)"] < by["PyTorch flash"]).all()),
               f"{head.group(0)!r}: FA3 (authors) faster at {int((by['FA3 (authors)'] < by['PyTorch flash']).sum())} "
               f"of {len(by)} calls")
     # the kernels' tiles as the page names them: the authors' own at d, PyTorch flash's
     from flashviz.hardware import fa3_authors as fa
-    m = ck.find(r"each kernel's tiles \(FlashAttention-3's own (\d+) × (\d+) at d = (\d+), as its code picks them;\s+"
+    m = ck.find(r"each kernel's tiles \(flash-attn-4's (\d+) × (\d+) at d = (\d+), as its code picks them;\s+"
                 r"PyTorch flash's (\d+) × (\d+)\)")
     ck.expect([int(x) for x in m.groups()] == [*fa.tiles("fa4", s.d), s.d, *fa.tiles("flash", s.d)], f"{m.group(0)!r}")
     m = ck.find(r"on one SM nothing overlaps, so the times add|The model runs one block at a time on an SM, so "
@@ -59,8 +63,8 @@ def check_schedule(ck: Claims, p: dict) -> None:
               "model's choice (two resident blocks interleave on an SM)")
     # the timeline runs FlashAttention-3's own tile (flash-attn-4's Hopper choice), never cuDNN's as "FA3's design"
     from flashviz.hardware import fa3_authors
-    m = ck.find(r"Both panels run the same tile, (FlashAttention-3's own|cuDNN's) (\d+) × (\d+)")
-    ck.expect(m.group(1) == "FlashAttention-3's own"
+    m = ck.find(r"Both panels run the same tile, (flash-attn-4's|cuDNN's) (\d+) × (\d+)")
+    ck.expect(m.group(1) == "flash-attn-4's"
               and (int(m.group(2)), int(m.group(3))) == fa3_authors.tiles("fa4", s.d) == sl.authors_tile(s.d),
               f"{m.group(0)!r}: the authors' tile at d = {s.d} is {fa3_authors.tiles('fa4', s.d)}")
     k = fa3_authors.read_kernel("fa4", s.d)
@@ -162,7 +166,7 @@ def check_schedule(ck: Claims, p: dict) -> None:
     row = {k2: t[(t["kernel"] == k2) & (t["dtype"] == s.dtype) & (t["causal"] == s.causal) & (t["n"] == s.n)
                  & (t["d"] == s.d) & (t["B·H"] == s.bh)].iloc[0] for k2 in ("FA3 (authors)", "cuDNN", "PyTorch flash")}
     own_ms, vendor_ms = row["FA3 (authors)"]["measured ms"], row["cuDNN"]["measured ms"]
-    m = ck.find(rf"At this call FlashAttention-3's kernel takes \*\*({NUM}) ms\*\* and cuDNN ({NUM}) ms \(cuDNN's time "
+    m = ck.find(rf"At this call the authors' kernel takes \*\*({NUM}) ms\*\* and cuDNN ({NUM}) ms \(cuDNN's time "
                 rf"({NUM})× its\)\. The model puts FA3 \(authors\) at \*\*({NUM})×\*\* of its measured time, PyTorch "
                 rf"flash at \*\*({NUM})×\*\* and cuDNN at \*\*({NUM})×\*\*\. FA3 \(authors\) over flash: measured "
                 rf"\*\*({NUM})×\*\*, the model ({NUM})×, ({NUM})× the measured speed-up \((within|outside) 15%\)")

@@ -330,7 +330,7 @@ class HopperSteps:
     not causal, at one head dim: each step changes one thing. PyTorch flash is FlashAttention-2's code on
     Ampere's mma.sync; the Triton kernel runs FA2's schedule on Hopper's wgmma (the instruction changes);
     cuDNN, NVIDIA's closed warp-specialised kernel, runs on the same wgmma a schedule the model takes as FA3's
-    (the schedule changes; FlashAttention-3's own kernel is flash-attn-4's, fa3_authors.py)."""
+    (the schedule changes; the FA3 authors' kernel is flash-attn-4's, fa3_authors.py)."""
 
     d: int
     calls: int                  # configs where all three kernels were timed

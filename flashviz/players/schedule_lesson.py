@@ -6,7 +6,7 @@ model.
   Setting         one measured call: n, d, batch x heads, dtype, causal (the authors' run, fa3_time.csv; or
                   schedule.csv's, which kernel_time_at reads)
   kernel_time_at  one kernel's modelled time at a setting, as targets() computes its row
-  bars            the timeline of FA2's and FA3's schedules on the same tile (FlashAttention-3's own, as
+  bars            the timeline of FA2's and FA3's schedules on the same tile (the FA3 authors' own, as
                   flash-attn-4's Hopper path picks it), step by step, in ns, laid on lanes per warp group
                   for the page's player
   tile_story      what one tile's exponentials overlap under each schedule (the player's sentence)
@@ -28,7 +28,7 @@ from ..hardware.schedule_targets import KERNELS, model_time, rates_for
 
 GPU = "H200 SXM"     # the one GPU whose unit rates and kernels were measured (bench/gpu/schedule.py)
 TILES_SHOWN = 4      # key tiles the player lays out: the fill, then the steady overlap, on one screen
-SCHEDULE_KERNEL = "fa4"  # whose tile the player runs under both schedules: FlashAttention-3's own (flash-attn-4)
+SCHEDULE_KERNEL = "fa4"  # whose tile the player runs under both schedules: the FA3 authors' (flash-attn-4)
 # The rates a page may divide the work by: each kernel's own (its units' rates per clock at its own
 # occupancy, times the clock the H200 held while it ran: the model's default) or those measured with
 # the SM full (the model before issue 21's part 2).
@@ -77,7 +77,7 @@ def row(t: pd.DataFrame, kernel: str, s: Setting) -> pd.Series:
 
 
 def speedup_row(sp: pd.DataFrame, s: Setting) -> pd.Series:
-    """A speed-up table's row (fa3_authors.speedups: FlashAttention-3's own kernel over PyTorch flash, measured
+    """A speed-up table's row (fa3_authors.speedups: the FA3 authors' kernel over PyTorch flash, measured
     and modelled; or schedule_targets.speedups: cuDNN's) at a setting."""
     mask = pd.Series(True, index=sp.index)
     for col, value in s.key.items():
@@ -163,7 +163,7 @@ def tile_story(all_bars: list[Bar], tile: int) -> TileStory:
 
 
 def authors_tile(d: int) -> tuple[int, int]:
-    """(Br, Bc) of FlashAttention-3's own forward at head dim d (flash-attn-4's Hopper choice)."""
+    """(Br, Bc) of the FA3 authors' forward at head dim d (flash-attn-4's Hopper choice)."""
     return fa3_authors.tiles(SCHEDULE_KERNEL, d)
 
 
@@ -177,14 +177,14 @@ def authors_clock(d: int, dtype: str) -> float:
 
 
 def vendor_gap(t: pd.DataFrame | None = None) -> pd.Series:
-    """cuDNN's forward time over FlashAttention-3's own at each call of the authors' run (both sets, both
+    """cuDNN's forward time over the FA3 authors' kernel at each call of the authors' run (both sets, both
     dtypes, causal and not): above 1 where the vendor's kernel is the slower."""
     w = fa3_authors.measured_speed(t)
     return w[w["pass"] == "fwd"]["FA3 ÷ cuDNN"]  # the same flops: a rate ratio is the inverse time ratio
 
 
 def schedule_work(s: Setting, rates: dict[str, float], occupancy: bool = True) -> TileWork:
-    """The tile the player runs under both schedules: FlashAttention-3's own (authors_tile), its K and V
+    """The tile the player runs under both schedules: the FA3 authors' (authors_tile), its K and V
     copies as the read model counts them at s. occupancy=True: each unit's rate per clock times the clock
     flash-attn-4 held at this d (authors_clock), as fa3_authors.model_time takes it; False: the rates
     measured with the SM full (wgmma, the exp unit, FP32)."""
@@ -227,7 +227,7 @@ class Fp8:
 
 
 def fp8(d: int, rates: dict[str, float]) -> Fp8:
-    """FlashAttention-3's own tile at d (authors_tile) at cuBLAS's fp16 and FP8 rates."""
+    """the FA3 authors' tile at d (authors_tile) at cuBLAS's fp16 and FP8 rates."""
     base = rates_for("cudnn", rates, occupancy=False)  # the full-SM rates of the exp unit and FP32
     Br, Bc = authors_tile(d)
 

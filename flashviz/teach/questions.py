@@ -417,7 +417,7 @@ def flash_fp16_error(n: int, d: int, standard: float, flash: float) -> Question:
 
 def schedule_speedup(n: int, d: int, bh: int, dtype: str, causal: bool, flash_ms: float, fa3_ms: float,
                      model_flash_ms: float, model_fa3_ms: float) -> Question:
-    """Lesson 13: FlashAttention-3's own kernel (its authors' flash-attn-4, Hopper path) against PyTorch's flash
+    """Lesson 13: FlashAttention-3's design as its authors ship it (flash-attn-4, Hopper path) against PyTorch's flash
     kernel (FlashAttention-2's code), the same call measured in one run on the H200
     (flashviz/data/h200/fa3_time.csv), and what the schedule model says of it."""
     measured, model = flash_ms / fa3_ms, model_flash_ms / model_fa3_ms
@@ -427,13 +427,14 @@ def schedule_speedup(n: int, d: int, bh: int, dtype: str, causal: bool, flash_ms
     miss = f"{off:.2f}× the measured speed-up, " + (
         f"within {SPEEDUP_OK:.0%} of it" if within else "too high" if off > 1 else "too low")
     why_model = (f"The schedule model (FA2's schedule for flash, FA3's for its authors' kernel) says {model:.2f}×, "
-                 f"{miss}: it puts FlashAttention-3's kernel at {model_fa3_ms / fa3_ms:.2f}× of its measured time "
+                 f"{miss}: it puts the authors' kernel at {model_fa3_ms / fa3_ms:.2f}× of its measured time "
                  f"and flash at {model_flash_ms / flash_ms:.2f}× of its.")
     return Question(
-        "FlashAttention-3's own kernel (its authors' flash-attn-4) does the same flops as PyTorch's flash kernel, "
+        "FlashAttention-3's design as its authors ship it (flash-attn-4's Hopper path) does the same flops as "
+        "PyTorch's flash kernel, "
         f"FlashAttention-2's code. On the H200, at n = {n:,}, d = {d}, batch × heads = {bh}, "
         f"{dtype}{', causal' if causal else ''}: how many times faster is it?", "ratio", measured,
-        f"Measured on the H200 in one run: PyTorch flash takes {flash_ms:.3g} ms, FlashAttention-3's kernel "
+        f"Measured on the H200 in one run: PyTorch flash takes {flash_ms:.3g} ms, the authors' kernel "
         f"{fa3_ms:.3g} ms, so it is {faster}. {why_model}", LADDER, f"{measured:.2f}×")
 
 
