@@ -108,7 +108,9 @@ ui.table(pd.DataFrame({"score": scores, "exp(score)": [shown_value(w) for w in r
 # ---- FlashAttention-4: the lagging max ------------------------------------------------------------
 ui.slide("Rescale only when it must")
 st.subheader("Rescale only when it must: FlashAttention-4's lagging max")
-tau = ui.bound(control("os_tau"), st.columns(2)[0], help="0: FlashAttention-2's rule, a rescale at every new max")
+tau = ui.bound(control("os_tau"), st.columns(2)[0],
+               help="0: a rescale at every new max, the rescales that change anything (FlashAttention-2 multiplies "
+                    "at every block, by 1 where the max stayed)")
 ui.explain(f"""
 FlashAttention-4 keeps the max it already uses until a block's max is more than τ above it, τ in log2
 units (the kernel computes 2^x, not e^x); its Blackwell forward uses τ = 8 for 16-bit inputs
@@ -119,9 +121,12 @@ cancels it, whichever it was ({cite("fa4", "conditional softmax rescaling")}).
 lag_weights, lag_steps = lagging_row(row, block, tau)
 k0 = sum(1 for a, b in zip(steps, steps[1:]) if b[0] > a[0])
 done_row, skipped_row = sum(s.rescaled for s in lag_steps), sum(s.skipped for s in lag_steps)
-st.markdown(f"In the row above, FlashAttention-2's rule rescales {k0} time{'s' if k0 != 1 else ''}; at "
-            f"τ = {tau:g}, {done_row} of them {'is' if done_row == 1 else 'are'} done and {skipped_row} skipped, and "
-            f"the weights still match softmax to {np.abs(lag_weights - exact).max():.1e}.")
+st.markdown(f"In the row above, FlashAttention-2 multiplies l and O by e^(m_old − m_new) at each of the "
+            f"{len(steps) - 1} blocks after the first, with no test ({cite('fa_code', 'softmax_rescale_o')}); the "
+            f"factor is other than 1 where the max rose, {k0} time{'s' if k0 != 1 else ''}. Those are the rescales "
+            f"that change anything; at τ = {tau:g}, {done_row} of them {'is' if done_row == 1 else 'are'} done and "
+            f"{skipped_row} skipped, and the weights still match softmax to "
+            f"{np.abs(lag_weights - exact).max():.1e}.")
 ui.table(pd.DataFrame({"block": [s.block + 1 for s in lag_steps], "block max": [s.block_max for s in lag_steps],
                        "true max": [s.m_true for s in lag_steps], "max in use": [s.m_use for s in lag_steps],
                        f"τ = {tau:g}": ["rescaled" if s.rescaled else "skipped" if s.skipped else "—"
@@ -143,13 +148,16 @@ lag_cfg = ui.simulable(ui.config())
 lag = cache.lagging_run(lag_cfg, spread, tau)
 if predict.inline(questions.lagging_max_skips(lag_cfg, spread, tau, lag), "os_lagging"):
     c = st.columns(4)
-    c[0].metric("rescales at τ = 0 (FA2)", f"{lag.every_new_max:,}")
+    c[0].metric("rescales at τ = 0", f"{lag.every_new_max:,}",
+                help=f"One per tile that raised a row's max. FlashAttention-2 multiplies at every tile after a "
+                     f"row's first: {lag.every_tile:,} times here, by 1 at the others.")
     c[1].metric(f"done at τ = {tau:g}", f"{lag.done:,}")
     c[2].metric(f"skipped at τ = {tau:g}", f"{lag.skips:,}")
     c[3].metric("largest weight", f"2^{lag.peak_log2:.2f}", help=f"τ allows 2^{tau:g}")
     st.caption(f"Random attention at the sidebar's n = {lag_cfg.n}, d = {lag_cfg.d}, {lag_cfg.Br} × {lag_cfg.Bc} "
                f"tiles{', causal' if lag_cfg.causal else ''}, its scores scaled to std {spread:g} (the spread "
-               "slider above); `python -m flashviz rescale` prints the same counts.")
+               f"slider above). FlashAttention-2 multiplies l and O at every tile after a row's first, "
+               f"{lag.every_tile:,} times here; `python -m flashviz rescale` prints the same counts.")
 
 # ---- a learnable sink (lesson 14's; kept apart from the rest of this lesson) ---------------------------
 ui.slide("A sink in the sum")

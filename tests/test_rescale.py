@@ -196,3 +196,15 @@ def test_one_sampled_block_is_the_last_so_a_causal_row_sees_every_key_tile():
     assert sorted(Q) == [4096 - 128]
     got = sampled_rescales(4096, 16, 0.0, 3.0, causal=True, blocks=1)
     assert got.rows == 128 and got.warp_slots == 4 * (4096 // 128 - 1) and got.done > 0
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_every_tile_counts_fa2s_unconditional_rescales(causal):
+    """FlashAttention-2 multiplies l and O at every key tile after a row's first, whatever the max did: rows times
+    (tiles - 1) without a mask, and to the diagonal with the causal one. The new maxima are a part of them."""
+    n, Br, Bc = 256, 32, 64
+    cfg = Config(n=n, d=16, Br=Br, Bc=Bc, causal=causal, dtype="float64")
+    run = rescale_attention(*random_qkv(n, 16, seed=3), cfg, tau=0.0)
+    by_hand = sum(Br * ((r0 + Br - 1) // Bc) for r0 in range(0, n, Br)) if causal else n * (n // Bc - 1)
+    assert run.every_tile == by_hand
+    assert 0 < run.every_new_max < run.every_tile

@@ -80,6 +80,9 @@ class RescaleRun:
     tau: float
     dtype: str
     peak_log2: float       # log2 of the largest e^(s - m) any tile computed (at most tau)
+    # rows times the tiles after each row's first: FlashAttention-2's code multiplies l and O by e^(m_old - m_new) at
+    # each of them, with no test (csrc/flash_attn/src/softmax.h, softmax_rescale_o), by 1 where the max stayed
+    every_tile: int = 0
 
     @property
     def done(self) -> int:
@@ -91,7 +94,8 @@ class RescaleRun:
 
     @property
     def every_new_max(self) -> int:
-        """The rescales tau = 0 does on the same scores: one per tile that raised a row's max."""
+        """The rescales tau = 0 does on the same scores: one per tile that raised a row's max (of FlashAttention-2's
+        every_tile multiplications, those by a factor other than 1)."""
         return self.done + self.skips
 
     @property
@@ -140,7 +144,7 @@ def rescale_attention(Q, K, V, cfg: Config, tau: float = KERNEL_TAU, store_p: bo
     O = np.empty_like(Q)
     stats = {k: np.empty(n) for k in ("m", "m_true", "l")}
     done, skipped = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
-    peak = -np.inf
+    peak, every_tile = -np.inf, 0
     with np.errstate(over="ignore", invalid="ignore"):
         for i, r0 in enumerate(range(0, n, cfg.Br)):
             r1 = min(r0 + cfg.Br, n)
@@ -158,6 +162,7 @@ def rescale_attention(Q, K, V, cfg: Config, tau: float = KERNEL_TAU, store_p: bo
                     did = skip = np.zeros(tile_max.shape, dtype=bool)
                 else:
                     m_use, m_true, corr, did, skip = lag_step(m_use, m_true, tile_max, tau)
+                    every_tile += r1 - r0
                     done[r0:r1] += did.ravel()
                     skipped[r0:r1] += skip.ravel()
                 if record is not None:
@@ -169,7 +174,7 @@ def rescale_attention(Q, K, V, cfg: Config, tau: float = KERNEL_TAU, store_p: bo
             O[r0:r1] = Oi / li              # the same max in every term of Oi and li: it cancels
             stats["m"][r0:r1], stats["m_true"][r0:r1], stats["l"][r0:r1] = m_use.ravel(), m_true.ravel(), li.ravel()
     return RescaleRun(O=O, m=stats["m"], m_true=stats["m_true"], l=stats["l"], rescaled=done, skipped=skipped,
-                      tau=tau, dtype=cfg.dtype, peak_log2=math.log2(peak))
+                      tau=tau, dtype=cfg.dtype, peak_log2=math.log2(peak), every_tile=every_tile)
 
 
 @dataclass(frozen=True)

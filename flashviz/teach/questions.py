@@ -86,7 +86,8 @@ def online_softmax_sum(length: int, block: int, spread: float, seed: int) -> Que
 
 
 def lagging_max_skips(cfg: Config, spread: float, tau: float, run=None) -> Question:
-    """Lesson 2's FlashAttention-4 question: the share of FA2's rescales that a max lagging by tau skips,
+    """Lesson 2's FlashAttention-4 question: the share of the rescales that change anything (a tile raised a row's
+    max; FA2 multiplies at every tile, by 1 elsewhere) that a max lagging by tau skips,
     on random attention at the sidebar's n, d and tiles (run: rescale.lagging_run at these settings)."""
     from ..run.rescale import lagging_run
     run = lagging_run(cfg, spread, tau) if run is None else run
@@ -94,16 +95,19 @@ def lagging_max_skips(cfg: Config, spread: float, tau: float, run=None) -> Quest
     tiles = f"up to {cfg.Tc} key tiles each, to the diagonal" if cfg.causal else f"{cfg.Tc} key tiles each"
     share = share_text(run.skips, every) if every else "0%"
     if every:
-        why = (f"FlashAttention-2's rule rescales {every:,} times over the {cfg.n} rows ({tiles}): once per "
-               f"tile that raises a row's max. At τ = {tau:g} the max in use moves only when a tile's max is more "
-               f"than {tau:g} log2 units above it: {run.done:,} rescales done, {run.skips:,} skipped ({share}).")
+        why = (f"FlashAttention-2 multiplies l and O by e^(m_old − m_new) at every tile after a row's first: "
+               f"{run.every_tile:,} times over the {cfg.n} rows ({tiles}). The factor is other than 1 only where the "
+               f"tile raised the row's max: {every:,} rescales change anything. At τ = {tau:g} the max in use moves "
+               f"only when a tile's max is more than {tau:g} log2 units above it: {run.done:,} rescales done, "
+               f"{run.skips:,} skipped ({share}).")
     else:
-        why = (f"No tile after the first raised any row's max over the {cfg.n} rows, so there is nothing to "
-               "skip: both rules rescale 0 times.")
+        why = (f"No tile after the first raised any row's max over the {cfg.n} rows: no rescale changes anything, "
+               f"so there is nothing to skip (FlashAttention-2 still multiplies by 1, {run.every_tile:,} times).")
     return Question(
         f"Random attention at n = {cfg.n}, d = {cfg.d}, {cfg.Br} × {cfg.Bc} tiles, scores with std {spread:g}: "
-        f"of the rescales FlashAttention-2 does, what share does FlashAttention-4's lagging max skip at "
-        f"τ = {tau:g}?", "share", run.skip_share, why, shown=f"{share} ({run.skips:,} of {every:,})")
+        f"of the rescales that change l and O (one per tile that raises a row's max), what share does "
+        f"FlashAttention-4's lagging max skip at τ = {tau:g}?", "share", run.skip_share, why,
+        shown=f"{share} ({run.skips:,} of {every:,})")
 
 
 def b200_exp_ratio(d: int, causal: bool) -> Question:
