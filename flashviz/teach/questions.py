@@ -61,13 +61,28 @@ def where_time_goes(cfg: Config, hw: Hardware) -> Question:
     need = sweeps.roofline_points(roof, hw).iloc[0]["bytes per flop"]
     feed = hw.balance(roof.dtype)
     bound = "memory" if need > feed else "compute"
+    # kernel by kernel, as the lesson's body judges it (sweeps.standard_time): the time in memory-bound kernels
+    kernels = sweeps.roofline_points(roof, hw, kernels=True)
+    kernels = kernels[kernels["method"] == "standard"]
+    times = sweeps.standard_time(roof, hw)
+    by_kernels = "memory" if 2 * times["memory-bound us"] > times["kernels us"] else "compute"
+    waiting = kernels[kernels["bound"] == "memory"]["kernel"].tolist()
+    names = (f"all {len(kernels)} of its kernels" if len(waiting) == len(kernels) else
+             " and ".join(f"the {k}" for k in waiting) or "none of its kernels")
+    share = f"{times['memory-bound us'] / times['kernels us']:.0%}"
+    kernel_text = (f"Kernel by kernel, as the lesson below counts it, it is {by_kernels}-bound too: {names} "
+                   f"{'waits' if len(waiting) == 1 else 'wait'} on HBM, {share} of the time."
+                   if by_kernels == bound else
+                   f"Kernel by kernel, as the lesson below counts it, it is {by_kernels}-bound: each kernel has its "
+                   f"own bytes per flop, and {names} {'waits' if len(waiting) == 1 else 'wait'} on HBM for only "
+                   f"{share} of the time.")
     return Question(
         f"Standard attention at n = {cfg.n}, d = {cfg.d} in {roof.dtype}: it needs how many times the bytes "
-        f"per flop that the {hw.name} can feed? (Above 1×, the arithmetic waits on memory.)", "ratio",
-        need / feed,
+        f"per flop that the {hw.name} can feed? (Above 1×, all its bytes over all its flops are more than the GPU "
+        "feeds.)", "ratio", need / feed,
         f"It needs {need:.3g} bytes per flop (4nd + 4n² elements of 2 bytes for 4n²d flops, so about "
         f"2/n + 2/d); the {hw.name} feeds {feed:.3g}, HBM bandwidth over its {roof.dtype} {arch_of(hw).matrix_rate}. "
-        f"So it is {bound}-bound.", LADDER, f"{need / feed:.3g}×")
+        f"As one point it is {bound}-bound. {kernel_text}", LADDER, f"{need / feed:.3g}×")
 
 
 def online_softmax_sum(length: int, block: int, spread: float, seed: int) -> Question:
