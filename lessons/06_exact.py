@@ -8,6 +8,7 @@ from explorer.lessons import control
 from flashviz.run import precision
 from flashviz.teach import questions
 from flashviz.run.attention import EXP_LIMIT
+from flashviz.run.rescale import KERNEL_TAU
 from flashviz.teach.bugs import NOISE
 from flashviz.teach.claims import compare
 from flashviz.model.sources import cite
@@ -115,7 +116,8 @@ if predict.inline(questions.flash_fp16_error(pn, pd_, err["standard_fp16"].rmse,
     outputs = pn * pd_
     st.markdown(
         f"exp overflows float32 past {EXP_LIMIT['float32']:.2f} and float16 past {EXP_LIMIT['float16']:.2f}, but "
-        "every kernel subtracts the row's max first, in fp32, so exp only ever sees scores at or below 0. What "
+        "the kernels measured here subtract the row's max first, in fp32, so exp only ever sees scores at or "
+        "below 0 (FlashAttention-4's lagging max lets them reach τ above it: lesson 2). What "
         f"16-bit storage must hold is S itself. float16's largest value is {precision.largest('float16'):,.0f}: "
         f"with Q and K 64× the paper's the largest score here is {top64:,.0f}, and on the H200 PyTorch's plain "
         f"path stored inf in S: **{int(plain64['nonfinite']):,} of the {outputs:,} outputs came out NaN** (the "
@@ -125,10 +127,12 @@ if predict.inline(questions.flash_fp16_error(pn, pd_, err["standard_fp16"].rmse,
         f"than flash in bf16, and {compare(flash8, plain8, 'error', fewer='less')} in fp16.")
     ui.explain(f"""
 Flash never stores S or P, and that is also why it never stores them in 16 bits: they stay on chip, in fp32
-registers, and the only 16-bit copy of P is the input of P·V, after the max is subtracted, so every entry of it
-lies between 0 and 1, where float16 and bfloat16 space their values most finely. At 64× the paper's Q and K flash's
-fp16 RMSE on the H200 is {flash64:.1e}. Standard attention writes S and P to HBM as tensors of the inputs' own type,
-rounded to a gap that grows with the score.
+registers, and the only 16-bit copy of P is the input of P·V, after the max is subtracted, so in FlashAttention-2's
+kernel (PyTorch's flash backend, measured here) every entry of it lies between 0 and 1, where float16 and bfloat16
+space their values most finely. FlashAttention-4's lagging max lets an entry reach 2^τ, {2 ** KERNEL_TAU:,.0f} at its
+τ = {KERNEL_TAU:g} (lesson 2), still far below fp16's {precision.largest('float16'):,.0f}. At 64× the paper's Q and
+K flash's fp16 RMSE on the H200 is {flash64:.1e}. Standard attention writes S and P to HBM as tensors of the inputs'
+own type, rounded to a gap that grows with the score.
 """)
 
     ui.slide("FP8's two techniques on one row")

@@ -277,6 +277,13 @@ def check_precision(ck: Claims) -> None:
     ck.at.button(key="reveal_inline_precision_fp16").click().run()
     ck.expect(not ck.at.exception, [x.value for x in ck.at.exception])
     text = "\n".join(page_parts(ck.at))
+    # P in [0, 1] and exp of scores at or below 0 hold for the kernels measured (FlashAttention-2's), not for
+    # FlashAttention-4's lagging max (up to 2^tau, lesson 2): an expert's read found "every kernel" said of both
+    for claim in (r"exp only ever sees scores at or\s+below 0", r"lies between 0 and 1"):
+        at = re.search(claim, text)
+        ck.expect(at is not None and "lagging max" in text[at.start():at.start() + 400]
+                  and not re.search(r"every kernel subtracts", text), f"lesson 6: {claim!r} without FlashAttention-4's "
+                  "lagging max beside it")
     why = ck.find(rf"Standard attention's RMSE is ({NUM}), flash's ({NUM}): flash makes {LESS} error\.", text)
     ck.expect(agrees(why.group(1), e["standard_fp16"]) and agrees(why.group(2), e["flash_fp16"]), why.group(0))
     less_claim(ck, why, e["standard_fp16"], e["flash_fp16"], "the inline question's why")
