@@ -99,8 +99,11 @@ with left:
     ui.chart(roofline_figure, "inference_roofline", MODEL)
 with right:
     ui.table(table, "decode_prefill_by_gpu", f"{cfg.dtype}, n = {cfg.n_kv:,}, {name}: where each GPU's roof "
-             "puts the two; balance in bytes per flop",
-             headers={"balance, bytes/flop": "balance", "decode bound": "decode", "prefill bound": "prefill"})
+             "puts the two by the two-level count (HBM and SRAM, no L2: the prefill's K and V re-reads all from "
+             "HBM; measured on the H200, FlashAttention's forward is compute-bound, lesson 10); balance in bytes "
+             "per flop",
+             headers={"balance, bytes/flop": "balance", "decode bound": "decode",
+                      "prefill bound": "prefill, no L2"})
 st.markdown(f"On the {hw.name}: decode is **{dec['bound']}-bound** at {dec['attainable TFLOP/s']:.3g} TFLOP/s, "
             f"prefill **{pre['bound']}-bound** at {pre['attainable TFLOP/s']:.3g} TFLOP/s, by the two-level count, "
             f"HBM and SRAM with no L2 between ({ui.assumes('two_level')}; {ui.assumes('roofline')})."
