@@ -319,7 +319,7 @@ if predict.inline(questions.b200_exp_ratio(s.d, s.causal), "sc_b200_exp"):  # qu
         + f": rounded to bf16 it moves {poly['bfloat16'].differ_share:.1%} of the results by one ulp, to fp16 "
         f"{poly['float16'].differ_share:.1%}, and P is rounded to 16 bits before PV anyway.")
     st.markdown(
-        "**On the H200 neither idea is measured here.** FlashAttention-4's Hopper forward, the FA3 (authors) kernel "
+        "**On the H200 neither idea is measured here.** flash-attn-4's Hopper forward, the FA3 (authors) kernel "
         f"timed above, has neither ({cite('fa4_sm90', 'Softmax.create')}): its softmax takes no rescale threshold, "
         "rescales O at every tile, and computes every exp2 on the exp unit; only the Blackwell forward "
         f"({cite('fa4_fwd')}) has both. Everything in this section is a model, not a measurement.")

@@ -386,6 +386,6 @@ def check_b200_schedules(ck: Claims, p: dict, text: str) -> None:
               f"{z.group(0)!r}: the engine {per}")
     for grp, key in (("a", "fa4_split_only"), ("b", "fa4_skip_only"), ("c", "fa4")):
         _time_phrase(ck, re.fullmatch(TIME, z.group(grp)), per["fa4_neither"], per[key], f"FA4, {key}")
-    ck.find(r"FlashAttention-4's Hopper forward, the FA3 \(authors\) kernel timed above, has neither "
+    ck.find(r"flash-attn-4's Hopper forward, the FA3 \(authors\) kernel timed above, has neither "
             r"\(\[flash-attn-4's "
             r"flash_fwd_sm90\.py", text)
