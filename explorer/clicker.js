@@ -3,10 +3,10 @@
 // focus goes back to the page and the lesson button is pressed). Presenting (the server draws
 // `.fv-deck[data-present="1"]`): a lesson is a deck of sections, each starting at a `.fv-slide` mark
 // (`slide()`), section 0 being the top of the page. PageDown reveals the open question, then an
-// unrevealed question inside the section on screen, then scrolls the next section to the top under
-// the top bar, and after the last one presses the next-lesson button; PageUp walks back the same way
-// and, from the top, opens the previous lesson at its last section. Moving between sections is a
-// scroll in the browser, no rerun; the section on screen goes into the URL as `sec` (replaceState),
+// unrevealed question inside the section on screen (first scrolling it whole onto the screen), then
+// scrolls the next section to the top under the top bar, and after the last one presses the next-lesson
+// button; PageUp walks back the same way and, from the top, opens the previous lesson at its last
+// section. Moving between sections is a scroll in the browser, no rerun; the section on screen goes into the URL as `sec` (replaceState),
 // so a reload or a presenter link resumes there. The players ask `__fvOwnsKeys(frame)` whether their
 // frame lies in the section on screen, so → and space step the player the teacher is looking at.
 // A press is held until the page it acts on is drawn (drain(), below), so none is lost to a run.
@@ -72,14 +72,23 @@
   const FIGURES = '.fv-plot, iframe, [data-testid="stDataFrame"]';
   const screenBottom = () => { const s = scroller(); return Math.min(innerHeight, s ? s.getBoundingClientRect().bottom : innerHeight); };
   function onward(k) {
-    const head = headBottom(), bottom = screenBottom();
     for (const f of document.querySelectorAll('[data-testid="stMain"] :is(' + FIGURES + ')')) {
-      if (!inSection(f, k) || !f.checkVisibility()) continue;
-      const r = f.getBoundingClientRect();
-      if (r.height === 0 || r.bottom <= bottom + 1 || r.top <= head + 1) continue;
-      return Math.min(r.bottom - bottom, r.top - head);
+      if (!inSection(f, k) || !f.checkVisibility() || f.getBoundingClientRect().height === 0) continue;
+      const by = below(f);
+      if (by) return by;
     }
     return 0;
+  }
+  // How far to scroll so that `box` is whole on screen (its top under the top bar if it is taller): 0 if it is.
+  function below(box) {
+    const r = box.getBoundingClientRect(), head = headBottom(), bottom = screenBottom();
+    return r.bottom <= bottom + 1 || r.top <= head + 1 ? 0 : Math.min(r.bottom - bottom, r.top - head);
+  }
+  // Scroll section k on by `by` px: its next part on screen (a scroll, no run: nothing to wait for).
+  function scrollOn(k, by) {
+    scroller().scrollTop += by;
+    placed(k, (window.__fvSection && window.__fvSection.k === k ? window.__fvSection.part || 0 : 0) + 1);
+    return null;
   }
   const into = k => {  // how far the section on screen has been scrolled past its top
     const ms = marks(), s = scroller();
@@ -127,14 +136,13 @@
       if (open) return clickRun(open);
       const inline = [...document.querySelectorAll('[class*="st-key-reveal_inline_"] button')]
         .find(b => inSection(b, k));
-      if (inline) return clickRun(inline);
+      if (inline) {  // its question on screen first: an answer revealed below the screen is one no one saw
+        const by = below(inline.closest('[class*="st-key-question_"]') || inline);
+        return by > 1 ? scrollOn(k, by) : clickRun(inline);
+      }
       if (s && s.i < s.n - 1) { const w = step(k, s.i + 1); if (w) return w; }
       const by = onward(k);
-      if (by > 1) {
-        scroller().scrollTop += by;
-        placed(k, (window.__fvSection && window.__fvSection.k === k ? window.__fvSection.part || 0 : 0) + 1);
-        return null;
-      }
+      if (by > 1) return scrollOn(k, by);
       if (k < marks().length) {
         go(k + 1);
         const t = stepOf(k + 1);

@@ -71,6 +71,11 @@ else:
                "matmuls more flops per byte; the softmax's never change.", icon=ui.NO_ICON)
 
 softmax = std_k[std_k["kernel"] == "softmax"].iloc[0]
+softmax_regime = (f"It is memory-bound whatever the sizes: the first paper's own argument "
+                  f"({cite('fa1', '§2.1–2.2 and Figure 1, right')})."
+                  if softmax["bound"] == "memory" else
+                  f"On this GPU the FP32 units are slow enough that it is compute-bound instead, at any n and d, "
+                  f"unlike on the GPUs the first paper measured ({cite('fa1', '§2.1–2.2 and Figure 1, right')}).")
 fp32_units = "vector ALUs" if arch_of(hw).unit == "CU" else "CUDA cores"  # AMD's name, or NVIDIA's
 ui.explain(f"""
 Standard attention writes the n×n score matrix S to HBM, reads it back for the softmax, writes the
@@ -84,8 +89,7 @@ HBM and writing its output back: **S = QKᵀ** reads Q and K and writes S; the *
 P; **O = PV** reads P and V and writes O. The softmax does no matmul at all: {costs.SOFTMAX_OPS} operations
 per score (max, subtract, exp, sum, divide) for two elements moved, {softmax['flops per byte']:.3g} operations
 per byte in {roof.dtype} at any n and d, where the {hw.name}'s FP32 units ({fp32_units}) need
-{hw.fp32_flops / hw.hbm_bytes_per_s:.3g} per byte to stay busy. It is memory-bound whatever the sizes: the first
-paper's own argument ({cite('fa1', '§2.1–2.2 and Figure 1, right')}).
+{hw.fp32_flops / hw.hbm_bytes_per_s:.3g} per byte to stay busy. {softmax_regime}
 The count masks S as the first kernel writes it; PyTorch's attention in that figure runs the mask and
 dropout as kernels of their own, more passes over n² elements of the same kind.
 """)

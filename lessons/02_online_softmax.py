@@ -110,7 +110,7 @@ ui.slide("Rescale only when it must")
 st.subheader("Rescale only when it must: FlashAttention-4's lagging max")
 tau = ui.bound(control("os_tau"), st.columns(2)[0],
                help="0: a rescale at every new max, the rescales that change anything (FlashAttention-2 multiplies "
-                    "at every block, by 1 where the max stayed)")
+                    "at every block after the first, by 1 where the max stayed)")
 ui.explain(f"""
 FlashAttention-4 keeps the max it already uses until a block's max is more than τ above it, τ in log2
 units (the kernel computes 2^x, not e^x); its Blackwell forward uses τ = 8 for 16-bit inputs
@@ -156,8 +156,8 @@ if predict.inline(questions.lagging_max_skips(lag_cfg, spread, tau, lag), "os_la
     c[3].metric("largest weight", f"2^{lag.peak_log2:.2f}", help=f"τ allows 2^{tau:g}")
     st.caption(f"Random attention at the sidebar's n = {lag_cfg.n}, d = {lag_cfg.d}, {lag_cfg.Br} × {lag_cfg.Bc} "
                f"tiles{', causal' if lag_cfg.causal else ''}, its scores scaled to std {spread:g} (the spread "
-               f"slider above). FlashAttention-2 multiplies l and O at every tile after a row's first, "
-               f"{lag.every_tile:,} times here; `python -m flashviz rescale` prints the same counts.")
+               f"slider above); `python -m flashviz rescale` prints the same counts. FlashAttention-2 multiplies l "
+               f"and O at every tile after a row's first, {lag.every_tile:,} times here.")
 
 # ---- a learnable sink (lesson 14's; kept apart from the rest of this lesson) ---------------------------
 ui.slide("A sink in the sum")

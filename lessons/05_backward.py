@@ -109,7 +109,7 @@ st.markdown(
     f"{span['cuDNN'][0]:.2f}–{span['cuDNN'][1]:.2f}× for cuDNN, NVIDIA's own Hopper kernel "
     f"(its code closed), and {span['PyTorch flash'][0]:.2f}–{span['PyTorch flash'][1]:.2f}× for PyTorch flash "
     f"(FlashAttention-2's code), against 2.5 times the forward's matmul flops (five matmuls against two). At the "
-    f"longest call (n = {int(bt['n'].max()):,}) the authors' FlashAttention-3 backward runs at "
+    f"longest call (n = {int(bt['n'].max()):,}) the authors' kernel's backward runs at "
     f"**{longest.loc['FA3 (authors)', 'backward TFLOP/s']:.0f} TFLOP/s** and FlashAttention-2's at "
     f"**{longest.loc['PyTorch flash', 'backward TFLOP/s']:.0f}** ({cite('h200_measured', 'fa3_time.csv')}).")
 kernels = sorted(span)

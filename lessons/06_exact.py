@@ -117,7 +117,8 @@ if predict.inline(questions.flash_fp16_error(pn, pd_, err["standard_fp16"].rmse,
     st.markdown(
         f"exp overflows float32 past {EXP_LIMIT['float32']:.2f} and float16 past {EXP_LIMIT['float16']:.2f}, but "
         "the kernels measured here subtract the row's max first, in fp32, so exp only ever sees scores at or "
-        "below 0 (FlashAttention-4's lagging max lets them reach τ above it: lesson 2). What "
+        "below 0 (FlashAttention-4's lagging max lets the exponent reach τ in log2 units, a weight of up to 2^τ: "
+        "lesson 2). What "
         f"16-bit storage must hold is S itself. float16's largest value is {precision.largest('float16'):,.0f}: "
         f"with Q and K 64× the paper's the largest score here is {top64:,.0f}, and on the H200 PyTorch's plain "
         f"path stored inf in S: **{int(plain64['nonfinite']):,} of the {outputs:,} outputs came out NaN** (the "

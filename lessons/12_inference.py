@@ -99,8 +99,8 @@ with left:
     ui.chart(roofline_figure, "inference_roofline", MODEL)
 with right:
     ui.table(table, "decode_prefill_by_gpu", f"{cfg.dtype}, n = {cfg.n_kv:,}, {name}: where each GPU's roof "
-             "puts the two by the two-level count (HBM and SRAM, no L2: the prefill's K and V re-reads all from "
-             "HBM; measured on the H200, FlashAttention's forward is compute-bound, lesson 10); balance in bytes "
+             "puts the two by the two-level count (HBM and SRAM, no L2: every re-read of the prefill's K and V comes "
+             "from HBM; measured on the H200, FlashAttention's forward is compute-bound, lesson 10); balance in bytes "
              "per flop",
              headers={"balance, bytes/flop": "balance", "decode bound": "decode",
                       "prefill bound": "prefill, no L2"})

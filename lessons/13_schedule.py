@@ -55,8 +55,8 @@ groups_note = ("" if consumers == 2 else
                "keeps FA3's two, as the model does.")
 ui.explain(f"""
 Both panels run the same tile, flash-attn-4's {Br} × {Bc} (the tile FlashAttention-3's authors' `flash-attn-4` picks
-on Hopper at d = {s.d}, {cite('fa_code', 'flash_attn/cute/interface.py')}; FlashAttention-3's own CUDA code picks
-its own, {cite('fa_code', 'hopper/tile_size.h')}) at this call ({call}), with the rates
+on Hopper at d = {s.d}, {cite('fa_code', 'flash_attn/cute/interface.py')}; FlashAttention-3's own CUDA code has a tile
+table of its own, {cite('fa_code', 'hopper/tile_size.h')}) at this call ({call}), with the rates
 chosen above ({rates_name}{", each unit's rate per clock times the clock flash-attn-4 held at this d" if occ
 else ""}): QKᵀ and PV {w.qk * 1e9:.0f} ns each on the tensor cores, the exponentials {w.exp * 1e9:.0f} ns,
 the other softmax work (row max before, row sum and rescale after) {(w.pre + w.post) * 1e9:.0f} ns, and the K, V

@@ -160,7 +160,7 @@ def check_backward(ck: Claims, p: dict) -> None:
                 rf"for cuDNN, NVIDIA's own\s+Hopper kernel\s+\(its code closed\), and ({NUM})–({NUM})× for PyTorch "
                 rf"flash\s+\(FlashAttention-2's code\), against 2\.5 "
                 rf"times the forward's matmul flops \(five matmuls against two\)\. At the longest\s+call \(n = "
-                rf"([\d,]+)\) the authors' FlashAttention-3 backward runs at\s+\*\*({NUM}) TFLOP/s\*\* and "
+                rf"([\d,]+)\) the authors' kernel's backward runs at\s+\*\*({NUM}) TFLOP/s\*\* and "
                 rf"FlashAttention-2's at\s+\*\*({NUM})\*\*")
     wrong = re.search(r"FlashAttention-3's\s+own\s+(?!CUDA)\S+", ck.text)
     ck.expect(wrong is None, f"lesson 5 names flash-attn-4's kernel {wrong and wrong.group(0)!r}: it is the authors' "

@@ -43,7 +43,11 @@ LOOK = """() => {
   // the clicker's next PageDown scrolls to it before the next section
   const onward = figures.some(f => { const r = f.getBoundingClientRect();
     return inSection(f) && shown(f) && r.height > 0 && r.bottom > innerHeight + 1 && r.top > head + 1; });
-  return { k, of: marks.length, inline: inline.length, inline_here: inline.some(inSection),
+  // ... and whether its box is below the screen: the clicker's next PageDown brings it on screen, unrevealed
+  const box = inline.filter(inSection).map(b => b.closest('[class*="st-key-question_"]') || b)[0];
+  const low = !!box && box.getBoundingClientRect().bottom > innerHeight + 1 &&
+              box.getBoundingClientRect().top > head + 1;
+  return { k, of: marks.length, inline: inline.length, inline_here: inline.some(inSection), inline_below: low,
            part: at && at.k === k ? at.part || 0 : 0, onward,
            step: mark && mark.dataset.steps ? Number(mark.dataset.step) : null,
            steps: mark && mark.dataset.steps ? Number(mark.dataset.steps) : null,
@@ -110,12 +114,12 @@ def walk_forward(pg, deck: list[int], settings: dict) -> tuple[list[tuple], dict
             if not now["revealed"]:
                 expect(pg.locator(".st-key-question").first).to_contain_text(re.compile("engine says", re.I),
                                                                         timeout=WAIT)
-            elif now["inline_here"]:
+            elif now["inline_here"] and not now["inline_below"]:
                 pg.wait_for_function("n => document.querySelectorAll('[class*=\"st-key-reveal_inline_\"] button')"
                                      ".length < n", arg=now["inline"], timeout=WAIT)
-            elif stepping:  # the next preset of this section's own control
+            elif stepping and not now["inline_here"]:  # the next preset of this section's own control
                 _wait_step(pg, now["k"], now["step"] + 1)
-            else:  # the next section at the top, or this one scrolled on to a figure not yet whole on screen
+            else:  # the next section at the top, or this one scrolled on to a figure or question not yet whole
                 pg.wait_for_function("([k, p]) => { const s = window.__fvSection; return !!s && "
                                      "(s.k === k + 1 || (s.k === k && s.part === p + 1)); }",
                                      arg=[now["k"], now["part"]], timeout=WAIT)
@@ -230,6 +234,38 @@ def test_the_presenter_link_resumes_at_its_section_and_the_reader_link_reads(ser
     expect(pg.locator(".st-key-reveal_answer button").first).to_be_visible(timeout=WAIT)
     assert pg.locator(".fv-plot").count() > 0, "a reader sees the lesson under its question"
     open_at_section(pg, link, 3, 2)
+
+
+def test_pagedown_brings_a_question_below_the_screen_on_screen_before_it_reveals_it(server, page):
+    """Lesson 2's lagging-max question stands below the screen when its section comes up: PageDown first scrolls
+    its box whole onto the screen, the answer still hidden, and the next press reveals it there. (A teacher's walk
+    found the answer revealed below the screen and the press looking dead.)"""
+    pg = page
+    pg.goto(lesson_url(server, 1, "?present=true"))
+    on_lesson(pg, 1)
+    pg.locator("h1").first.click()
+    pg.keyboard.press("PageDown")  # the lesson's question answered: its sections are drawn
+    pg.wait_for_selector("[data-testid='stMain'] .fv-slide", state="attached", timeout=WAIT)
+    sec = pg.evaluate("() => [...document.querySelectorAll('[data-testid=\"stMain\"] .fv-slide')]"
+                      ".findIndex(m => m.dataset.title.startsWith('Rescale only')) + 1")
+    assert sec > 0
+    open_at_section(pg, lesson_url(server, 1, f"?present=true&sec={sec}"), 1, sec)
+    settled(pg)
+    box = pg.locator(".st-key-question_os_lagging")
+    reveal = box.get_by_role("button", name=re.compile("Reveal the answer"))
+    where = """b => { const r = b.getBoundingClientRect(),
+                       head = document.querySelector('[data-testid="stHeader"]').getBoundingClientRect().bottom;
+                       return r.bottom <= innerHeight + 1 ? 'whole' : r.top > head + 1 ? 'below' : 'tall'; }"""
+    assert box.evaluate(where) == "below", "the question's box starts on screen: nothing here to test"
+    pg.evaluate("() => document.activeElement && document.activeElement.blur()")  # the keys go to the page
+    pg.keyboard.press("PageDown")
+    pg.wait_for_function("s => window.__fvSection.k === s && window.__fvSection.part === 1", arg=sec, timeout=WAIT)
+    assert box.evaluate(where) == "whole"
+    expect(reveal.first).to_be_visible()  # not revealed yet: the room reads the question first
+    pg.keyboard.press("PageDown")
+    expect(reveal).to_have_count(0, timeout=WAIT)
+    expect(box).to_contain_text(re.compile("engine says", re.I), timeout=WAIT)
+    assert pg.evaluate("() => window.__fvSection.k") == sec
 
 
 def test_the_arrow_keys_step_the_player_of_the_section_on_screen(server, page):

@@ -272,7 +272,7 @@ ASSUMPTIONS: dict[str, Assumption] = {
         "SM that frees first, in the kernel's launch order (flash-attn-4's causal grid longest first), each with its "
         "pipeline's fill and drain; DRAM overlaps everything. "
         "FlashAttention-3's authors' kernel (flash-attn-4's Hopper path, in CuTe DSL; not FlashAttention-3's own "
-        "CUDA code, which picks other tiles) runs the tiles its code picks, "
+        "CUDA code, whose tile table is its own) runs the tiles its code picks, "
         "each unit at its rate per clock (measured with the unit's pipe at its peak) times the SM clock of its "
         "own call, lower than the unit-rate kernels' clock under the GPU's power cap. cuDNN, NVIDIA's own "
         "kernel, whose code is closed, is taken as FlashAttention-3's schedule on 128 x 128 tiles, at the clock "

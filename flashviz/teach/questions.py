@@ -70,12 +70,11 @@ def where_time_goes(cfg: Config, hw: Hardware) -> Question:
     names = (f"all {len(kernels)} of its kernels" if len(waiting) == len(kernels) else
              " and ".join(f"the {k}" for k in waiting) or "none of its kernels")
     share = f"{times['memory-bound us'] / times['kernels us']:.0%}"
-    kernel_text = (f"Kernel by kernel, as the lesson below counts it, it is {by_kernels}-bound too: {names} "
-                   f"{'waits' if len(waiting) == 1 else 'wait'} on HBM, {share} of the time."
-                   if by_kernels == bound else
-                   f"Kernel by kernel, as the lesson below counts it, it is {by_kernels}-bound: each kernel has its "
-                   f"own bytes per flop, and {names} {'waits' if len(waiting) == 1 else 'wait'} on HBM for only "
-                   f"{share} of the time.")
+    waits = (f"{names} {'waits' if len(waiting) == 1 else 'wait'} on HBM, {share} of the time" if waiting else
+             "no kernel waits on HBM")
+    kernel_text = (f"Kernel by kernel, as the lesson below counts it, it is {by_kernels}-bound "
+                   + (f"too: {waits}." if by_kernels == bound else f"instead: each kernel has its own bytes per flop, "
+                      f"and {waits}."))
     return Question(
         f"Standard attention at n = {cfg.n}, d = {cfg.d} in {roof.dtype}: it needs how many times the bytes "
         f"per flop that the {hw.name} can feed? (Above 1×, all its bytes over all its flops are more than the GPU "
@@ -116,8 +115,10 @@ def lagging_max_skips(cfg: Config, spread: float, tau: float, run=None) -> Quest
                f"only when a tile's max is more than {tau:g} log2 units above it: {run.done:,} rescales done, "
                f"{run.skips:,} skipped ({share}).")
     else:
+        after = (f"FlashAttention-2 still multiplies by 1, {run.every_tile:,} times" if run.every_tile else
+                 "each row has one key tile, so FlashAttention-2 has nothing to multiply either")
         why = (f"No tile after the first raised any row's max over the {cfg.n} rows: no rescale changes anything, "
-               f"so there is nothing to skip (FlashAttention-2 still multiplies by 1, {run.every_tile:,} times).")
+               f"so there is nothing to skip ({after}).")
     return Question(
         f"Random attention at n = {cfg.n}, d = {cfg.d}, {cfg.Br} × {cfg.Bc} tiles, scores with std {spread:g}: "
         f"of the rescales that change l and O (one per tile that raises a row's max), what share does "
