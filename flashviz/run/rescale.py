@@ -1,8 +1,9 @@
 """FlashAttention-4's online softmax whose running max may lag: rescale only when it must.
 
-The online softmax of FlashAttention-2 rescales l and O by e^(m_old - m_new) at every tile whose
-scores raise a row's max. FlashAttention-4's forward keeps the max it already uses unless the new
-one is more than tau above it, tau in log2 units of the scores (8.0 for 16-bit inputs in
+FlashAttention-2's code multiplies l and O by e^(m_old - m_new) at every tile after a row's first, with no test
+(csrc/flash_attn/src/softmax.h, softmax_rescale_o); the factor differs from 1 only at a tile whose scores raise the
+row's max, so those are the rescales that change anything. FlashAttention-4's forward keeps the max it already
+uses unless the new one is more than tau above it, tau in log2 units of the scores (8.0 for 16-bit inputs in
 flash_attn/cute/flash_fwd_sm100.py; the test in softmax.py's SoftmaxSm100.update_row_max keeps the
 old max while (m_old - m_new) * log2(e) >= -tau). It stays exact: every term of l and of O is taken
 against the same max, the one in use, and the final O / l cancels whichever max that was. What it
@@ -11,7 +12,8 @@ stores P in the input's type before PV, so 2^tau must stay below that type's lar
 
 `rescale_attention` is FlashAttention-2's tiled forward (attention._fa2's loop, its score tile and
 mask) with that test per row; it moves the same bytes as `attention.flash_attention`, which counts
-them. tau = 0 is today's rule: a rescale at every new max.
+them. tau = 0 rescales at every new max: FlashAttention-2's multiplications, less those by 1 (`every_tile` counts
+them all).
 """
 from __future__ import annotations
 
