@@ -51,18 +51,23 @@ _GRIDS_LOCK = threading.Lock()
 MOST_GRIDS = 256
 
 
-def _prepared(df, headers: dict, formats: dict, rows: int | None) -> tuple:
-    """(the grid's data, each column's config) for `table`: the first `rows` of the frame, or all."""
+def _prepared(df, headers: dict, formats: dict, rows: int | None, texts: dict | None = None) -> tuple:
+    """(the grid's data, each column's config) for `table`: the first `rows` of the frame, or all; the columns of
+    `texts` as its functions write their values."""
+    texts = texts or {}
     if not isinstance(df, pd.DataFrame):
         return (df if rows is None else df.head(rows)), _column_config(df, headers, formats)
-    key = (frame_key(df), tuple(headers.items()), tuple(formats.items()), rows)
+    key = (frame_key(df), tuple(headers.items()), tuple(formats.items()), rows,
+           tuple((col, f"{f.__module__}.{f.__qualname__}") for col, f in texts.items()))
     with _GRIDS_LOCK:
         hit = _GRIDS.get(key)
         if hit is not None:
             _GRIDS.move_to_end(key)
             return hit
     shown = df if rows is None else df.head(rows)
-    made = (dataframe_util.convert_pandas_df_to_arrow_table(shown), _column_config(df, headers, formats))
+    if texts:
+        shown = shown.assign(**{col: [write(v) for v in shown[col]] for col, write in texts.items()})
+    made = (dataframe_util.convert_pandas_df_to_arrow_table(shown), _column_config(shown, headers, formats))
     with _GRIDS_LOCK:
         _GRIDS[key] = made
         while len(_GRIDS) > MOST_GRIDS:
@@ -76,17 +81,19 @@ PROJECTOR_ROWS = 12
 
 
 def table(df, key: str, caption: str | None = None, show=None, headers: dict | None = None,
-          formats: dict | None = None) -> None:
+          formats: dict | None = None, texts: dict[str, Callable] | None = None) -> None:
     """A table with units in its headers (or, where `headers` shortens them, in its caption) and a CSV
     download of every column. `show`: the columns the page shows, key columns first (a phone sees
     those and scrolls to the rest), so that the table fits 1280 px beside the sidebar; the CSV keeps
     the others. (A pinned column would stay in sight on a phone, but the grid draws it faded.)
-    `formats`: a format spec for a column whose default precision is noise (".0f" for thousands of MB)."""
+    `formats`: a format spec for a column whose default precision is noise (".0f" for thousands of MB). `texts`: a
+    function that writes a column's values as text, for a column a format spec cannot print (values over many
+    decades: format.value_text); the CSV keeps the numbers."""
     if caption:
         st.caption(caption)
     # on a projector every row drawn is seen, none behind a scroll inside the table: cut to fit
     rows = PROJECTOR_ROWS if presenting() else None
-    grid, config = _prepared(df, headers or {}, formats or {}, rows)
+    grid, config = _prepared(df, headers or {}, formats or {}, rows, texts)
     if rows is not None and rows < len(df):
         st.caption(f"The first {rows} of its {len(df)} rows on a projector; the CSV has them all.")
     st.dataframe(grid, hide_index=True, column_order=show, column_config=config, key=f"{key}_table",

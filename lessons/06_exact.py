@@ -11,6 +11,7 @@ from flashviz.run.attention import EXP_LIMIT
 from flashviz.run.rescale import KERNEL_TAU
 from flashviz.teach.bugs import NOISE
 from flashviz.teach.claims import compare
+from flashviz.teach.format import value_text
 from flashviz.model.sources import cite
 
 st.title("Exact means exact")
@@ -108,7 +109,8 @@ if predict.inline(questions.flash_fp16_error(pn, pd_, err["standard_fp16"].rmse,
     gap_column = f"gap at a score of {round(top8):,}"
     ui.table(limits, "precision_limits", f"Each type's largest value and exp's limit in it; the gap between stored "
              f"values at a score of {round(top8):,}, this setting's largest with Q and K 8× the paper's.",
-             formats={"largest value": ".4g", gap_column: ".3g", "exp of it off by a factor up to": ".3g"})
+             texts={col: value_text for col in ("largest value", "exp(x) overflows past x", gap_column,
+                                                "exp of it off by a factor up to")})
     plain64 = at[64.0].loc[("float16", "plain")]
     plain8, flash8 = at[8.0].loc[("float16", "plain"), "rmse"], at[8.0].loc[("float16", "flash"), "rmse"]
     plain8_bf, flash8_bf = at[8.0].loc[("bfloat16", "plain"), "rmse"], at[8.0].loc[("bfloat16", "flash"), "rmse"]
@@ -122,7 +124,8 @@ if predict.inline(questions.flash_fp16_error(pn, pd_, err["standard_fp16"].rmse,
         f"16-bit storage must hold is S itself. float16's largest value is {precision.largest('float16'):,.0f}: "
         f"with Q and K 64× the paper's the largest score here is {top64:,.0f}, and on the H200 PyTorch's plain "
         f"path stored inf in S: **{int(plain64['nonfinite']):,} of the {outputs:,} outputs came out NaN** (the "
-        f"emulation: {int(plain64['emulated_nonfinite']):,}). bfloat16 reaches {precision.largest('bfloat16'):.2g} "
+        f"emulation: {int(plain64['emulated_nonfinite']):,}). bfloat16 reaches "
+        f"{value_text(precision.largest('bfloat16'))} "
         "with 8 significant bits: at 8× "
         f"(largest score {top8:,.0f}) the plain path makes {compare(flash8_bf, plain8_bf, 'error', fewer='less')} "
         f"than flash in bf16, and {compare(flash8, plain8, 'error', fewer='less')} in fp16.")

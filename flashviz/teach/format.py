@@ -68,6 +68,25 @@ def figure_text(x: float) -> str:
     return f"{x:,.0f}" if "e" in short and abs(x) >= 1 else short  # 999.6 rounds to "1e+03" at .3g
 
 
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def value_text(x: float) -> str:
+    """A value that may span many decades, as a table cell a back row reads: the whole number with thousands
+    separated where it is one (65,504, not 65500) or from 1,000 up, four significant figures below (six where four
+    would round a fraction to a whole number), from a million three and a power
+    of ten (3.40 × 10³⁸, not 3.4028234663852886e+38). None or NaN: "—" (the type cannot hold it)."""
+    if x is None or x != x:
+        return "—"
+    if x != 0 and not 1e-3 <= abs(x) < 1e6:
+        mantissa, power = f"{x:.2e}".split("e")
+        return f"{mantissa} × 10{str(int(power)).translate(_SUPERSCRIPT)}"
+    if float(x).is_integer() or abs(x) >= 1000:
+        return f"{x:,.0f}"
+    short = f"{x:.4g}"
+    return short if float(short) != round(x) else f"{x:.6g}"  # 1.000061 as 1.00006, not "1", which reads as exact
+
+
 def times_text(ratio: float) -> str:
     """A ratio to print as "N×": two significant figures below 10 (three just above 1, so that
     1.03 never prints as "1×"), whole numbers above."""
