@@ -122,12 +122,16 @@ ui.table(wide, "backward_h200", "The H200, d = 128, fp16: each kernel's backward
 @ui.section
 def _player() -> None:
     """The backward player and its own n and d: they rerun this part alone. On a projector the
-    player leads its section (a heading, its controls and the player are more than one screen)
-    and its controls follow it."""
+    heading and the player lead its section (with its controls they are more than one screen) and its
+    controls follow them, below the screen: a heading left under the player stood cut at the screen's
+    bottom edge (a teacher's walk)."""
     if ui.presenting():
         ui.slide("The backward player")
         player_slot = st.container()
-    st.subheader("Watch the backward")
+        with player_slot:
+            st.subheader("Watch the backward")
+    else:
+        st.subheader("Watch the backward")
     c1, c2 = st.columns(2)
     bw_n = ui.bound(control("bw_n"), c1, help=ui.PLAYER_ON_RELEASE)
     bw_d = ui.bound(control("bw_d"), c2, help=ui.PLAYER_ON_RELEASE)
