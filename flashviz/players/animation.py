@@ -33,19 +33,26 @@ BIG_TILE_STEPS = 4      # query blocks the "tiles too big" animation gets at lea
 CODE_ROWS = 4           # rows whose values stand beside the listing's lines (the table shows more)
 
 
+def _rounded_one(x: float, spec: str = f".{DIGITS}g"):
+    if x != x:
+        return "NaN"
+    if x in (math.inf, -math.inf):
+        return "Infinity" if x > 0 else "-Infinity"
+    return float(format(x, spec))
+
+
 def rounded(x):
     """A number, or a nested list of numbers, at DIGITS significant digits;
-    non-finite values as the strings JavaScript's Number() reads back."""
+    non-finite values as the strings JavaScript's Number() reads back. An array is rounded flat and
+    shaped again: a player's frames hold some 65,000 numbers, and a call a number took a third of a second."""
     if isinstance(x, np.ndarray):
-        return [rounded(v) for v in x.tolist()]
+        if x.ndim == 0:
+            return _rounded_one(float(x))
+        flat = [_rounded_one(v) for v in x.astype(float).ravel().tolist()]
+        return np.array(flat, dtype=object).reshape(x.shape).tolist() if x.ndim > 1 else flat
     if isinstance(x, list):
         return [rounded(v) for v in x]
-    x = float(x)
-    if math.isnan(x):
-        return "NaN"
-    if math.isinf(x):
-        return "Infinity" if x > 0 else "-Infinity"
-    return float(f"{x:.{DIGITS}g}")
+    return _rounded_one(float(x))
 
 
 def teaching_inputs(cfg: Config, seed: int = 0, score_scale: float = 1.0):
