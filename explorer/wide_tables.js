@@ -8,6 +8,10 @@
   window.__fvWideTables = true;
   // what scrolls, and what is marked: a table's element, or the box that holds an equation's scroller
   const GRID = '[data-testid="stDataFrame"]', EQUATION = ".katex-display";
+  // A few px past the box are a glyph's overhang, not a cut: KaTeX's displays overflow theirs by 1-2 px at 1280 px,
+  // where lesson 3's update, whole on screen, was said to scroll (a teacher's walk); on a phone they overflow by
+  // hundreds.
+  const SLACK = 8;
   const sized = new ResizeObserver((entries) => {
     for (const e of entries) {
       const grid = e.target.closest(GRID), eq = e.target.closest(EQUATION);
@@ -17,7 +21,7 @@
   });
   function mark(scroller, box, what) {  // data-fv-wide="table" or "equation": css.py writes the cue
     if (!scroller || !box) return;
-    if (scroller.scrollWidth > scroller.clientWidth + 1) box.setAttribute("data-fv-wide", what);
+    if (scroller.scrollWidth > scroller.clientWidth + SLACK) box.setAttribute("data-fv-wide", what);
     else box.removeAttribute("data-fv-wide");
   }
   function watch(root) {
