@@ -227,6 +227,26 @@ def test_roofline_draws_any_number_of_machines_with_distinct_styles():
     assert "bfloat16 on matrix units" in fig["layout"]["title"]["text"]
 
 
+def _contrast_on_white(colour: str) -> float:
+    """WCAG's contrast ratio of a #rrggbb colour against white."""
+    def channel(c: int) -> float:
+        c /= 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (int(colour[k:k + 2], 16) for k in (1, 3, 5))
+    return 1.05 / (0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b) + 0.05)
+
+
+def test_every_machines_roof_reads_on_white():
+    """The palette's yellow (1.2:1 on white) drew the sixth machine, the MI300X, a line the back row lost (a
+    teacher's walk); every roof is 2:1 or more, as the palette's sky blue and orange are."""
+    points = sweeps.roofline_points(Config(dtype="bfloat16"), HARDWARE["H200 SXM"])
+    fig = charts.roofline(points, HARDWARE, "bfloat16", "H200 SXM").to_dict()
+    roofs = {t["name"]: t["line"]["color"] for t in fig["data"] if t["name"] in HARDWARE}
+    assert len(roofs) == len(HARDWARE) >= 6
+    faint = {name: round(_contrast_on_white(c), 2) for name, c in roofs.items() if _contrast_on_white(c) < 2}
+    assert not faint, faint
+
+
 def kernel_roofline(cfg: Config, gpu: str = "A100 40GB") -> dict:
     points = sweeps.roofline_points(cfg, HARDWARE[gpu], kernels=True)
     return charts.roofline(points, HARDWARE, cfg.dtype, gpu).to_dict()

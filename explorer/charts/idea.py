@@ -13,7 +13,7 @@ from flashviz.model.sweeps import OverN
 from flashviz.teach.claims import SAME, compare
 
 from .labels import NARROW_FONT, NARROW_HEIGHT, PHONE, label_spots, phone_names
-from .style import (BLACK, BROKEN, FLASH, GREEN, INK, ORANGE, PURPLE, SKY, STANDARD, YELLOW, _font, _line, _log_ticks,
+from .style import (BLACK, BROKEN, FLASH, GREEN, GREY, INK, ORANGE, PURPLE, SKY, STANDARD, _font, _line, _log_ticks,
                      _n_label, _style, on_a_phone)
 
 def _flops_and_bytes_title(df: pd.DataFrame) -> str:
@@ -44,7 +44,8 @@ def bytes_vs_flops(df: pd.DataFrame, dtype: str = "") -> go.Figure:
 
 
 _ROOF_DASHES = ("dot", "dash", "dashdot", "longdash", "longdashdot")
-_ROOF_COLOURS = (GREEN, ORANGE, SKY, PURPLE, BLACK, YELLOW)  # cycles past six machines
+# cycles past six machines; no yellow: the MI300X's faint yellow line was lost on a projector (a teacher's walk)
+_ROOF_COLOURS = (GREEN, ORANGE, SKY, PURPLE, BLACK, GREY)
 _POINT_STYLE = {"standard": (STANDARD, "square"), "flash": (FLASH, "circle")}
 _KERNEL_SYMBOL = {"softmax": "triangle-up"}  # standard's matmul kernels keep the square
 

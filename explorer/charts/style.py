@@ -27,6 +27,7 @@ from .labels import NARROW_BELOW, phone_layout
 BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, YELLOW, BLACK = (
     "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
 STANDARD, FLASH, BROKEN = VERMILLION, BLUE, PURPLE
+GREY = "#767676"  # a line that must still read on white (4.5:1), where the palette's yellow (1.2:1) did not
 INK = "#111111"   # every piece of text: Streamlit's theme would make it #808495 grey
 GRID = "#d0d0d0"
 FONT = 18         # axis titles, legend, annotations, hover (px)
