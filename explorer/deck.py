@@ -156,9 +156,12 @@ def resumes_inside(file: str) -> bool:
 # Presenting: room under the last section, so that every section, the last included, can be
 # scrolled to the top of the screen; and the screen's whole width (the sidebar is closed), where
 # the tile player lays its notes beside its table.
+# Presenting, PageDown first reveals the lesson's question: while it stands unanswered, the next-lesson button does not
+# say "PageDown" (a teacher's walk read the hint as the key's next move).
 _PRESENT_CSS = """<style>
 [data-testid="stMainBlockContainer"] { padding-bottom: calc(100vh - 4rem); padding-left: 1.5rem; padding-right: 1.5rem;
   max-width: none; }
+body:has(.st-key-reveal_answer) .st-key-next_lesson kbd { visibility: hidden; }
 </style>"""
 
 

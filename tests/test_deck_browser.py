@@ -268,6 +268,21 @@ def test_pagedown_brings_a_question_below_the_screen_on_screen_before_it_reveals
     assert pg.evaluate("() => window.__fvSection.k") == sec
 
 
+def test_while_the_question_stands_the_next_lesson_button_does_not_say_pagedown(server, page):
+    """Presenting, PageDown first reveals the lesson's question: the next-lesson button's "PageDown" hint, on the
+    question's screen, read as the key's next move (a teacher's walk). It is back once the answer is out."""
+    pg = page
+    pg.goto(lesson_url(server, 0, "?present=true"))
+    on_lesson(pg, 0)
+    hint = pg.locator(".st-key-next_lesson kbd").first
+    expect(hint).to_be_attached(timeout=WAIT)
+    assert hint.evaluate("e => getComputedStyle(e).visibility") == "hidden"
+    pg.keyboard.press("PageDown")
+    expect(pg.locator(".st-key-reveal_answer")).to_have_count(0, timeout=WAIT)
+    pg.wait_for_function("e => getComputedStyle(e).visibility === 'visible'", arg=hint.element_handle(),
+                         timeout=WAIT)
+
+
 def test_the_arrow_keys_step_the_player_of_the_section_on_screen(server, page):
     """Lesson 9 on a projector has a player per bug: → steps the one in the section on screen."""
     pg = page
