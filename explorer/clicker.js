@@ -84,6 +84,25 @@
     const r = box.getBoundingClientRect(), head = headBottom(), bottom = screenBottom();
     return r.bottom <= bottom + 1 || r.top <= head + 1 ? 0 : Math.min(r.bottom - bottom, r.top - head);
   }
+  // The deck's last section, and PageDown again: a line says so, for a moment, where a press did nothing (a teacher's
+  // walk pressed twice more at the end of lesson 14, to no effect).
+  function endOfDeck() {
+    let note = q(".fv-end");
+    if (!note) {
+      note = document.createElement("div");
+      note.className = "fv-end";
+      note.setAttribute("role", "status");
+      note.textContent = "End of the deck · PageUp goes back";
+      note.style.cssText = "position:fixed;left:50%;bottom:2rem;transform:translateX(-50%);z-index:1000;" +
+        "padding:0.6rem 1.2rem;border-radius:0.5rem;background:#111;color:#fff;font-size:1.3rem;" +
+        "pointer-events:none;opacity:0;transition:opacity 0.2s";
+      document.body.appendChild(note);
+    }
+    note.style.opacity = "1";
+    clearTimeout(note.__fvHide);
+    note.__fvHide = setTimeout(() => { note.style.opacity = "0"; }, 2500);
+    return null;
+  }
   // Scroll section k on by `by` px: its next part on screen (a scroll, no run: nothing to wait for).
   function scrollOn(k, by) {
     scroller().scrollTop += by;
@@ -149,7 +168,7 @@
         return t && t.i !== 0 ? step(k + 1, 0) : null;
       }
       const next = button("next_lesson");
-      return next ? clickLesson(next) : null;
+      return next ? clickLesson(next) : endOfDeck();
     }
     if (into(k) > 2) { go(k); return null; }  // scrolled into this section: back to its top
     if (s && s.i > 0) { const w = step(k, s.i - 1); if (w) return w; }

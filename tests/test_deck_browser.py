@@ -356,6 +356,24 @@ def test_a_deck_of_one_lesson_has_no_lesson_buttons_and_the_clicker_still_walks_
     assert page.locator(".st-key-prev_lesson button, .st-key-next_lesson button").count() == 0
 
 
+def test_pagedown_past_the_decks_end_says_so(server, page):
+    """At the last section of the deck's last lesson a press did nothing, twice (a teacher's walk): it now says the
+    deck has ended, and stays there."""
+    pg = page
+    pg.goto(lesson_url(server, 2, "?present=true&deck=3&sec=end"))
+    on_lesson(pg, 2)
+    pg.wait_for_function("() => window.__fvSection && window.__fvSection.k === window.__fvSection.of", timeout=WAIT)
+    end = pg.locator(".fv-end")
+    for _ in range(8):  # the last section's figures first, each brought whole on screen
+        settled(pg)
+        pg.keyboard.press("PageDown")
+        if end.count() and end.evaluate("e => getComputedStyle(e).opacity") != "0":
+            break
+    expect(end).to_have_text("End of the deck · PageUp goes back")
+    pg.wait_for_function("e => getComputedStyle(e).opacity === '1'", arg=end.element_handle(), timeout=WAIT)
+    assert pg.url.split("?")[0].endswith(path_of(2))
+
+
 
 def _open_with_buttons_held(pg, held: list, url: str, skeleton: str = ".st-key-reveal_answer") -> None:
     """Open `url` with Button's code held back (each request waits in `held` until continued), as a busy machine
