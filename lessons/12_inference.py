@@ -206,12 +206,16 @@ def _merge() -> None:
     st.markdown(f"One query row against 16 cached keys (d = 4, random values), cut into {len(steps)} chunks. Each "
                 "chunk returns its own max m_i, sum l_i and unnormalised output O_i; the merge puts them on one "
                 f"baseline, m = max m_i = **{m:.6f}**, scaling each by e^(m_i − m):")
+    # on a projector the conclusion stands above the table: under 8 chunks' rows it fell below the screen, and the
+    # next press opened lesson 13 (a teacher's walk)
+    above = st.container() if ui.presenting() else None
     ui.table(pd.DataFrame([{k: v for k, v in s.items() if k != "O_i"} | {f"O_i[{j}]": s["O_i"][j] for j in range(4)}
                            for s in steps]), "merge_steps")
     err = float(np.abs(O - unsplit).max())
-    st.markdown(f"l = Σ e^(m_i − m) l_i = **{l:.6f}**; O = Σ e^(m_i − m) O_i / l = "
-                f"[{', '.join(f'{x:.6f}' for x in O)}]. Unsplit attention gives "
-                f"[{', '.join(f'{x:.6f}' for x in unsplit)}]: the largest difference is **{err:.1e}**, float noise.")
+    (above or st).markdown(f"l = Σ e^(m_i − m) l_i = **{l:.6f}**; O = Σ e^(m_i − m) O_i / l = "
+                           f"[{', '.join(f'{x:.6f}' for x in O)}]. Unsplit attention gives "
+                           f"[{', '.join(f'{x:.6f}' for x in unsplit)}]: the largest difference is **{err:.1e}**, "
+                           "float noise.")
     lse, O_lse = decode.merge_lse([(np.float64(s["lse_i"]), s["O_i"] / s["l_i"]) for s in steps])
     st.markdown(f"Flash-Decoding as published writes the same numbers in another form: each chunk's normalised "
                 f"output O_i / l_i and one log-sum-exp, lse_i = m_i + log l_i (the lse_i column). Its reduction "
