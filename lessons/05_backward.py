@@ -87,7 +87,9 @@ ui.side_by_side(
     (lambda: cache.figure(charts.flops_bars, seed_demo().tables["memory and flops"]), "backward_flops",
      ("n", "d", "Br")))
 ui.slide("The tables")
-ui.table(mem, "backward_memory", f"d = {cfg.d}, {cfg.dtype}; stored in MB",
+ui.table(mem, "backward_memory", f"d = {cfg.d}, {cfg.dtype}; stored in MB; extra flops %: flash's recompute over "
+         "standard, forward and backward, as counted here; seed's %: the seed's own figure, whose counts leave out "
+         "one backward matmul",
          headers={"std stored MB": "std stored", "flash stored MB": "flash stored",
                   "flash stored + O MB": "flash + O", "seed's extra %": "seed's %"})
 ui.table(traffic, "backward_traffic", "HBM traffic of forward + backward")
