@@ -113,3 +113,11 @@ def test_only_the_tile_bugs_run_at_the_labs_d():
     assert {bug for bug in BUGS if symptoms.player_config(LAB, bug)[0].d == LAB.d} == set(symptoms.AT_THE_LABS_D)
     small, _ = symptoms.player_config(LAB, "tiles_too_small")
     assert costs.flash_cost(BUGS["tiles_too_small"].apply(small)).hbm_bytes > costs.standard_cost(small).hbm_bytes
+
+
+def test_kb_rounds_a_half_up_as_the_players_meters_do():
+    """player_common.js's kb uses toFixed, which rounds an exact half up; Python's format rounds it to even. Lesson
+    9's line said "the 28 KB tile working set" over a player saying "29 KB in SRAM" (a teacher's walk)."""
+    from flashviz.players.symptoms import _kb
+    assert [_kb(x * 1024) for x in (28.5, 29.5, 28.4, 9.25, 9.75, 0.5, 100.0)] == [
+        "29 KB", "30 KB", "28 KB", "9.3 KB", "9.8 KB", "0.5 KB", "100 KB"]

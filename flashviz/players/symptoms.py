@@ -6,6 +6,7 @@ caption that says "step 12: the first inf, row 65" is true of the step the playe
 """
 from __future__ import annotations
 
+from decimal import ROUND_HALF_UP, Decimal
 from typing import NamedTuple
 
 from .animation import teaching_config
@@ -36,8 +37,11 @@ def player_config(lab: Config, bug: str) -> tuple[Config, str | None]:
 
 
 def _kb(nbytes: float) -> str:
-    """Bytes in KB as the player's meters print them (player_common.js's kb)."""
-    return f"{nbytes / KB:.0f} KB" if nbytes >= 10 * KB else f"{nbytes / KB:.1f} KB"
+    """Bytes in KB as the player's meters print them (player_common.js's kb): JavaScript's toFixed rounds an exact
+    half up, where Python's format rounds it to even, and 28.5 KB read "28 KB" over a player saying "29 KB"."""
+    places = 0 if nbytes >= 10 * KB else 1
+    shown = Decimal(nbytes / KB).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+    return f"{shown} KB"
 
 
 def _mb(nbytes: float) -> str:
