@@ -260,9 +260,11 @@ def check_lagging_max(ck: Claims, p: dict) -> None:
     # the tiled run, once its question is revealed: the why line and the metrics against the engine
     ck.at.button(key="reveal_inline_os_lagging").click().run()
     text = "\n".join(md.value for md in ck.at.markdown)
-    q = ck.find(rf"Random attention at n = ({NUM}), d = (\d+), (\d+) × (\d+) tiles, scores with std ({NUM})", text)
+    q = ck.find(rf"Random attention at n = ({NUM}), d = (\d+), (\d+) × (\d+) tiles(, causal)?, scores with std ({NUM})",
+                text)
     n = int(number(q.group(1)))
     cfg = engine_config(p)
+    ck.expect(bool(q.group(5)) == cfg.causal, f"{q.group(0)!r}: causal is {cfg.causal}")
     ck.expect(n == min(cfg.n, 2048, 64 * min(cfg.Br, cfg.Bc)), f"the run's n {n} is not ui.simulable's")
     run = rescale.lagging_run(cfg.at_n(n), spread, tau)
     ck.expect(ck.metric("rescales at τ = 0") == f"{run.every_new_max:,}", f"τ = 0 rescales {run.every_new_max}")

@@ -120,9 +120,9 @@ def lagging_max_skips(cfg: Config, spread: float, tau: float, run=None) -> Quest
         why = (f"No tile after the first raised any row's max over the {cfg.n} rows: no rescale changes anything, "
                f"so there is nothing to skip ({after}).")
     return Question(
-        f"Random attention at n = {cfg.n}, d = {cfg.d}, {cfg.Br} × {cfg.Bc} tiles, scores with std {spread:g}: "
-        f"of the rescales that change l and O (one per tile that raises a row's max), what share does "
-        f"FlashAttention-4's lagging max skip at τ = {tau:g}?", "share", run.skip_share, why,
+        f"Random attention at n = {cfg.n}, d = {cfg.d}, {cfg.Br} × {cfg.Bc} tiles{', causal' if cfg.causal else ''}, "
+        f"scores with std {spread:g}: of the rescales that change l and O (one per tile that raises a row's max), "
+        f"what share does FlashAttention-4's lagging max skip at τ = {tau:g}?", "share", run.skip_share, why,
         shown=f"{share} ({run.skips:,} of {every:,})")
 
 
