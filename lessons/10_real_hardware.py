@@ -159,13 +159,13 @@ ui.table(view.drop(columns=["dtype", "pass", "d"]).assign(**{
              "DRAM / model": _or_not_measured(view["DRAM / model"], ".3f")}), "hw_measured",
          f"d = {d}, {dtype}, {pass_}, B·H = 2³⁰ / n² heads; times in ms (÷ roofline: measured over the roofline's), "
          f"bytes in MB (DRAM: Nsight Compute's reads and writes, float16 forward at n = {profiled} only; "
-         "— where Nsight Compute did not run); bound by model: where the model's bytes put the kernel on the "
+         "— where Nsight Compute did not run); model's: the bound where the model's bytes put the kernel on the "
          "roofline, not the measured bytes",
          show=["impl", "n", "measured ms", "roofline ms", "measured / roofline", "model MB",
                "measured DRAM MB", "DRAM / model", "bound"],
          headers={"measured ms": "measured", "roofline ms": "roofline",
                   "measured / roofline": "÷ roofline", "model MB": "model", "measured DRAM MB": "DRAM",
-                  "DRAM / model": "DRAM ÷ model", "bound": "bound by model"}, formats={"model MB": ".0f"})
+                  "DRAM / model": "DRAM ÷ model", "bound": "model's"}, formats={"model MB": ".0f"})
 
 
 @ui.section

@@ -102,8 +102,7 @@ with right:
              "puts the two by the two-level count (HBM and SRAM, no L2: every re-read of the prefill's K and V comes "
              "from HBM; measured on the H200, FlashAttention's forward is compute-bound, lesson 10); balance in bytes "
              "per flop",
-             headers={"balance, bytes/flop": "balance", "decode bound": "decode",
-                      "prefill bound": "prefill, no L2"})
+             headers={"balance, bytes/flop": "balance", "decode bound": "decode", "prefill bound": "prefill"})
 st.markdown(f"On the {hw.name}: decode is **{dec['bound']}-bound** at {dec['attainable TFLOP/s']:.3g} TFLOP/s, "
             f"prefill **{pre['bound']}-bound** at {pre['attainable TFLOP/s']:.3g} TFLOP/s, by the two-level count, "
             f"HBM and SRAM with no L2 between ({ui.assumes('two_level')}; {ui.assumes('roofline')})."
