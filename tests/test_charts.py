@@ -383,3 +383,12 @@ def test_the_running_stats_axis_gives_l_no_score_unit():
     title = fig.layout.yaxis.title.text.replace("<br>", " ")  # wrapped to fit the plot's height
     assert "m (score units)" in title and "l (sum, no unit)" in title, title
     assert [t.name for t in fig.data] == ["running max m", "running sum l"]
+
+
+@pytest.mark.parametrize("blocks", [1, 4, 9, 32, 128])
+def test_the_running_statistics_count_blocks_in_whole_numbers(blocks):
+    """Blocks are counted whole: plotly's own ticks put 1.5, 2.5 and 3.5 under four blocks (a teacher's walk). At most
+    about eight ticks, each on a block."""
+    axis = charts.running_stats([(0.5, 1.0)] * blocks).to_dict()["layout"]["xaxis"]
+    assert axis["tickmode"] == "linear" and axis["tick0"] == 1
+    assert isinstance(axis["dtick"], int) and axis["dtick"] >= 1 and blocks / axis["dtick"] <= 8
