@@ -74,8 +74,8 @@ _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 def value_text(x: float) -> str:
     """A value that may span many decades, as a table cell a back row reads: the whole number with thousands
     separated where it is one (65,504, not 65500) or from 1,000 up, four significant figures below (six where four
-    would round a fraction to a whole number), from a million three and a power
-    of ten (3.40 × 10³⁸, not 3.4028234663852886e+38). None or NaN: "—" (the type cannot hold it)."""
+    would round a fraction to a whole number), and below 0.001 or from a million up three figures and a power of
+    ten (3.40 × 10³⁸, not 3.4028234663852886e+38). None or NaN: "—" (the type cannot hold it)."""
     if x is None or x != x:
         return "—"
     if x != 0 and not 1e-3 <= abs(x) < 1e6:
