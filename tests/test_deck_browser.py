@@ -245,10 +245,10 @@ def test_pagedown_brings_a_question_below_the_screen_on_screen_before_it_reveals
     on_lesson(pg, 1)
     pg.locator("h1").first.click()
     pg.keyboard.press("PageDown")  # the lesson's question answered: its sections are drawn
-    pg.wait_for_selector("[data-testid='stMain'] .fv-slide", state="attached", timeout=WAIT)
-    sec = pg.evaluate("() => [...document.querySelectorAll('[data-testid=\"stMain\"] .fv-slide')]"
-                      ".findIndex(m => m.dataset.title.startsWith('Rescale only')) + 1")
-    assert sec > 0
+    marks = ("() => [...document.querySelectorAll('[data-testid=\"stMain\"] .fv-slide')]"
+             ".findIndex(m => m.dataset.title.startsWith('Rescale only')) + 1")
+    pg.wait_for_function(marks, timeout=WAIT)  # that section drawn (the run draws the page's sections in turn)
+    sec = pg.evaluate(marks)
     open_at_section(pg, lesson_url(server, 1, f"?present=true&sec={sec}"), 1, sec)
     settled(pg)
     box = pg.locator(".st-key-question_os_lagging")
@@ -279,8 +279,9 @@ def test_while_the_question_stands_the_next_lesson_button_does_not_say_pagedown(
     assert hint.evaluate("e => getComputedStyle(e).visibility") == "hidden"
     pg.keyboard.press("PageDown")
     expect(pg.locator(".st-key-reveal_answer")).to_have_count(0, timeout=WAIT)
-    pg.wait_for_function("e => getComputedStyle(e).visibility === 'visible'", arg=hint.element_handle(),
-                         timeout=WAIT)
+    # the button as the page draws it now: the run after the reveal may draw it anew
+    pg.wait_for_function("() => { const k = document.querySelector('.st-key-next_lesson kbd');"
+                         " return !!k && getComputedStyle(k).visibility === 'visible'; }", timeout=WAIT)
 
 
 def test_the_arrow_keys_step_the_player_of_the_section_on_screen(server, page):

@@ -307,6 +307,10 @@ def test_at_1280_an_equation_that_fits_says_nothing_of_scrolling(server, tabs):
         pg.goto(lesson_url(server, k))
         opened(pg, k)
         pg.wait_for_selector("[data-testid='stMain'] .katex-display", timeout=WAIT)
+        # each equation watched by explorer/wide_tables.js, and its observer's first callback run (after a layout)
+        pg.wait_for_function("() => [...document.querySelectorAll('[data-testid=\"stMain\"] .katex-display')]"
+                             ".every(k => k.__fvWatched)", timeout=WAIT)
+        pg.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
         cues = pg.evaluate(EQUATION_CUES)
         assert cues and not any(wide for wide, _ in cues), (k, cues)
         assert all(after in ("none", "normal") for _, after in cues), (k, cues)
