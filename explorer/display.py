@@ -51,20 +51,27 @@ _GRIDS_LOCK = threading.Lock()
 MOST_GRIDS = 256
 
 
-def _prepared(df, headers: dict, formats: dict, rows: int | None, texts: dict | None = None) -> tuple:
-    """(the grid's data, each column's config) for `table`: the first `rows` of the frame, or all; the columns of
-    `texts` as its functions write their values."""
+def _prepared(df, headers: dict, formats: dict, rows: int | None, texts: dict | None = None,
+              largest: str | None = None) -> tuple:
+    """(the grid's data, each column's config) for `table`: the first `rows` of the frame, or all; with `largest`,
+    the `rows` rows with the largest values in that column, in the frame's order; the columns of `texts` as its
+    functions write their values."""
     texts = texts or {}
     if not isinstance(df, pd.DataFrame):
         return (df if rows is None else df.head(rows)), _column_config(df, headers, formats)
-    key = (frame_key(df), tuple(headers.items()), tuple(formats.items()), rows,
+    key = (frame_key(df), tuple(headers.items()), tuple(formats.items()), rows, largest,
            tuple((col, f"{f.__module__}.{f.__qualname__}") for col, f in texts.items()))
     with _GRIDS_LOCK:
         hit = _GRIDS.get(key)
         if hit is not None:
             _GRIDS.move_to_end(key)
             return hit
-    shown = df if rows is None else df.head(rows)
+    if rows is None:
+        shown = df
+    elif largest is None:
+        shown = df.head(rows)
+    else:  # ties in the frame's order
+        shown = df.iloc[np.sort(np.argsort(-df[largest].to_numpy(dtype=float), kind="stable")[:rows])]
     # a yes/no column as words: the grid draws a bool as a pale checkbox, ticked or not, that the back row cannot tell
     # apart (a teacher's walk: lesson 4's "fits SRAM", the message of its table)
     said = {col: yes_no for col, dtype in shown.dtypes.items() if dtype.kind == "b"} | texts
@@ -89,21 +96,25 @@ PROJECTOR_ROWS = 12
 
 
 def table(df, key: str, caption: str | None = None, show=None, headers: dict | None = None,
-          formats: dict | None = None, texts: dict[str, Callable] | None = None) -> None:
+          formats: dict | None = None, texts: dict[str, Callable] | None = None, largest: str | None = None) -> None:
     """A table with units in its headers (or, where `headers` shortens them, in its caption) and a CSV
     download of every column. `show`: the columns the page shows, key columns first (a phone sees
     those and scrolls to the rest), so that the table fits 1280 px beside the sidebar; the CSV keeps
     the others. (A pinned column would stay in sight on a phone, but the grid draws it faded.)
     `formats`: a format spec for a column whose default precision is noise (".0f" for thousands of MB). `texts`: a
     function that writes a column's values as text, for a column a format spec cannot print (values over many
-    decades: format.value_text); the CSV keeps the numbers."""
+    decades: format.value_text); the CSV keeps the numbers. `largest`: the column whose largest values pick the rows a
+    projector shows, where the first rows would be the wrong ones (lesson 2's weights: its first 12 near zero, the
+    largest past them)."""
     if caption:
         st.caption(caption)
     # on a projector every row drawn is seen, none behind a scroll inside the table: cut to fit
     rows = PROJECTOR_ROWS if presenting() else None
-    grid, config = _prepared(df, headers or {}, formats or {}, rows, texts)
+    grid, config = _prepared(df, headers or {}, formats or {}, rows, texts, largest)
     if rows is not None and rows < len(df):
-        st.caption(f"The first {rows} of its {len(df)} rows on a projector; the CSV has them all.")
+        which = (f"first {rows} of its {len(df)} rows" if largest is None else
+                 f"{rows} of its {len(df)} rows with the largest {largest}, in their order,")
+        st.caption(f"The {which} on a projector; the CSV has them all.")
     st.dataframe(grid, hide_index=True, column_order=show, column_config=config, key=f"{key}_table",
                  height="content" if rows is not None else "auto")
     # The CSV is written when the button is clicked, not on every rerun of every table. The click

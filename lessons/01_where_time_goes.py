@@ -24,8 +24,7 @@ kernels = cache.roofline_points(roof, hw, kernels=True)  # as the kernels it run
 std_k, flash_pt = kernels[kernels["method"] == "standard"], kernels.iloc[-1]
 times = cache.standard_time(roof, hw)
 need, feed = points.iloc[0]["bytes per flop"], hw.balance(roof.dtype)
-waiting = std_k[std_k["bound"] == "memory"]["kernel"].tolist()
-bound_here = "memory" if 2 * times["memory-bound us"] > times["kernels us"] else "compute"
+waiting, bound_here = times["waiting"], times["bound"]  # kernel by kernel, as its question judges
 share = f"{times['memory-bound us'] / times['kernels us']:.0%}"
 
 ui.slide("The numbers")

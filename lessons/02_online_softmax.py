@@ -70,7 +70,9 @@ blocks = pd.DataFrame({"block": range(1, len(steps) + 1), "m": [m for m, _ in st
 ui.slide("The running statistics")
 ui.table(blocks, "online_softmax_blocks", "Running statistics after each block")
 ui.slide("The weights, three ways")
-ui.table(weights, "online_softmax_weights", "Weights, three ways")
+# on a projector, the rows whose weights are seen: the first ones of a row are near zero
+ui.table(weights.rename_axis("position").reset_index(), "online_softmax_weights", "Weights, three ways",
+         largest="softmax")
 
 ui.slide("Without the max: overflow")
 st.subheader("Without the max: overflow")
@@ -148,9 +150,7 @@ lag_cfg = ui.simulable(ui.config())
 lag = cache.lagging_run(lag_cfg, spread, tau)
 if predict.inline(questions.lagging_max_skips(lag_cfg, spread, tau, lag), "os_lagging"):
     c = st.columns(4)
-    c[0].metric("rescales at τ = 0", f"{lag.every_new_max:,}",
-                help=f"One per tile that raised a row's max. FlashAttention-2 multiplies at every tile after a "
-                     f"row's first: {lag.every_tile:,} times here, by 1 at the others.")
+    c[0].metric("rescales at τ = 0", f"{lag.every_new_max:,}", help="One per tile that raised a row's max.")
     c[1].metric(f"done at τ = {tau:g}", f"{lag.done:,}")
     c[2].metric(f"skipped at τ = {tau:g}", f"{lag.skips:,}")
     c[3].metric("largest weight", f"2^{lag.peak_log2:.2f}", help=f"τ allows 2^{tau:g}")

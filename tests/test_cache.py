@@ -63,6 +63,9 @@ def test_a_tables_grid_sends_the_bytes_st_dataframe_sends_for_its_frame():
     changed, _ = _prepared(frames[0].assign(n=[1024, 4096]), {}, {}, None)
     assert changed.column("n").to_pylist() == [1024, 4096]
     assert _prepared(frames[2], {}, {}, None)[0].column("ok").to_pylist() == ["✓ yes", "✗ no"]
+    # a projector's rows picked by a column's largest values, kept in the frame's order, ties to the first
+    picked, _ = _prepared(pd.DataFrame({"at": range(6), "w": [0.1, 0.5, 0.2, 0.5, 0.9, 0.0]}), {}, {}, 3, largest="w")
+    assert picked.column("at").to_pylist() == [1, 3, 4]
 
 
 def same(a, b) -> None:

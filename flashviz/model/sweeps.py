@@ -145,13 +145,17 @@ def roofline_points(cfg: Config, hw: Hardware, kernels: bool = False) -> pd.Data
 
 def standard_time(cfg: Config, hw: Hardware) -> dict:
     """Standard attention's time on the roofline, µs: its kernels one after another, the part
-    of that spent in memory-bound kernels, and the seed's single point for comparison."""
+    of that spent in memory-bound kernels, and the seed's single point for comparison; and the
+    verdict kernel by kernel (lesson 1's and its question's): "memory"-bound when the kernels that
+    wait on HBM take more than half the time, with those kernels' names ("waiting") of its "kernels"."""
     kernels = roofline_points(cfg, hw, kernels=True)
     kernels = kernels[kernels["method"] == "standard"]
     time = kernels["time us (roofline)"]
-    return {"kernels us": float(time.sum()),
-            "memory-bound us": float(time[kernels["bound"] == "memory"].sum()),
-            "one point us": float(roofline_points(cfg, hw).iloc[0]["time us (roofline)"])}
+    total, waits = float(time.sum()), float(time[kernels["bound"] == "memory"].sum())
+    return {"kernels us": total, "memory-bound us": waits,
+            "one point us": float(roofline_points(cfg, hw).iloc[0]["time us (roofline)"]),
+            "bound": "memory" if 2 * waits > total else "compute",
+            "waiting": kernels[kernels["bound"] == "memory"]["kernel"].tolist(), "kernels": len(kernels)}
 
 
 def loop_orders(cfg: Config) -> pd.DataFrame:

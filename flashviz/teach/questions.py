@@ -62,12 +62,9 @@ def where_time_goes(cfg: Config, hw: Hardware) -> Question:
     feed = hw.balance(roof.dtype)
     bound = "memory" if need > feed else "compute"
     # kernel by kernel, as the lesson's body judges it (sweeps.standard_time): the time in memory-bound kernels
-    kernels = sweeps.roofline_points(roof, hw, kernels=True)
-    kernels = kernels[kernels["method"] == "standard"]
     times = sweeps.standard_time(roof, hw)
-    by_kernels = "memory" if 2 * times["memory-bound us"] > times["kernels us"] else "compute"
-    waiting = kernels[kernels["bound"] == "memory"]["kernel"].tolist()
-    names = (f"all {len(kernels)} of its kernels" if len(waiting) == len(kernels) else
+    by_kernels, waiting = times["bound"], times["waiting"]
+    names = (f"all {times['kernels']} of its kernels" if len(waiting) == times["kernels"] else
              " and ".join(f"the {k}" for k in waiting) or "none of its kernels")
     share = f"{times['memory-bound us'] / times['kernels us']:.0%}"
     waits = (f"{names} {'waits' if len(waiting) == 1 else 'wait'} on HBM, {share} of the time" if waiting else
