@@ -71,11 +71,15 @@
   // top bar), so every figure is seen whole at some press; PageUp from there goes back to the section's top.
   const FIGURES = '.fv-plot, iframe, [data-testid="stDataFrame"]';
   const screenBottom = () => { const s = scroller(); return Math.min(innerHeight, s ? s.getBoundingClientRect().bottom : innerHeight); };
+  // A press that brought only a figure's last few pixels up moved the page 7-100 px and looked dead to the room
+  // (a teacher's walk, lessons 3, 5 and 11): it scrolls at least a third of the screen where the figure's top, and
+  // a caption line above it (ROOM px), stay under the top bar, so the figure is still whole.
+  const ROOM = 64;
   function onward(k) {
     for (const f of document.querySelectorAll('[data-testid="stMain"] :is(' + FIGURES + ')')) {
       if (!inSection(f, k) || !f.checkVisibility() || f.getBoundingClientRect().height === 0) continue;
       const by = below(f);
-      if (by) return by;
+      if (by) return Math.max(by, Math.min(innerHeight / 3, f.getBoundingClientRect().top - headBottom() - ROOM));
     }
     return 0;
   }

@@ -57,8 +57,23 @@ LOOK = """() => {
 }"""
 
 
+SCROLLED = "() => document.querySelector('[data-testid=\"stMain\"]').scrollTop"
+# After a press that scrolled a section on by less than a third of the screen: a figure whole on screen whose top
+# stands within the clicker's ROOM (64 px, a caption line) of the top bar, so that scrolling further would have cut
+# it or its caption; or the page at its end. Else the press moved the page a few pixels where it could have moved a
+# third of the screen, and looked dead to the room (a teacher's walk: 7-100 px in lessons 3, 5 and 11).
+TOPPED = """() => {
+  const head = document.querySelector('[data-testid="stHeader"]').getBoundingClientRect().bottom;
+  const s = document.querySelector('[data-testid="stMain"]');
+  if (s.scrollTop + s.clientHeight >= s.scrollHeight - 1) return true;
+  return [...document.querySelectorAll('[data-testid="stMain"] :is(.fv-plot, iframe, [data-testid="stDataFrame"])')]
+    .some(f => { const r = f.getBoundingClientRect();
+      return r.height > 0 && r.top >= head - 1 && r.top <= head + 64 + 1 && r.bottom <= innerHeight + 1; });
+}"""
+
+
 def look(pg) -> dict:
-    return pg.evaluate(LOOK)
+    return {**pg.evaluate(LOOK), "top": pg.evaluate(SCROLLED)}
 
 
 def path_of(k: int) -> str:
@@ -83,11 +98,12 @@ def settled(pg) -> None:
                          ".every(c => c.querySelector('.main-svg'))", timeout=WAIT)
 
 
-def walk_forward(pg, deck: list[int], settings: dict) -> tuple[list[tuple], dict]:
+def walk_forward(pg, deck: list[int], settings: dict) -> tuple[list[tuple], dict, list[tuple]]:
     """PageDown from the first lesson of the deck to the last one's last section, each lesson opened with
-    every one of `settings` in its address. Returns the (lesson, section, preset) of every stop, and per
-    lesson the figures never shown whole at any stop (name: height px)."""
-    stops, misses = [], {}
+    every one of `settings` in its address. Returns the (lesson, section, preset) of every stop, per
+    lesson the figures never shown whole at any stop (name: height px), and the presses that scrolled a
+    section on by less than a third of the screen where the figure had room to go further (lesson, section, px)."""
+    stops, misses, short = [], {}, []
     for at, k in enumerate(deck):
         on_lesson(pg, k, settings)
         seen, sizes = set(), {}
@@ -124,6 +140,9 @@ def walk_forward(pg, deck: list[int], settings: dict) -> tuple[list[tuple], dict
                                      "(s.k === k + 1 || (s.k === k && s.part === p + 1)); }",
                                      arg=[now["k"], now["part"]], timeout=WAIT)
                 if pg.evaluate("() => window.__fvSection.k") == now["k"]:
+                    moved = pg.evaluate(SCROLLED) - now["top"]
+                    if not now["inline_below"] and moved < 720 / 3 - 1 and not pg.evaluate(TOPPED):
+                        short.append((k + 1, now["k"], round(moved)))
                     continue
                 # the clicker writes `sec` as it scrolls; a run still ending rewrites the address bar and
                 # the clicker writes it again when the run ends (explorer/clicker.js settled)
@@ -133,7 +152,7 @@ def walk_forward(pg, deck: list[int], settings: dict) -> tuple[list[tuple], dict
         missing = {name: sizes[name] for name in sizes if name not in seen}
         if missing:
             misses[k + 1] = missing
-    return stops, misses
+    return stops, misses, short
 
 
 def _wait_step(pg, k: int, step: int) -> None:
@@ -202,9 +221,10 @@ def test_the_clicker_alone_shows_every_figure_and_walks_back(server, page, deck)
     # the address keeps each setting, but one at its default, which the app leaves out of every link
     kept = {key: value for key, value in (pair.split("=") for pair in settings.split("&"))
             if SHARED[key].parse(value)[0] != SHARED[key].default}
-    forward, misses = walk_forward(pg, deck, kept)
+    forward, misses, short = walk_forward(pg, deck, kept)
     assert [k for k in dict.fromkeys(k for k, _, _ in forward)] == deck, "the deck's lessons, in its order"
     assert not misses, f"figures never whole on a 1280x720 screen, by lesson: {misses}"
+    assert not short, f"presses that moved the page a few px where it could go a third of a screen: {short}"
     # Back: the deck of four all the way; every lesson's deck over its last three lessons, whose sections step
     # back through presets (lessons 12 and 13) and each open the one before at its last section (the same
     # clicker code for every lesson; the walk forward has shown every section of every lesson).
