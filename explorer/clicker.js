@@ -83,6 +83,20 @@
     }
     return 0;
   }
+  // What of section k is still below the screen once its figures have been seen, in px: text under its last figure
+  // (a teacher's walk: lesson 2's sink paragraph ran past the screen's edge and the next press left the lesson, so
+  // the room never read its end). The section's last block is the one before the next section's mark, or before the
+  // deck's marker (drawn after the lesson) for the last section; blocks with no height (styles) are not its last. A
+  // block whose last TAIL px are below the screen has its text on it (a line is 27 px): a press there moved 240 px to
+  // show a margin.
+  const TAIL = 12;
+  function tail(k) {
+    const next = marks()[k] || deckNow(), box = next && next.closest('[data-testid="stElementContainer"]');
+    let last = box && box.previousElementSibling;
+    while (last && last.getBoundingClientRect().height === 0) last = last.previousElementSibling;
+    const left = last ? last.getBoundingClientRect().bottom - screenBottom() : 0;
+    return left > TAIL ? left : 0;
+  }
   // How far to scroll so that `box` is whole on screen (its top under the top bar if it is taller): 0 if it is.
   function below(box) {
     const r = box.getBoundingClientRect(), head = headBottom(), bottom = screenBottom();
@@ -166,6 +180,9 @@
       if (s && s.i < s.n - 1) { const w = step(k, s.i + 1); if (w) return w; }
       const by = onward(k);
       if (by > 1) return scrollOn(k, by);
+      // a screen at a time, less a line kept (ROOM), and at least a third of one, as onward
+      const rest = Math.min(tail(k), screenBottom() - headBottom() - ROOM);
+      if (rest > 0) return scrollOn(k, Math.max(rest, innerHeight / 3));
       if (k < marks().length) {
         go(k + 1);
         const t = stepOf(k + 1);

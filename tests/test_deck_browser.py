@@ -47,7 +47,14 @@ LOOK = """() => {
   const box = inline.filter(inSection).map(b => b.closest('[class*="st-key-question_"]') || b)[0];
   const low = !!box && box.getBoundingClientRect().bottom > innerHeight + 1 &&
               box.getBoundingClientRect().top > head + 1;
-  return { k, of: marks.length, inline: inline.length, inline_here: inline.some(inSection), inline_below: low,
+  // how far the section's last block (before the next section's mark, or the deck's marker after the lesson) reaches
+  // below the screen: the clicker shows it before it leaves the section
+  const endMark = marks[k] || document.querySelector('.fv-deck');
+  let last = endMark && endMark.closest('[data-testid="stElementContainer"]');
+  last = last && last.previousElementSibling;
+  while (last && last.getBoundingClientRect().height === 0) last = last.previousElementSibling;
+  const tail = last ? Math.round(last.getBoundingClientRect().bottom - innerHeight) : 0;
+  return { k, of: marks.length, inline: inline.length, tail, inline_here: inline.some(inSection), inline_below: low,
            part: at && at.k === k ? at.part || 0 : 0, onward,
            step: mark && mark.dataset.steps ? Number(mark.dataset.step) : null,
            steps: mark && mark.dataset.steps ? Number(mark.dataset.steps) : null,
@@ -98,12 +105,13 @@ def settled(pg) -> None:
                          ".every(c => c.querySelector('.main-svg'))", timeout=WAIT)
 
 
-def walk_forward(pg, deck: list[int], settings: dict) -> tuple[list[tuple], dict, list[tuple]]:
+def walk_forward(pg, deck: list[int], settings: dict) -> tuple[list[tuple], dict, list[tuple], list[tuple]]:
     """PageDown from the first lesson of the deck to the last one's last section, each lesson opened with
     every one of `settings` in its address. Returns the (lesson, section, preset) of every stop, per
-    lesson the figures never shown whole at any stop (name: height px), and the presses that scrolled a
-    section on by less than a third of the screen where the figure had room to go further (lesson, section, px)."""
-    stops, misses, short = [], {}, []
+    lesson the figures never shown whole at any stop (name: height px), the presses that scrolled a section on by
+    less than a third of the screen where the figure had room to go further (lesson, section, px), and the sections
+    left with their last block's end below the screen (lesson, section, px below it)."""
+    stops, misses, short, unseen = [], {}, [], []
     for at, k in enumerate(deck):
         on_lesson(pg, k, settings)
         seen, sizes = set(), {}
@@ -121,7 +129,7 @@ def walk_forward(pg, deck: list[int], settings: dict) -> tuple[list[tuple], dict
                 capture(pg, SHOTS / f"deck_{k + 1:02d}_{now['k']}{preset}.png")
             stepping = now["steps"] is not None and now["step"] < now["steps"] - 1
             last = (now["revealed"] and now["k"] == now["of"] and not now["inline_here"] and not stepping
-                    and not now["onward"])
+                    and not now["onward"] and now["tail"] <= 12)
             if last and at == len(deck) - 1:
                 break
             pg.keyboard.press("PageDown")
@@ -136,9 +144,16 @@ def walk_forward(pg, deck: list[int], settings: dict) -> tuple[list[tuple], dict
             elif stepping and not now["inline_here"]:  # the next preset of this section's own control
                 _wait_step(pg, now["k"], now["step"] + 1)
             else:  # the next section at the top, or this one scrolled on to a figure or question not yet whole
-                pg.wait_for_function("([k, p]) => { const s = window.__fvSection; return !!s && "
-                                     "(s.k === k + 1 || (s.k === k && s.part === p + 1)); }",
-                                     arg=[now["k"], now["part"]], timeout=WAIT)
+                try:
+                    pg.wait_for_function("([k, p]) => { const s = window.__fvSection; return !!s && "
+                                         "(s.k === k + 1 || (s.k === k && s.part === p + 1)); }",
+                                         arg=[now["k"], now["part"]], timeout=WAIT)
+                except Exception as err:
+                    raise AssertionError(f"lesson {k + 1}, section {now['k']} of {now['of']}: the press neither "
+                                         f"scrolled it on nor opened the next section (its end {now['tail']} px "
+                                         f"below the screen); now at {pg.url}") from err
+                if pg.evaluate("() => window.__fvSection.k") != now["k"] and now["tail"] > 12:
+                    unseen.append((k + 1, now["k"], now["tail"]))  # left with its end below the screen
                 if pg.evaluate("() => window.__fvSection.k") == now["k"]:
                     moved = pg.evaluate(SCROLLED) - now["top"]
                     if not now["inline_below"] and moved < 720 / 3 - 1 and not pg.evaluate(TOPPED):
@@ -152,7 +167,7 @@ def walk_forward(pg, deck: list[int], settings: dict) -> tuple[list[tuple], dict
         missing = {name: sizes[name] for name in sizes if name not in seen}
         if missing:
             misses[k + 1] = missing
-    return stops, misses, short
+    return stops, misses, short, unseen
 
 
 def _wait_step(pg, k: int, step: int) -> None:
@@ -221,10 +236,12 @@ def test_the_clicker_alone_shows_every_figure_and_walks_back(server, page, deck)
     # the address keeps each setting, but one at its default, which the app leaves out of every link
     kept = {key: value for key, value in (pair.split("=") for pair in settings.split("&"))
             if SHARED[key].parse(value)[0] != SHARED[key].default}
-    forward, misses, short = walk_forward(pg, deck, kept)
+    forward, misses, short, unseen = walk_forward(pg, deck, kept)
     assert [k for k in dict.fromkeys(k for k, _, _ in forward)] == deck, "the deck's lessons, in its order"
     assert not misses, f"figures never whole on a 1280x720 screen, by lesson: {misses}"
     assert not short, f"presses that moved the page a few px where it could go a third of a screen: {short}"
+    # a teacher's walk: lesson 2's sink paragraph ran past the screen's edge and the next press left the lesson
+    assert not unseen, f"sections left before their end was on screen (lesson, section, px below): {unseen}"
     # Back: the deck of four all the way; every lesson's deck over its last three lessons, whose sections step
     # back through presets (lessons 12 and 13) and each open the one before at its last section (the same
     # clicker code for every lesson; the walk forward has shown every section of every lesson).
