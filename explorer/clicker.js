@@ -4,7 +4,8 @@
 // `.fv-deck[data-present="1"]`): a lesson is a deck of sections, each starting at a `.fv-slide` mark
 // (`slide()`), section 0 being the top of the page. PageDown reveals the open question, then an
 // unrevealed question inside the section on screen (first scrolling it whole onto the screen), then
-// scrolls the next section to the top under the top bar, and after the last one presses the next-lesson
+// scrolls the section on until each figure has been whole on screen and its end has been on screen
+// (`onward`, `tail`), then scrolls the next section to the top under the top bar, and after the last one presses the next-lesson
 // button; PageUp walks back the same way and, from the top, opens the previous lesson at its last
 // section. Moving between sections is a scroll in the browser, no rerun; the section on screen goes into the URL as `sec` (replaceState),
 // so a reload or a presenter link resumes there. The players ask `__fvOwnsKeys(frame)` whether their
