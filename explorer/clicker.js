@@ -5,10 +5,11 @@
 // (`slide()`), section 0 being the top of the page. PageDown reveals the open question, then an
 // unrevealed question inside the section on screen (first scrolling it whole onto the screen), then
 // scrolls the section on until each figure has been whole on screen and its end has been on screen
-// (`onward`, `tail`), then scrolls the next section to the top under the top bar, and after the last one presses the next-lesson
-// button; PageUp walks back the same way and, from the top, opens the previous lesson at its last
-// section. Moving between sections is a scroll in the browser, no rerun; the section on screen goes into the URL as `sec` (replaceState),
-// so a reload or a presenter link resumes there. The players ask `__fvOwnsKeys(frame)` whether their
+// (`onward`, `tail`), then scrolls the next section to the top under the top bar, and after the last
+// one presses the next-lesson button; PageUp walks back the same way and, from the top, opens the
+// previous lesson at its last section. Moving between sections is a scroll in the browser, no rerun;
+// the section on screen goes into the URL as `sec` (replaceState), so a reload or a presenter link
+// resumes there. The players ask `__fvOwnsKeys(frame)` whether their
 // frame lies in the section on screen, so → and space step the player the teacher is looking at.
 // A press is held until the page it acts on is drawn (drain(), below), so none is lost to a run.
 // Fixed code; from the URL it reads only whether `present` is one of four fixed words.
