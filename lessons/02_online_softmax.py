@@ -70,8 +70,9 @@ blocks = pd.DataFrame({"block": range(1, len(steps) + 1), "m": [m for m, _ in st
 ui.slide("The running statistics")
 ui.table(blocks, "online_softmax_blocks", "Running statistics after each block")
 ui.slide("The weights, three ways")
-# on a projector, the rows whose weights are seen: the first ones of a row are near zero
-ui.table(weights.rename_axis("position").reset_index(), "online_softmax_weights", "Weights, three ways",
+# on a projector, the rows whose weights are seen: the first ones of a row are near zero; their position last, so a
+# phone's screen keeps the bug's column
+ui.table(weights.assign(position=np.arange(len(weights))), "online_softmax_weights", "Weights, three ways",
          largest="softmax")
 
 ui.slide("Without the max: overflow")
