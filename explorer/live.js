@@ -60,6 +60,7 @@ export default function ({ data, setTriggerValue }) {
     if (!(el.dataset.liveKnob in data.knobs)) delete el.dataset.liveKnob;
   }
   rewatch(live);
+  follow(live);  // a drag drawn in the frame its pointer moved in (explorer/pointer.js)
   snapWatch(live);
   snapSoon(live);  // the copies for a drag, drawn while the page is idle (explorer/snapshots.js)
   if (!live.page) {  // a slider drawn after this script ran (its code still loading, or drawn anew): watched then
@@ -187,9 +188,9 @@ function current(live, knob) {
 // redraws after a move seldom hold up the frame of the next (a task that runs before the frame delays its paint: at
 // 40 ms a move on lesson 12, and a drag paused for a moment met them all in one task).
 const LATER_MS = 150, HELD_MS = 1000;
-function moved(live, knob, el) {
+function moved(live, knob, el, raw = Number(el.value)) {
   if (!current(live, knob)) return;
-  const raw = Number(el.value), later = [];
+  const later = [];
   // React sets the attribute again on any render (a resize, say): only a new value is a move
   if (live.drawnAt[knob] === raw) return;
   live.drawnAt[knob] = raw;

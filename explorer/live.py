@@ -65,9 +65,10 @@ MOST_BYTES_PER_VALUE = 12_000
 
 _override: contextvars.ContextVar[Mapping[str, Any] | None] = contextvars.ContextVar("live_override", default=None)
 
-# explorer/snapshots.js, the drawings made ahead for a drag, is put before live.js: one script
-_component = st.components.v2.component("flashviz.live", js=(HERE / "snapshots.js").read_text()
-                                        + (HERE / "live.js").read_text(),
+# explorer/snapshots.js, the drawings made ahead for a drag, and pointer.js, a drag's value from its pointer, are put
+# before live.js: one script
+_component = st.components.v2.component("flashviz.live", js="".join((HERE / f).read_text() for f in (
+                                            "snapshots.js", "pointer.js", "live.js")),
                                         isolate_styles=False)
 
 

@@ -250,6 +250,59 @@ def test_a_live_slider_stepped_by_keyboard_redraws_its_charts_and_reaches_the_ur
     assert knob in query(page)
 
 
+# In the page, through the drags: each chart drawn mid-drag, the value it was drawn at beside the one the slider itself
+# held then; and each value the slider took, beside the one the pointer had been taken to be at (explorer/pointer.js).
+FRAMES = """k => { const el = document.querySelector(`[data-live-knob='${k}']`), live = window.__fvLive;
+  if (!window.__draws) {
+    window.__draws = []; window.__takes = [];
+    document.addEventListener('fv-live-drawn', e => { if (e.detail.moving) window.__draws.push(
+      [live.drawnAt[k], Number(document.querySelector(`[data-live-knob='${k}']`).value)]); }, true);
+  }
+  new MutationObserver(() => { const p = window.__fvLive.pointerAt;
+    window.__takes.push([p && p.knob === k ? p.raw : null, Number(el.value)]); })
+    .observe(el, {attributes: true, attributeFilter: ['aria-valuetext']}); }"""
+
+
+@pytest.mark.parametrize(("k", "knob"), [(7, "n"), (1, "os_block")])
+def test_a_drag_draws_its_charts_in_the_frame_the_pointer_moved_in_at_the_value_the_slider_then_takes(
+        server, page, k, knob):
+    """Streamlit's slider takes a pointer's move in React's next task, after the frame the move came in is drawn;
+    the charts are drawn in that frame, at the value the slider's own rule gives (explorer/pointer.js), so they
+    show the new value while the slider still shows the old one, and the slider then takes the very value they
+    show. Dragged from a thumb held off its centre, then from a press on the track, in moves of uneven length."""
+    page.goto(lesson_url(server, k))
+    opened(page, k)
+    state = live_state(page)
+    charts = followers(state, knob)
+    page.locator(f".st-key-{charts[0]}").first.evaluate("e => e.scrollIntoView({block: 'end'})")
+    handle = thumb(page, knob)
+    handle.scroll_into_view_if_needed()
+    page.evaluate(FRAMES, knob)
+    track = page.locator(f"[data-live-knob='{knob}']").locator("xpath=../../..").bounding_box()
+    box = handle.bounding_box()
+    y = box["y"] + box["height"] / 2
+    width = track["width"]
+    for start in (box["x"] + box["width"] / 2 + 4, track["x"] + width * 0.3):  # the thumb held 4 px off; the track
+        page.mouse.move(start, y)
+        page.mouse.down()
+        x = start
+        for dx in (0.37, 0.11, -0.05, 0.23, 0.31, -0.19, 0.07):  # of the track's width, ends overshot on purpose
+            x = min(max(x + dx * width, track["x"] - 20), track["x"] + width + 20)
+            page.mouse.move(x, y, steps=2)
+        page.mouse.up()
+        page.wait_for_url(re.compile(rf"[?&]{re.escape(knob)}="), timeout=WAIT)
+        drawn(page, k)
+        state = live_state(page)
+        page.evaluate(FRAMES, knob)
+    takes = page.evaluate("() => window.__takes")
+    draws = page.evaluate("() => window.__draws")
+    moved = [t for t in takes if t[0] is not None]
+    assert len(moved) >= 6, f"the slider took the drag's values: {takes}"
+    assert all(abs(p - v) < 1e-9 for p, v in moved), f"the slider took the values the pointer was taken at: {takes}"
+    ahead = [d for d in draws if abs(d[0] - d[1]) > 1e-9]
+    assert ahead, f"a chart was drawn at the drag's value before the slider showed it: {draws}"
+
+
 def test_lesson_13s_timeline_is_a_player_stepped_and_played_by_the_keys(server, page):
     """→ steps the key tile (the chart at once, the URL after the run), space plays it to the last, Home
     goes back to the first; a key pressed in a focused control stays with the control."""

@@ -1,0 +1,67 @@
+// A drag's value read from the pointer, in the frame the pointer moved in (explorer/live.js; this file is put
+// before it, in one script). Streamlit's slider (react-aria's) takes a pointer move in React's next task, after the
+// browser has drawn the frame the move came in: a chart redrawn only once the slider shows its new value is painted
+// a frame late (about 16 ms of a move's 33, bench/live.py, BENCHMARKS.md "Live charts"). So the slider's own rule is
+// followed here as the move comes in: where the pointer is along the track, from where the thumb stood at the
+// drag's first move plus the pointer's travel since it went down, snapped to the slider's step between its ends
+// (react-aria's useSliderThumb and useSlider: getThumbPercent × the track's width, plus each move's pageX
+// difference, getPercentValue). The chart is drawn at that value at once, and when the slider then shows its
+// value, live.js redraws only if the two differ. Nothing is computed here but which of the slider's own values the
+// pointer is at: the figures are still the engine's.
+
+// The track of the slider whose range input is `el` (the thumb's parent; the input sits in the thumb).
+function trackOf(el) {
+  const thumb = el.parentElement && el.parentElement.parentElement;
+  return thumb && thumb.parentElement;
+}
+
+// The slider's value at `percent` (0 to 1) of its track: its step's nearest, within its ends (getPercentValue).
+function valueAt(el, percent) {
+  const lo = Number(el.min), hi = Number(el.max), step = Number(el.step) || 1;
+  const raw = Math.round((percent * (hi - lo)) / step) * step + lo;
+  return Math.min(hi, Math.max(lo, raw));
+}
+
+// Once a page: each pointer that goes down on a live slider's track is followed until it comes up.
+function follow(live) {
+  if (live.following) return;
+  live.following = true;
+  document.addEventListener("pointerdown", (e) => {
+    live.drag = live.pointerAt = null;
+    if (e.button !== 0 || !e.target || !e.target.closest) return;
+    for (const knob of Object.keys(live.knobs)) {
+      const el = input(knob), track = el && trackOf(el);
+      if (track && track.contains(e.target)) {
+        live.drag = { knob, id: e.pointerId, x: e.pageX, at: null };
+        return;
+      }
+    }
+  }, true);
+  document.addEventListener("pointermove", (e) => {
+    const drag = live.drag;
+    if (!drag || e.pointerId !== drag.id || !e.buttons || live.pointerOff) return;  // pointerOff: tests, as before
+    const el = input(drag.knob), track = el && trackOf(el);
+    if (!track || !(drag.knob in live.knobs)) return;
+    const dx = e.pageX - drag.x;
+    drag.x = e.pageX;
+    if (!dx) return;  // react-aria too takes no move that did not move
+    const width = track.getBoundingClientRect().width;
+    if (!width) return;
+    const lo = Number(el.min), hi = Number(el.max);
+    // the thumb's place at the first move: where the slider's value puts it (after a press on the track, that value)
+    if (drag.at === null) drag.at = ((Number(el.value) - lo) / (hi - lo || 1)) * width;
+    drag.at += dx;
+    const raw = valueAt(el, Math.min(1, Math.max(0, drag.at / width)));
+    if (live.frame) {  // a move of the slider's own still waiting for its frame: this one is newer
+      cancelAnimationFrame(live.frame);
+      live.frame = 0;
+    }
+    live.pointerAt = { knob: drag.knob, raw };  // for tests: what the pointer was taken to be at
+    moved(live, drag.knob, el, raw);
+  }, true);
+  for (const type of ["pointerup", "pointercancel"]) {
+    document.addEventListener(type, (e) => {
+      if (live.drag && e.pointerId === live.drag.id) live.drag = null;
+    }, true);
+  }
+}
