@@ -50,6 +50,8 @@ def main() -> None:
     ui.live_flush(current)  # the live charts' figures along their sliders, after everything is drawn
 
 
-with threads.one_run_at_a_time():  # the readers' runs take turns (explorer/threads.py says why)
+# the readers' runs take turns, those on a page the reader has before first visits (explorer/threads.py says why)
+with threads.one_run_at_a_time(soon=st.session_state.get(threads.HAS_PAGE, False)):
     main()
+    st.session_state[threads.HAS_PAGE] = True
     warm.start()  # once a process: what later readers' first visits share, computed after this run (explorer/warm.py)

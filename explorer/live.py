@@ -242,7 +242,7 @@ def flush(page: str) -> None:
 
 
 @st.fragment
-@threads.runs_alone
+@threads.runs_in_line  # an ask: as long as a first visit (explorer/threads.py)
 def _carry() -> None:
     """The component with the figures along the sliders: those built already, and the sliders whose
     figures are missing; in a run the browser triggered, the figures of the sliders it asked for."""

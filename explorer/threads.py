@@ -16,7 +16,11 @@ CPU per rerun from 90 to 65-69 ms (BENCHMARKS.md, "Many readers", which says wha
 every reader). A run that stops early (a rerun, a page switch, a closed tab) leaves the lock by its exception.
 
 Turns are taken in the order the runs came (`Turns`): with Python's own lock, a thread that asked later, and held
-the GIL when the lock came free, could take it before one that had waited for seconds. A thread passes the lock
+the GIL when the lock came free, could take it before one that had waited for seconds. But a reader's run on the
+page it already has (a slider let go: tens of ms) goes before the first visits and the asks for a slider's live
+figures in line (hundreds of ms each), at most MOST_PASSES of them before each: while a class of 30 opened their
+lessons at once, a move let go waited 2.4 s at the median behind the first visits in line, and these moves, 5% of a
+minute's, set its p95 (BENCHMARKS.md, "Many readers"). A thread passes the lock
 once: a fragment drawn inside its page's run does not ask again, and neither does one of a run that had waited
 MOST_WAIT_S and went on beside the holder. Each of those fragments once waited MOST_WAIT_S more: CI saw a
 presenter's link to lesson 9 (its sections are fragments) take 58 s to draw.
@@ -44,8 +48,14 @@ def hand_over_sooner() -> None:
 _log = logging.getLogger(__name__)
 
 
+# How many runs of the short line (`Turns`: readers' runs on the page they have) may go, one after another, before the
+# first of the long one (first visits, asks for live figures): the long line still moves while readers move.
+MOST_PASSES = 2
+
+
 class Turns:
-    """A lock its waiters get in the order they asked for it. Not reentrant (one_run_at_a_time counts a thread's
+    """A lock its waiters get in the order they asked for it, in two lines: the short one (`soon`) before the long
+    one, but at most MOST_PASSES in a row while the long one waits. Not reentrant (one_run_at_a_time counts a thread's
     passes itself)."""
 
     def __init__(self) -> None:
@@ -53,26 +63,35 @@ class Turns:
         self._owner: int | None = None
         self._since = 0.0
         self._line: collections.deque[object] = collections.deque()  # the waiters' tickets, first come first
+        self._soon: collections.deque[object] = collections.deque()  # the short line's
+        self._passes = 0  # short-line turns taken in a row while the long line waited
 
-    def acquire(self, timeout: float) -> bool:
-        """Wait for this thread's turn, at most `timeout` s: whether it came."""
+    def _next(self) -> object | None:
+        """The ticket whose turn comes next (None: no one waits)."""
+        if self._soon and (not self._line or self._passes < MOST_PASSES):
+            return self._soon[0]
+        return self._line[0] if self._line else None
+
+    def acquire(self, timeout: float, soon: bool = False) -> bool:
+        """Wait for this thread's turn, at most `timeout` s: whether it came. `soon`: in the short line."""
         with self._cond:
-            ticket = object()
-            self._line.append(ticket)
+            ticket, line = object(), self._soon if soon else self._line
+            line.append(ticket)
             deadline = time.monotonic() + timeout
             try:
-                while self._owner is not None or self._line[0] is not ticket:
+                while self._owner is not None or self._next() is not ticket:
                     left = deadline - time.monotonic()
                     if left <= 0:
                         raise TimeoutError
                     self._cond.wait(left)
             except BaseException as gone:  # out of the line (a ticket left in it would stop every later run)
-                self._line.remove(ticket)
+                line.remove(ticket)
                 self._cond.notify_all()  # the next may now be first, and the lock free
                 if isinstance(gone, TimeoutError):
                     return False
                 raise
-            self._line.popleft()  # its own ticket: the next waits for release()
+            line.popleft()  # its own ticket: the next waits for release()
+            self._passes = self._passes + 1 if soon and self._line else 0
             self._owner, self._since = threading.get_ident(), time.monotonic()
             return True
 
@@ -104,11 +123,16 @@ MOST_WAIT_S = 30.0
 last_run_end = 0.0  # time.monotonic() when a reader's run last left one_run_at_a_time (explorer/warm.py waits on it)
 
 
+# The session state's key a reader's session holds once a run of the app has drawn its page (app.py).
+HAS_PAGE = "_fv_has_page"
+
+
 @contextlib.contextmanager
-def one_run_at_a_time(reader: bool = True) -> Iterator[None]:
+def one_run_at_a_time(reader: bool = True, soon: bool = False) -> Iterator[None]:
     """Inside: no other reader's run of the app (or of a fragment) runs; one that starts meanwhile waits (at most
     MOST_WAIT_S). (A widget's callback, and app.py's lines before it, run before the lock is taken.) `reader`
-    False: work of the process's own (explorer/warm.py), which does not count as a reader's run."""
+    False: work of the process's own (explorer/warm.py), which does not count as a reader's run. `soon`: a reader's
+    run on the page it has, in the short line (`Turns`)."""
     global last_run_end
     depth = getattr(_passed, "depth", 0)
     if depth:  # a fragment inside its page's run: this thread has had its turn (or has waited it out)
@@ -119,7 +143,7 @@ def one_run_at_a_time(reader: bool = True) -> Iterator[None]:
             _passed.depth = depth
         return
     asked = time.monotonic()
-    alone = _ONE_RUN.acquire(timeout=MOST_WAIT_S)
+    alone = _ONE_RUN.acquire(timeout=MOST_WAIT_S, soon=soon)
     if not alone:
         _log.warning("flashviz: a run waited %.1f s for its turn and goes on beside the run that has held it for "
                      "%.1f s", time.monotonic() - asked, _ONE_RUN.held_for())
@@ -135,6 +159,13 @@ def one_run_at_a_time(reader: bool = True) -> Iterator[None]:
 
 
 def runs_alone(func: Callable[..., Any]) -> Callable[..., Any]:
-    """`func` run inside one_run_at_a_time: for a fragment, which reruns without app.py (under @st.fragment). Not
-    for a fragment that runs beside its page's run (a parallel one): it would wait for that run to end."""
-    return one_run_at_a_time()(func)  # a context manager from contextlib decorates too, entered anew each call
+    """`func` run inside one_run_at_a_time: for a fragment, which reruns without app.py (under @st.fragment), on the
+    page its reader has: in the short line. Not for a fragment that runs beside its page's run (a parallel one): it
+    would wait for that run to end."""
+    return one_run_at_a_time(soon=True)(func)  # a context manager from contextlib decorates too, entered anew each call
+
+
+def runs_in_line(func: Callable[..., Any]) -> Callable[..., Any]:
+    """As runs_alone, for a fragment whose run is as long as a first visit (the figures along a slider a reader asked
+    for: explorer/live.py): in the long line, with the first visits."""
+    return one_run_at_a_time()(func)

@@ -133,6 +133,57 @@ def test_the_runs_get_the_lock_in_the_order_they_asked():
     assert turns.acquire(timeout=1)  # free again
 
 
+def test_a_readers_run_on_its_page_goes_before_first_visits_at_most_most_passes_in_a_row():
+    """While a run holds the lock, two first visits ask (the long line), then four runs on a page the reader has
+    (the short line): these go first, MOST_PASSES of them, then a first visit, then MOST_PASSES more, then the rest;
+    each line first come, first served."""
+    turns, order = threads.Turns(), []
+    assert turns.acquire(timeout=1)
+
+    def run(name, soon):
+        assert turns.acquire(timeout=30, soon=soon)
+        order.append(name)
+        turns.release()
+
+    started = []
+    for name, soon in (("visit 1", False), ("visit 2", False), ("move 1", True), ("move 2", True), ("move 3", True),
+                       ("move 4", True)):
+        t = threading.Thread(target=run, args=(name, soon))
+        t.start()
+        started.append(t)
+        while len(turns._line) + len(turns._soon) < len(started):  # in line before the next asks
+            time.sleep(0.001)
+    turns.release()
+    for t in started:
+        t.join(30)
+    assert threads.MOST_PASSES == 2
+    assert order == ["move 1", "move 2", "visit 1", "move 3", "move 4", "visit 2"]
+    assert turns.acquire(timeout=1, soon=True)  # free again, from either line
+    turns.release()
+    assert turns.acquire(timeout=1)
+
+
+def test_a_run_of_a_reader_who_has_the_page_is_in_the_short_line(monkeypatch):
+    """app.py: a session's first run is in the long line; once a run has drawn its page, its next runs are in the short
+    one. A fragment (a lesson's own controls) is in the short one; an ask for a slider's figures in the long one."""
+    asked = []
+    real = threads.Turns.acquire
+
+    def spy(self, timeout, soon=False):
+        asked.append(soon)
+        return real(self, timeout, soon)
+
+    monkeypatch.setattr(threads.Turns, "acquire", spy)
+    at = open_page(PAGES[0])
+    assert not at.exception and asked == [False]
+    at.run()
+    assert asked == [False, True]
+    asked.clear()
+    threads.runs_alone(lambda: None)()
+    threads.runs_in_line(lambda: None)()
+    assert asked == [True, False]
+
+
 def test_a_waiter_that_gives_up_leaves_the_line():
     """A run that waited its most and went on is out of the line: the lock, once free, is anyone's at once."""
     turns = threads.Turns()
@@ -155,7 +206,7 @@ def _streamlit_call(node: ast.AST, name: str) -> bool:
 
 
 def _runs_alone(node: ast.AST) -> bool:
-    return isinstance(node, ast.Attribute) and node.attr == "runs_alone"
+    return isinstance(node, ast.Attribute) and node.attr in ("runs_alone", "runs_in_line")
 
 
 def fragments_not_alone(tree: ast.AST) -> tuple[int, list[int]]:
