@@ -31,7 +31,7 @@ function follow(live) {
     if (e.button !== 0 || !e.target || !e.target.closest) return;
     for (const knob of Object.keys(live.knobs)) {
       const el = input(knob), track = el && trackOf(el);
-      if (track && track.contains(e.target)) {
+      if (track && track.contains(e.target) && !el.disabled) {  // a disabled slider does not move
         live.drag = { knob, id: e.pointerId, x: e.pageX, at: null };
         return;
       }
