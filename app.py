@@ -50,8 +50,9 @@ def main() -> None:
     ui.live_flush(current)  # the live charts' figures along their sliders, after everything is drawn
 
 
-# the readers' runs take turns, those on a page the reader has before first visits (explorer/threads.py says why)
-with threads.one_run_at_a_time(soon=st.session_state.get(threads.HAS_PAGE, False)):
+# The readers' runs take turns, a run of the page the reader already has (a slider let go) before first visits and
+# switches to another lesson (explorer/threads.py says why).
+with threads.one_run_at_a_time(soon=threads.on_its_page()):
     main()
-    st.session_state[threads.HAS_PAGE] = True
+    threads.page_drawn()
     warm.start()  # once a process: what later readers' first visits share, computed after this run (explorer/warm.py)

@@ -85,12 +85,14 @@ COPIES = """k => JSON.stringify(Object.entries(window.__fvLive.charts).filter(([
                  value: document.querySelector(`[data-live-knob='${k}']`).value}]; }))"""
 
 
-def drag(page, knob: str, moves: int, ahead: bool = False) -> tuple[list[float] | None, float | None, list]:
+def drag(page, knob: str, moves: int, ahead: bool = False) -> tuple[list[float] | None, float | None, list,
+                                                                   list[float]]:
     """The pointer comes over the slider (the page asks for its figures if it lacks them: the time until
     they are in, ms, or None when they were there already; with `ahead`, until the copies of its charts are drawn
     too); then the slider is dragged one value at a time, right then back: each step's input-to-repaint (ms) of the
     charts in view. The first chart that follows it goes to the bottom of the screen; the slider stays in view (a
-    lesson's own row of live sliders sticks under the top bar). Also the charts that were in view, for bare_floor."""
+    lesson's own row of live sliders sticks under the top bar). Also the charts that were in view, for bare_floor,
+    and each step timed to a plain task after the paint (TIMER)."""
     el = page.locator(f"[data-live-knob='{knob}']")
     thumb = el.locator("xpath=../..")
     track = el.locator("xpath=../../..")
@@ -109,7 +111,7 @@ def drag(page, knob: str, moves: int, ahead: bool = False) -> tuple[list[float] 
     built = (time.perf_counter() - t) * 1e3 if lacking or ahead else None
     charts = charts_of(page, knob)
     if not charts:
-        return None, built, []
+        return None, built, [], []
     # the first chart that follows it at the bottom of the screen, and the slider in view: the sidebar's stays
     # put, and a lesson's own row stays under the top bar (explorer/css.py)
     chart = page.locator(f".st-key-{charts[0]}:not([data-stale='true'])").first  # not one left from before
@@ -133,14 +135,11 @@ def drag(page, knob: str, moves: int, ahead: bool = False) -> tuple[list[float] 
         with contextlib.suppress(PlaywrightError):  # a move that stayed within one value: nothing to redraw
             page.wait_for_function("n => window.__fvLatencies.length > n", arg=seen, timeout=1_000)
     out = page.evaluate("() => window.__fvLatencies.slice()")
-    LATER[knob] = page.evaluate("() => window.__fvLatenciesTask.slice()")
+    later = page.evaluate("() => window.__fvLatenciesTask.slice()")
     figures = page.evaluate(GRAB, [knob, charts])
     page.mouse.up()
     page.wait_for_selector(IDLE, timeout=60_000)
-    return out, built, figures
-
-
-LATER: dict[str, list[float]] = {}  # each slider's last drag, timed to a plain task after the paint
+    return out, built, figures, later
 
 
 # The charts in view that follow a slider, as the page holds them (the figure as its run drew it, and the figures
@@ -265,8 +264,7 @@ def main() -> None:
                     continue  # no live chart on this lesson
                 for knob in found:
                     name = f"{lesson.url_path} · {knob}"
-                    drags, fill, figures = drag(page, knob, args.moves)
-                    later[name] = LATER.get(knob, [])
+                    drags, fill, figures, later[name] = drag(page, knob, args.moves)
                     if fill is not None:
                         fills[name] = fill
                     if drags is not None:  # None: no chart follows it at these settings
@@ -274,7 +272,7 @@ def main() -> None:
                         floors[name] = bare_floor(bare, figures, args.moves) if figures else []
                         # again, once the page has drawn its copies for this slider's charts (the release of the
                         # drag above ran the page again: its copies are drawn anew)
-                        ahead[name], copying[name], _ = drag(page, knob, args.moves, ahead=True)
+                        ahead[name], copying[name], _, _ = drag(page, knob, args.moves, ahead=True)
             page.goto(app.url)
             page.wait_for_selector(IDLE, timeout=60_000)
             rerun = [settled_after_key(page, page.locator("[data-live-knob='n']"),

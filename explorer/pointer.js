@@ -15,11 +15,13 @@ function trackOf(el) {
   return thumb && thumb.parentElement;
 }
 
-// The slider's value at `percent` (0 to 1) of its track: its step's nearest, within its ends (getPercentValue).
+// The slider's value at `percent` (0 to 1) of its track: its step's nearest, within its ends, rounded to the step's
+// decimals (getPercentValue, and snapValueToStep where the slider takes it: 0.30000000000000004 is 0.3).
 function valueAt(el, percent) {
   const lo = Number(el.min), hi = Number(el.max), step = Number(el.step) || 1;
-  const raw = Math.round((percent * (hi - lo)) / step) * step + lo;
-  return Math.min(hi, Math.max(lo, raw));
+  const raw = Math.min(hi, Math.max(lo, Math.round((percent * (hi - lo)) / step) * step + lo));
+  const decimals = (String(step).split(".")[1] || "").length, scale = 10 ** decimals;
+  return decimals ? Math.round(raw * scale) / scale : raw;
 }
 
 // Once a page: each pointer that goes down on a live slider's track is followed until it comes up.
@@ -28,7 +30,8 @@ function follow(live) {
   live.following = true;
   document.addEventListener("pointerdown", (e) => {
     live.drag = live.pointerAt = null;
-    if (e.button !== 0 || !e.target || !e.target.closest) return;
+    // the slider takes no press with Alt, Ctrl or Meta held on its track: none is followed here
+    if (e.button !== 0 || e.altKey || e.ctrlKey || e.metaKey || !e.target || !e.target.closest) return;
     for (const knob of Object.keys(live.knobs)) {
       const el = input(knob), track = el && trackOf(el);
       if (track && track.contains(e.target) && !el.disabled) {  // a disabled slider does not move
@@ -39,7 +42,8 @@ function follow(live) {
   }, true);
   document.addEventListener("pointermove", (e) => {
     const drag = live.drag;
-    if (!drag || e.pointerId !== drag.id || !e.buttons || live.pointerOff) return;  // pointerOff: tests, as before
+    // pointerOff: the slider's own value, as before (bench/pointer_frame.py measures the two side by side)
+    if (!drag || e.pointerId !== drag.id || !e.buttons || live.pointerOff) return;
     const el = input(drag.knob), track = el && trackOf(el);
     if (!track || !(drag.knob in live.knobs)) return;
     const dx = e.pageX - drag.x;

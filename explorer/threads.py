@@ -19,11 +19,12 @@ Turns are taken in the order the runs came (`Turns`): with Python's own lock, a 
 the GIL when the lock came free, could take it before one that had waited for seconds. But a reader's run on the
 page it already has (a slider let go: tens of ms) goes before the first visits and the asks for a slider's live
 figures in line (hundreds of ms each), at most MOST_PASSES of them before each: while a class of 30 opened their
-lessons at once, a move let go waited 2.4 s at the median behind the first visits in line, and these moves, 5% of a
-minute's, set its p95 (BENCHMARKS.md, "Many readers"). A thread passes the lock
-once: a fragment drawn inside its page's run does not ask again, and neither does one of a run that had waited
-MOST_WAIT_S and went on beside the holder. Each of those fragments once waited MOST_WAIT_S more: CI saw a
-presenter's link to lesson 9 (its sections are fragments) take 58 s to draw.
+lessons at once, a move let go waited 2.0-2.4 s at the median behind the first visits in line, and these moves, 5% of
+a minute's, set its p95 (BENCHMARKS.md, "Many readers"). A switch to another lesson is a first visit there.
+
+A thread passes the lock once: a fragment drawn inside its page's run does not ask again, and neither does one of
+a run that had waited MOST_WAIT_S and went on beside the holder. Each of those fragments once waited MOST_WAIT_S more:
+CI saw a presenter's link to lesson 9 (its sections are fragments) take 58 s to draw.
 """
 from __future__ import annotations
 
@@ -35,6 +36,9 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
+
+import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 SWITCH_INTERVAL_S = 0.0005
 
@@ -62,7 +66,7 @@ class Turns:
         self._cond = threading.Condition(threading.Lock())
         self._owner: int | None = None
         self._since = 0.0
-        self._line: collections.deque[object] = collections.deque()  # the waiters' tickets, first come first
+        self._line: collections.deque[object] = collections.deque()  # the long line's tickets, first come first
         self._soon: collections.deque[object] = collections.deque()  # the short line's
         self._passes = 0  # short-line turns taken in a row while the long line waited
 
@@ -86,6 +90,8 @@ class Turns:
                     self._cond.wait(left)
             except BaseException as gone:  # out of the line (a ticket left in it would stop every later run)
                 line.remove(ticket)
+                if not self._line:
+                    self._passes = 0  # no one in the long line is passed any more
                 self._cond.notify_all()  # the next may now be first, and the lock free
                 if isinstance(gone, TimeoutError):
                     return False
@@ -115,16 +121,35 @@ _passed = threading.local()  # .depth: how many one_run_at_a_time this thread is
 
 
 # A run that waits longer than this runs anyway, beside the one that holds the lock: a run stuck by a fault does
-# not stop every reader for good. Of 30 readers opening their lessons at once, the last waited 6.3-7.5 s for its
-# page (BENCHMARKS.md, "Many readers").
+# not stop every reader for good. Of 30 readers opening their lessons at once, the last waited 7.3-8.4 s for its
+# page (BENCHMARKS.md, "Many readers", session 60).
 MOST_WAIT_S = 30.0
 
 
 last_run_end = 0.0  # time.monotonic() when a reader's run last left one_run_at_a_time (explorer/warm.py waits on it)
 
 
-# The session state's key a reader's session holds once a run of the app has drawn its page (app.py).
+# The session state's key that holds the page a run of the app last drew to its end in this session (app.py):
+# Streamlit's hash of its script, which the browser sends back with every run of that page.
 HAS_PAGE = "_fv_has_page"
+
+
+def _page_hash() -> str | None:
+    """The page this run is of: the one the browser asked for, until st.navigation has settled it."""
+    ctx = get_script_run_ctx()
+    return ctx.page_script_hash if ctx is not None else None
+
+
+def on_its_page() -> bool:
+    """Whether this run of the app is of the page its reader already has (a slider let go, not a first visit nor a
+    switch to another lesson): in the short line (`Turns`)."""
+    drawn = st.session_state.get(HAS_PAGE)
+    return drawn is not None and drawn == _page_hash()
+
+
+def page_drawn() -> None:
+    """Record the page this run drew, to its end."""
+    st.session_state[HAS_PAGE] = _page_hash()
 
 
 @contextlib.contextmanager

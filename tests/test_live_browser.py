@@ -258,9 +258,13 @@ FRAMES = """k => { const el = document.querySelector(`[data-live-knob='${k}']`),
     document.addEventListener('fv-live-drawn', e => { if (e.detail.moving) window.__draws.push(
       [live.drawnAt[k], Number(document.querySelector(`[data-live-knob='${k}']`).value)]); }, true);
   }
-  new MutationObserver(() => { const p = window.__fvLive.pointerAt;
-    window.__takes.push([p && p.knob === k ? p.raw : null, Number(el.value)]); })
-    .observe(el, {attributes: true, attributeFilter: ['aria-valuetext']}); }"""
+  window.__watched = window.__watched || new WeakSet();  // each slider element watched once
+  if (!window.__watched.has(el)) {
+    window.__watched.add(el);
+    new MutationObserver(() => { const p = window.__fvLive.pointerAt;
+      window.__takes.push([p && p.knob === k ? p.raw : null, Number(el.value)]); })
+      .observe(el, {attributes: true, attributeFilter: ['aria-valuetext']});
+  } }"""
 
 
 @pytest.mark.parametrize(("k", "knob"), [(7, "n"), (1, "os_block")])
@@ -292,7 +296,7 @@ def test_a_drag_draws_its_charts_in_the_frame_the_pointer_moved_in_at_the_value_
         page.mouse.up()
         page.wait_for_url(re.compile(rf"[?&]{re.escape(knob)}="), timeout=WAIT)
         drawn(page, k)
-        state = live_state(page)
+        live_state(page)
         page.evaluate(FRAMES, knob)
     takes = page.evaluate("() => window.__takes")
     draws = page.evaluate("() => window.__draws")

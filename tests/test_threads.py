@@ -164,8 +164,9 @@ def test_a_readers_run_on_its_page_goes_before_first_visits_at_most_most_passes_
 
 
 def test_a_run_of_a_reader_who_has_the_page_is_in_the_short_line(monkeypatch):
-    """app.py: a session's first run is in the long line; once a run has drawn its page, its next runs are in the short
-    one. A fragment (a lesson's own controls) is in the short one; an ask for a slider's figures in the long one."""
+    """app.py: a session's first run is in the long line; once a run has drawn its page, its next runs of that page are
+    in the short one, and a switch to another lesson (a first visit there) in the long one. A fragment (a lesson's own
+    controls) is in the short one; an ask for a slider's figures in the long one."""
     asked = []
     real = threads.Turns.acquire
 
@@ -178,6 +179,10 @@ def test_a_run_of_a_reader_who_has_the_page_is_in_the_short_line(monkeypatch):
     assert not at.exception and asked == [False]
     at.run()
     assert asked == [False, True]
+    at.switch_page(PAGES[1]).run()
+    assert not at.exception and asked == [False, True, False]
+    at.run()
+    assert asked == [False, True, False, True]
     asked.clear()
     threads.runs_alone(lambda: None)()
     threads.runs_in_line(lambda: None)()
