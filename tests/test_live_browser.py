@@ -224,6 +224,24 @@ def test_a_lessons_own_live_sliders_stay_on_screen_over_the_charts_they_move(ser
     page.wait_for_selector(f"[data-live-knob='{knob}']", timeout=WAIT)
     scroll_to_chart()
     assert slider_seen(), f"lesson {k + 1}: {knob}'s slider on screen over {chart}"
+    # the pointer on it: Streamlit draws the ends of its range under the track, inside the row, not over the lesson
+    page.locator(f"[data-live-knob='{knob}']").locator("xpath=../..").hover()
+    ends = page.locator(f".st-key-{knob} [data-testid='stSliderTickBar']")
+    expect(ends).to_be_visible(timeout=WAIT)
+    over = page.evaluate("""k => { const el = document.querySelector(`[data-live-knob='${k}']`);
+        const row = el.closest("[data-testid='stLayoutWrapper']").getBoundingClientRect();
+        const ends = el.closest("[data-testid='stSlider']").querySelector("[data-testid='stSliderTickBar']");
+        return ends.getBoundingClientRect().bottom - row.bottom; }""", knob)
+    assert over <= 0.5, f"lesson {k + 1}: {knob}'s range ends reach {over:.1f} px below its row, over the lesson"
+    # a chart brought into view as a focus or an anchor brings it (to its top, with its scroll margin) rests under
+    # the row, not behind it
+    page.mouse.move(5, 5)
+    page.locator(f".st-key-{chart} .fv-plot").first.evaluate("e => e.scrollIntoView()")
+    hidden = page.evaluate("""([k, c]) => {
+        const row = document.querySelector(`[data-live-knob='${k}']`).closest("[data-testid='stLayoutWrapper']");
+        return row.getBoundingClientRect().bottom
+          - document.querySelector(`.st-key-${c} .fv-plot`).getBoundingClientRect().top; }""", [knob, chart])
+    assert hidden <= 0.5, f"lesson {k + 1}: {chart} scrolled into view has {hidden:.1f} px under the sliders' row"
     page.goto(lesson_url(server, k, "?present=true&sec=2"))  # a presenter's link, past the question
     drawn(page, k)
     page.wait_for_selector(f"[data-live-knob='{knob}']", timeout=WAIT)
