@@ -2,6 +2,7 @@
 from pathlib import Path
 
 import streamlit as st
+from streamlit.navigation.page import StreamlitPage
 
 from explorer import collector, nav, predict, threads, ui, warm
 from explorer.lessons import LESSONS
@@ -16,7 +17,6 @@ def main() -> None:
     # A local icon: an emoji or :material/ icon makes the browser fetch the favicon from a CDN.
     st.set_page_config(page_title="flashviz: why FlashAttention is fast",
                        page_icon=str(Path(__file__).parent / "explorer" / "favicon.png"), layout="wide")
-    ui.style()
     # Lesson 1 is the default, served at "/"; a hidden page at its own path ("/where-time-goes", as the
     # others are named) sends the reader there with the link's settings, instead of "Page not found".
     pages = [st.Page(lesson.file, title=f"{k}. {lesson.short}", url_path="start" if k == 1 else lesson.url_path,
@@ -27,6 +27,17 @@ def main() -> None:
     # Streamlit's navigation gives each lesson its address; nav.draw shows the lessons by chapter (nav.py says
     # why not Streamlit's own); the sidebar holds the settings.
     page = st.navigation([*pages, to_first], position="hidden")
+    # The readers' runs take turns from here on, a run of the page the reader already has (a slider let go) before
+    # first visits and switches to another lesson (explorer/threads.py says why): only the page's choice runs first.
+    with threads.one_run_at_a_time(soon=threads.on_its_page(page.url_path)):
+        draw_lesson(page, pages, to_first)
+        threads.page_drawn(page.url_path)
+        warm.start()  # once a process: what later readers' first visits share, computed after this run (warm.py)
+
+
+def draw_lesson(page: StreamlitPage, pages: list[StreamlitPage], to_first: StreamlitPage) -> None:
+    """The lesson `page` is (or, for `to_first`, the switch to lesson 1), under the shared settings."""
+    ui.style()
     ui.shared_controls()
     ui.deck()  # the presenter's lessons, from the link: the navigation below follows them
     if page is to_first:
@@ -50,9 +61,4 @@ def main() -> None:
     ui.live_flush(current)  # the live charts' figures along their sliders, after everything is drawn
 
 
-# The readers' runs take turns, a run of the page the reader already has (a slider let go) before first visits and
-# switches to another lesson (explorer/threads.py says why).
-with threads.one_run_at_a_time(soon=threads.on_its_page()):
-    main()
-    threads.page_drawn()
-    warm.start()  # once a process: what later readers' first visits share, computed after this run (explorer/warm.py)
+main()

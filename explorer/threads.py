@@ -38,7 +38,6 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 SWITCH_INTERVAL_S = 0.0005
 
@@ -129,27 +128,19 @@ MOST_WAIT_S = 30.0
 last_run_end = 0.0  # time.monotonic() when a reader's run last left one_run_at_a_time (explorer/warm.py waits on it)
 
 
-# The session state's key that holds the page a run of the app last drew to its end in this session (app.py):
-# Streamlit's hash of its script, which the browser sends back with every run of that page.
+# The session state's key that holds the address of the lesson a run of the app last drew to its end (app.py).
 HAS_PAGE = "_fv_has_page"
 
 
-def _page_hash() -> str | None:
-    """The page this run is of: the one the browser asked for, until st.navigation has settled it."""
-    ctx = get_script_run_ctx()
-    return ctx.page_script_hash if ctx is not None else None
+def on_its_page(url_path: str) -> bool:
+    """Whether this run of the app, of the lesson at `url_path` (st.navigation's choice), is of the page its reader
+    already has (a slider let go, not a first visit nor a switch to another lesson): in the short line (`Turns`)."""
+    return st.session_state.get(HAS_PAGE) == url_path
 
 
-def on_its_page() -> bool:
-    """Whether this run of the app is of the page its reader already has (a slider let go, not a first visit nor a
-    switch to another lesson): in the short line (`Turns`)."""
-    drawn = st.session_state.get(HAS_PAGE)
-    return drawn is not None and drawn == _page_hash()
-
-
-def page_drawn() -> None:
-    """Record the page this run drew, to its end."""
-    st.session_state[HAS_PAGE] = _page_hash()
+def page_drawn(url_path: str) -> None:
+    """Record the lesson this run drew, to its end."""
+    st.session_state[HAS_PAGE] = url_path
 
 
 @contextlib.contextmanager
