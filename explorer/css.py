@@ -97,10 +97,10 @@ STICKY_ROWS = """<style>
 @media (hover: hover) and (min-width: 1000px) {
   [data-testid="stMain"] [data-testid="stLayoutWrapper"]:has(> [data-testid="stHorizontalBlock"]
     input[data-live-knob]) {
+    /* the bottom room holds the ends of a slider's range, which Streamlit draws under the track while the pointer
+       is on it: 0.4rem left them over the lesson scrolling beneath */
     position: sticky; top: 3.75rem; z-index: 99; background: #fff; padding: 0.2rem 0 1.1rem;
     box-shadow: 0 6px 6px -6px rgba(0, 0, 0, 0.35); }
-  /* its bottom room holds the ends of a slider's range, which Streamlit draws under the track while the pointer is
-     on it: 0.4rem left them over the lesson scrolling beneath */
   /* what is scrolled into view (a player focused by Tab, a link's anchor) comes to rest under such a row: the rows
      end 171 px (one line of labels: lessons 2, 13, 14) to 231 px (lesson 12's) from the top of the screen */
   [data-testid="stMain"] :is(iframe, .fv-plot) { scroll-margin-top: 15rem; }
