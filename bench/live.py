@@ -13,9 +13,10 @@ machine: the rerun path (an arrow key on lesson 1's n slider, the server's run, 
 run over and its metric new) and Streamlit's own floor (a page of one slider, one metric and one chart: the
 same key until its figure is new, and until it is settled). And the floor of each live redraw: the same charts
 that were in view, redrawn along the same values in a page of plotly.js alone (no input event, no Streamlit).
-Each slider is dragged twice: at once, as the pointer comes over it, and again once the page has drawn the copies of
-its charts at each of its values (explorer/snapshots.js; the time from the pointer's coming to the copies drawn is
-printed).
+Each slider is dragged three times: at once, as the pointer comes over it; again at once right after it was let go at
+the next value (a key, and the page's run: the figures along it are the same, and the copies of the values the first
+drag drew stay; explorer/snapshots.js); and once the page has drawn the copies of its charts at each of its values
+(the time from the pointer's coming to the copies drawn is printed).
 
     python bench/live.py [--moves 12] [--keys 12] [--port 8730] [--lessons tiled-attention,fa2-fa1]
 """
@@ -85,17 +86,24 @@ COPIES = """k => JSON.stringify(Object.entries(window.__fvLive.charts).filter(([
                  value: document.querySelector(`[data-live-knob='${k}']`).value}]; }))"""
 
 
-def drag(page, knob: str, moves: int, ahead: bool = False) -> tuple[list[float] | None, float | None, list,
-                                                                   list[float]]:
+def drag(page, knob: str, moves: int, ahead: bool = False, again: bool = False) -> tuple[
+        list[float] | None, float | None, list, list[float]]:
     """The pointer comes over the slider (the page asks for its figures if it lacks them: the time until
     they are in, ms, or None when they were there already; with `ahead`, until the copies of its charts are drawn
     too); then the slider is dragged one value at a time, right then back: each step's input-to-repaint (ms) of the
     charts in view. The first chart that follows it goes to the bottom of the screen; the slider stays in view (a
     lesson's own row of live sliders sticks under the top bar). Also the charts that were in view, for bare_floor,
-    and each step timed to a plain task after the paint (TIMER)."""
+    and each step timed to a plain task after the paint (TIMER). With `again`, the slider is first let go at its next
+    value (a key, and the page's run to its end)."""
     el = page.locator(f"[data-live-knob='{knob}']")
     thumb = el.locator("xpath=../..")
     track = el.locator("xpath=../../..")
+    if again:
+        run = page.evaluate("() => window.__fvLive.run")
+        el.focus()
+        page.keyboard.press("ArrowLeft" if el.get_attribute("value") == el.get_attribute("max") else "ArrowRight")
+        page.wait_for_function("r => window.__fvLive.run > r", arg=run, timeout=60_000)
+        page.wait_for_selector(IDLE, timeout=60_000)
     thumb.scroll_into_view_if_needed()
     lacking = page.evaluate("k => window.__fvLive.missing.has(k)", knob)
     t = time.perf_counter()
@@ -243,6 +251,7 @@ def main() -> None:
     live: dict[str, list[float]] = {}
     floors: dict[str, list[float]] = {}  # the same charts' redraws in a page of plotly.js alone
     fills: dict[str, float] = {}  # pointer over a slider to its figures in, where the page lacked them
+    again: dict[str, list[float] | None] = {}  # the drag again at once, right after a release at the next value
     ahead: dict[str, list[float] | None] = {}  # the drag again, once the copies of its charts are drawn
     copying: dict[str, float | None] = {}  # pointer over the slider to its figures in and its copies drawn
     later: dict[str, list[float]] = {}  # the drag at once, timed to a plain task after the paint
@@ -270,6 +279,7 @@ def main() -> None:
                     if drags is not None:  # None: no chart follows it at these settings
                         live[name] = drags
                         floors[name] = bare_floor(bare, figures, args.moves) if figures else []
+                        again[name], _, _, _ = drag(page, knob, args.moves, again=True)
                         # again, once the page has drawn its copies for this slider's charts (the release of the
                         # drag above ran the page again: its copies are drawn anew)
                         ahead[name], copying[name], _, _ = drag(page, knob, args.moves, ahead=True)
@@ -286,15 +296,17 @@ def main() -> None:
                                             ("ArrowRight", "ArrowLeft")[k % 2]) for k in range(args.keys)]
         chromium.close()
     print("| input to repaint (ms) | samples | p50 | p95 | a later task: p50 | p95 | plotly.js alone: p50 | p95 |"
-          " copies drawn: p50 | p95 | copies drawn in (s) |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          " again after a release: p50 | p95 | copies drawn: p50 | p95 | copies drawn in (s) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, xs in live.items():
         made = copying.get(name)
         print(summary(f"live: {name}", xs) + floor_cells(later.get(name, [])) + floor_cells(floors.get(name, []))
-              + floor_cells(ahead.get(name) or []) + (f" {made / 1e3:.1f} |" if made is not None else " — |"))
+              + floor_cells(again.get(name) or []) + floor_cells(ahead.get(name) or [])
+              + (f" {made / 1e3:.1f} |" if made is not None else " — |"))
     every = [x for xs in live.values() for x in xs]
     print(summary("live: every slider together", every) + floor_cells([x for xs in later.values() for x in xs])
           + floor_cells([x for xs in floors.values() for x in xs])
+          + floor_cells([x for xs in again.values() if xs for x in xs])
           + floor_cells([x for xs in ahead.values() if xs for x in xs]) + " |")
     print(summary("rerun path: lesson 1's n, key to new metric", [r[0] for r in rerun]))
     print(summary("rerun path: lesson 1's n, key to settled", [r[1] for r in rerun]))
@@ -310,6 +322,8 @@ def main() -> None:
     met_later = [name for name, xs in later.items() if xs and p95(xs) <= 50]
     print(f"\nlive sliders at p95 <= 50 ms: {len(met)} of {sum(1 for xs in live.values() if xs)} dragged at once "
           f"({len(met_later)} timed to a later task); "
+          f"{sum(1 for xs in again.values() if xs and p95(xs) <= 50)} of {sum(1 for xs in again.values() if xs)} "
+          "dragged again at once after a release at the next value; "
           f"{sum(1 for xs in ahead.values() if xs and p95(xs) <= 50)} of {sum(1 for xs in ahead.values() if xs)} "
           "dragged once their copies were drawn")
     print(f"\nplotly.js alone, the same charts in view redrawn in a bare page: p95 over 50 ms for {len(over)} of "

@@ -246,23 +246,31 @@ function draw(live, chart, knob, steps, at, moving) {
   // (in view: mid-drag, `moved` drew only charts in view, and read so before it drew any)
   const shown = () => gd.dispatchEvent(new CustomEvent("fv-live-drawn", { bubbles: true,
     detail: { inView: moving || inView(gd), moving, snapshot: "liveSnap" in gd.dataset } }));
-  if (moving && showSnap(live, gd, knob, at)) {
+  if (moving && showSnap(live, gd, knob, steps, at)) {
     shown();
     return;
   }
   const { data, layout } = figureAt(live, gd, knob, steps, at, moving);
-  const sig = snapSig(live, gd);
+  const sig = snapSig(live, gd, knob, steps), drawing = (gd.__fvDraws = (gd.__fvDraws || 0) + 1);
   unsnap(gd);
+  // mid-drag, a copy of the drawing is kept for the next pass over this value (explorer/snapshots.js), once the frame
+  // that shows it is painted: a clone made before would hold up that paint (live.keepNow: as before session 61)
+  const copy = () => {
+    if (gd.__fvDraws === drawing && gd.dataset.liveDrawn === value && snapSig(live, gd, knob, steps) === sig) {
+      keep(live, gd, knob, steps, at, gd);
+    }
+  };
   window.Plotly.react(gd, data, layout).then(() => {
     if (gd.dataset.liveAt === value) gd.dataset.liveDrawn = value;
-    if (moving && snapSig(live, gd) === sig) keep(live, gd, knob, at, gd);  // for the next pass over this value
+    if (moving && live.keepNow) copy();
     shown();
+    if (moving && !live.keepNow) requestAnimationFrame(() => setTimeout(copy, 0));
   });
 }
 
 // The figure of the chart `gd` at the slider's value `at`: every attribute that changes along the slider set on
 // the chart as the server drew it, to that value's own or else the reference value's (live.py steps). `pinned`:
-// in the margins the run drew the chart in.
+// in the margins a drag draws it in (`pinOf`).
 function figureAt(live, gd, knob, steps, at, pinned) {
   based(live, gd);
   const base = gd.__fvBase, change = steps.data[at], lay = { ...steps.ref.layout, ...steps.layout[at] };
@@ -282,8 +290,8 @@ function figureAt(live, gd, knob, steps, at, pinned) {
     const [before, after] = drawn.text.split(own);
     if (after !== undefined) layout.title = { ...title, text: before + title.text + after };
   }
-  const size = gd.__fvPin;
-  if (pinned && size) {
+  const size = pinned && pinOf(live, gd, knob, steps);
+  if (size) {
     layout.margin = { ...layout.margin, l: size.l, r: size.r, t: size.t, b: size.b, autoexpand: false };
   }
   // the layout for the chart's width the figure carries (a phone's: explorer/plot.js)
@@ -300,6 +308,19 @@ function based(live, gd) {
   gd.__fvBase = { data: gd.data.map((t) => ({ ...t })), layout: { ...gd.layout } };
   gd.__fvRun = live.run;
   gd.__fvPin = gd._fullLayout && { ...gd._fullLayout._size };
+}
+
+// The margins a drag along `knob` draws the chart in: those the run drew it in (`based`), kept while the figures
+// along the slider are the same (`steps.id`: the slider let go, the page run again at its new value) at the same
+// width. So a drag after a release draws the chart, and shows the copies drawn ahead for the drag before
+// (explorer/snapshots.js), in the margins of the first, though the chart at rest has its own at each value.
+function pinOf(live, gd, knob, steps) {
+  based(live, gd);
+  const pins = (gd.__fvPins = gd.__fvPins || new Map()), key = `${steps.id}|${gd.layout.width}|${gd.__fvFits}`;
+  const kept = pins.get(knob);
+  if (kept && kept.key === key) return kept.pin;
+  if (gd.__fvPin) pins.set(knob, { key, pin: gd.__fvPin });
+  return gd.__fvPin;
 }
 
 // The engine's title of the chart at the value the run drew it at (the slider where the server had it).

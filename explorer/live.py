@@ -58,6 +58,7 @@ PENDING = "_live_pending"  # this run's live charts: key -> (make, knobs, the sl
 CHARTS = "_live_charts"  # the last whole run's live charts, which a fill (a fragment run) builds
 SETTINGS = "_live_settings"  # the settings of that run (`_settings`)
 RUN = "_live_run"  # the run's page and settings, hashed: the browser tells a new run from a fill of the same one
+PAGE = "_live_page"  # the run's lesson: the figures along a slider are named by it with the rest (`_carry`)
 MOST_BUILT = 512  # figures along a slider kept for every reader (LRU): bounded, as every cache here is
 # What one value's difference from the chart on screen may not exceed on average, in bytes of JSON:
 # past it the chart stays on the rerun path (a heatmap redrawn per value, say).
@@ -235,6 +236,7 @@ def flush(page: str) -> None:
     state = st.session_state
     state[CHARTS] = state.pop(PENDING, {})
     state[SETTINGS] = _settings()
+    state[PAGE] = page
     # the same lesson at the same settings: the same token, so an unchanged component is not sent again
     run = repr((page, sorted(state[CHARTS]), _snapshot(state[SETTINGS])))
     state[RUN] = hashlib.sha1(run.encode()).hexdigest()[:12]
@@ -279,7 +281,10 @@ def _carry() -> None:
                 continue
             if payload is None:
                 continue
-            charts.setdefault(chart, {})[knob] = {"values": values, **payload}
+            # `id`: the same at every run whose other settings are these, so the browser keeps what it drew along the
+            # slider (explorer/snapshots.js) when the slider is let go and the page runs again at its new value
+            ident = hashlib.sha1(repr((state.get(PAGE), key)).encode()).hexdigest()[:12]
+            charts.setdefault(chart, {})[knob] = {"values": values, "id": ident, **payload}
             knobs[knob] = stands
     _component(data={"charts": charts, "knobs": knobs, "players": players, "run": state.get(RUN, ""),
                      "missing": sorted(missing)},

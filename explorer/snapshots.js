@@ -17,22 +17,32 @@ const QUIET_MS = 250;  // no drawing ahead while a slider is held, or for this l
 const MOST_PIXEL_BYTES = 160 * 2 ** 20;
 let copies = 0;  // copies made, for ids of their own
 
-// What a chart's copies hold for: the run, the chart's drawing of its figure, and its size.
-function snapSig(live, gd) {
-  return `${live.run}|${gd.__fvDrawnAt}|${gd.layout.width}x${gd.layout.height}`;
+// What a chart's copies along a slider hold for: the figures along it (`steps.id`, the server's name for them, the
+// same at every run whose other settings are these: a slider let go and the page run again at its new value keeps
+// its copies), the margins a drag draws the chart in (explorer/live.js `pinOf`), its size and the layout for its
+// width (explorer/plot.js).
+function snapSig(live, gd, knob, steps) {
+  const pin = pinOf(live, gd, knob, steps);
+  const margins = pin ? ["l", "r", "t", "b"].map((k) => Math.round(pin[k])).join(",") : "";
+  return `${steps.id}|${margins}|${gd.layout.width}x${gd.layout.height}|${gd.__fvFits}`;
 }
 
-// The copies a chart holds, for the run and the size it has now: none kept from another.
-function snaps(live, gd) {
-  const sig = snapSig(live, gd);
-  if (!gd.__fvSnaps || gd.__fvSnaps.sig !== sig) gd.__fvSnaps = { sig, byKey: new Map() };
-  return gd.__fvSnaps.byKey;
+// The copies a chart holds (`${knob}|${at}` -> copy), those along `knob` kept only while they hold for `steps` as
+// the page has them now: none kept from other figures, margins or sizes.
+function snaps(live, gd, knob, steps) {
+  if (!gd.__fvSnaps) gd.__fvSnaps = { sigs: new Map(), byKey: new Map() };
+  const sig = snapSig(live, gd, knob, steps), held = gd.__fvSnaps;
+  if (held.sigs.get(knob) !== sig) {
+    for (const key of [...held.byKey.keys()]) if (key.slice(0, key.lastIndexOf("|")) === knob) held.byKey.delete(key);
+    held.sigs.set(knob, sig);
+  }
+  return held.byKey;
 }
 
 // The copy of the chart at the slider `knob`'s value `at` (an index among its values) put in front of it:
 // false where there is none yet (or tests asked for none: live.snapOff).
-function showSnap(live, gd, knob, at) {
-  const copy = !live.snapOff && snaps(live, gd).get(`${knob}|${at}`);
+function showSnap(live, gd, knob, steps, at) {
+  const copy = !live.snapOff && snaps(live, gd, knob, steps).get(`${knob}|${at}`);
   if (!copy) return false;
   let front = gd.querySelector(":scope > .fv-snap");
   if (!front) {
@@ -63,7 +73,7 @@ function unsnap(gd) {
 
 // Keep a copy of what `from` (the chart, or its stage) has drawn, as the chart at `knob`'s value `at`. Its ids are
 // made its own: a copy that kept them would be clipped by the first element of the page with the same id.
-function keep(live, gd, knob, at, from) {
+function keep(live, gd, knob, steps, at, from) {
   const drawing = from.querySelector(":scope > .plot-container");
   if (!drawing) return;
   const copy = drawing.cloneNode(true);
@@ -85,7 +95,7 @@ function keep(live, gd, knob, at, from) {
       }
     }
   }
-  snaps(live, gd).set(`${knob}|${at}`, { drawing: copy, flat: null });
+  snaps(live, gd, knob, steps).set(`${knob}|${at}`, { drawing: copy, flat: null });
 }
 
 // The copy's drawing as one image: plotly.js's SVG layers, stacked in one SVG as the page stacks them, drawn by the
@@ -219,9 +229,9 @@ function snapOne(live) {
   if (!job) return;
   const { gd, chart, knob, steps, at, copy } = job;
   if (copy) {  // drawn already: flattened
-    const sig = snapSig(live, gd);
+    const sig = snapSig(live, gd, knob, steps);
     flatten(copy.drawing, gd.layout.width, gd.layout.height).then((flat) => {
-      if (snapSig(live, gd) === sig) copy.flat = flat;
+      if (snapSig(live, gd, knob, steps) === sig) copy.flat = flat;
       snapSoon(live);
     }, (e) => {
       console.warn("flashviz: a copy not flattened", chart, knob, at, e);
@@ -232,14 +242,15 @@ function snapOne(live) {
   }
   const failed = (e) => {
     console.warn("flashviz: a copy not drawn", chart, knob, at, e);
-    snaps(live, gd).set(`${knob}|${at}`, null);  // none: the chart itself is drawn there
+    snaps(live, gd, knob, steps).set(`${knob}|${at}`, null);  // none: the chart itself is drawn there
     snapSoon(live);
   };
   try {
     const stage = stageOf(live, chart, gd);
-    const before = snapSig(live, gd), { data, layout } = figureAt(live, gd, knob, steps, at, true);
+    const before = snapSig(live, gd, knob, steps), { data, layout } = figureAt(live, gd, knob, steps, at, true);
     window.Plotly.react(stage, data, layout, gd.__fvConfig || {}).then(() => {
-      if (snapSig(live, gd) === before) keep(live, gd, knob, at, stage);  // else drawn from what is gone
+      // else drawn from figures that are gone
+      if (snapSig(live, gd, knob, steps) === before) keep(live, gd, knob, steps, at, stage);
       snapSoon(live);
     }, failed);
   } catch (e) {
@@ -294,7 +305,7 @@ function nextSnap(live) {
     const charts = [];
     for (const [chart, byKnob] of Object.entries(live.charts)) {
       const steps = byKnob[knob], gd = document.querySelector(`.st-key-${CSS.escape(chart)} .fv-plot`);
-      if (steps && gd && ready(live, gd)) charts.push({ chart, steps, gd, have: snaps(live, gd) });
+      if (steps && gd && ready(live, gd)) charts.push({ chart, steps, gd, have: snaps(live, gd, knob, steps) });
     }
     if (!charts.length) continue;
     charts.sort((a, b) => away(a.gd) - away(b.gd));

@@ -485,26 +485,21 @@ MARKS = """gd => {
 }"""
 
 
-def test_a_copy_drawn_ahead_for_a_drag_is_the_chart_plotly_draws_at_that_value(server, page):
-    """Lesson 3's charts follow n. Once the page has drawn its copies ahead, a drag shows each value's copy in front
-    of the chart; the same drag with the copies turned off draws the chart itself at each value, in the same margins:
-    mark for mark the same drawing, at every value passed."""
-    page.goto(lesson_url(server, 2))
-    opened(page, 2)
-    live_state(page)
-    charts = followers(live_state(page), "n")
+def copies_against_the_chart(page, charts: list[str]) -> list[str | None]:
+    """Lesson 3's n dragged rightwards with the copies drawn ahead, then back and rightwards again with them turned
+    off (the chart itself drawn at each value, in the same margins): mark for mark the same drawing, at three values
+    or more. The mark a test put on each copy shown (data-fv-test), or None."""
     page.evaluate("""([marks, charts]) => { window.__marks = []; const read = eval(marks);
+      if (window.__marking) return;
+      window.__marking = true;
       document.addEventListener('fv-live-drawn', e => {
         if (!e.detail.moving) return;
         const chart = charts.find(c => e.target.closest(`.st-key-${c}`));
-        window.__marks.push([chart, e.target.dataset.liveAt, e.detail.snapshot, JSON.stringify(read(e.target))]);
+        const front = e.target.querySelector(':scope > .fv-snap > *');
+        window.__marks.push([chart, e.target.dataset.liveAt, e.detail.snapshot, JSON.stringify(read(e.target)),
+                             e.detail.snapshot && front ? front.dataset.fvTest || null : null]);
       }, true); }""", [MARKS, charts])
-    page.evaluate("() => { window.__fvLive.flatOff = true; }")  # each copy's drawing in front (its image: below)
-    page.locator(f".st-key-{charts[0]}").first.evaluate("e => e.scrollIntoView({block: 'end'})")
-    thumb(page, "n").hover()  # the slider pointed at: its charts' copies are drawn
-    page.wait_for_function(COPIED, arg="n", timeout=WAIT)
-    box = thumb(page, "n").bounding_box()
-    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    x, y = centre(thumb(page, "n"))
     page.mouse.move(x, y)
     page.mouse.down()
     passes = {}
@@ -517,14 +512,83 @@ def test_a_copy_drawn_ahead_for_a_drag_is_the_chart_plotly_draws_at_that_value(s
         passes[off] = page.evaluate("() => window.__marks")
         page.mouse.move(x, y, steps=2)
     page.mouse.up()
-    with_copies = {(c, v): m for c, v, snap, m in passes[False] if snap}
-    drawn_itself = {(c, v): m for c, v, snap, m in passes[True] if not snap}
-    assert not [1 for *_, snap, _m in passes[True] if snap], "no copy shown while they are turned off"
+    page.evaluate("() => { window.__fvLive.snapOff = false; }")
+    with_copies = {(c, v): m for c, v, snap, m, _ in passes[False] if snap}
+    drawn_itself = {(c, v): m for c, v, snap, m, _ in passes[True] if not snap}
+    assert not [1 for *_, snap, _m, _ in passes[True] if snap], "no copy shown while they are turned off"
     both = sorted(set(with_copies) & set(drawn_itself))
     assert len({v for _, v in both}) >= 3, f"copies shown and the chart drawn at three values or more: {both}"
     for key in both:
         assert json.loads(with_copies[key]) == json.loads(drawn_itself[key]), f"{key}: the copy is the chart's drawing"
         assert json.loads(with_copies[key]), f"{key}: marks read"
+    return [tag for *_, snap, _m, tag in passes[False] if snap]
+
+
+def test_a_copy_drawn_ahead_for_a_drag_is_the_chart_plotly_draws_at_that_value(server, page):
+    """Lesson 3's charts follow n. Once the page has drawn its copies ahead, a drag shows each value's copy in front
+    of the chart; the same drag with the copies turned off draws the chart itself at each value, in the same margins:
+    mark for mark the same drawing, at every value passed."""
+    page.goto(lesson_url(server, 2))
+    opened(page, 2)
+    live_state(page)
+    charts = followers(live_state(page), "n")
+    page.evaluate("() => { window.__fvLive.flatOff = true; }")  # each copy's drawing in front (its image: below)
+    page.locator(f".st-key-{charts[0]}").first.evaluate("e => e.scrollIntoView({block: 'end'})")
+    thumb(page, "n").hover()  # the slider pointed at: its charts' copies are drawn
+    page.wait_for_function(COPIED, arg="n", timeout=WAIT)
+    copies_against_the_chart(page, charts)
+
+
+# Each chart's copies along a slider, as [chart, value index, the mark a test put on the copy's drawing or null].
+HELD = """([knob, charts]) => charts.flatMap(c => {
+  const gd = document.querySelector(`.st-key-${c} .fv-plot`);
+  return [...(gd.__fvSnaps ? gd.__fvSnaps.byKey.entries() : [])].filter(([k, copy]) => k.startsWith(knob + '|') && copy)
+    .map(([k, copy]) => [c, k.slice(knob.length + 1), copy.drawing.dataset.fvTest || null]);
+})"""
+
+
+def test_a_drag_after_the_release_shows_the_copies_drawn_before_it_until_another_setting_changes(server, page):
+    """The copies drawn ahead along lesson 3's n stay when n is let go and the page runs again at its new value (the
+    figures along n are the same ones): the next drag shows them at once, and each is mark for mark the chart drawn
+    at its value in this run, in the margins the drag draws it in. Once d changes, the figures along n are others,
+    and none of the copies drawn before is kept."""
+    page.goto(lesson_url(server, 2))
+    opened(page, 2)
+    charts = followers(live_state(page), "n")
+    page.evaluate("() => { window.__fvLive.flatOff = true; }")
+    page.locator(f".st-key-{charts[0]}").first.evaluate("e => e.scrollIntoView({block: 'end'})")
+    thumb(page, "n").hover()
+    page.wait_for_function(COPIED, arg="n", timeout=WAIT)
+    before = page.evaluate("""([knob, charts]) => charts.flatMap(c => {
+      const gd = document.querySelector(`.st-key-${c} .fv-plot`);
+      return [...gd.__fvSnaps.byKey.entries()].filter(([k, copy]) => k.startsWith(knob + '|') && copy)
+        .map(([k, copy]) => { copy.drawing.dataset.fvTest = 'before'; return [c, k.slice(knob.length + 1)]; });
+    })""", ["n", charts])
+    assert len(before) >= 2 * len(charts), before
+
+    def released(knob: str) -> None:  # a key on the slider: its value sent, the page run again
+        run = page.evaluate("() => window.__fvLive.run")
+        page.locator(f"[data-live-knob='{knob}']").focus()
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function("r => window.__fvLive.run > r", arg=run, timeout=WAIT)
+        expect(page.locator("[data-testid='stApp']")).to_have_attribute("data-test-script-state", "notRunning",
+                                                                         timeout=WAIT)
+        built(page, "n")
+
+    released("n")
+    held = page.evaluate(HELD, ["n", charts])
+    assert sorted([c, k] for c, k, _ in held) == sorted(before), "a copy of every value still held"
+    assert all(mark == "before" for *_, mark in held), f"every copy kept from before the release: {held}"
+    shown_copies = copies_against_the_chart(page, charts)
+    assert shown_copies and all(tag == "before" for tag in shown_copies), f"the copies drawn before: {shown_copies}"
+
+    released("d")
+    page.mouse.move(1, 1)  # off n's slider (the focus went to d's), then over it again: n's copies drawn
+    thumb(page, "n").hover()
+    built(page, "n")
+    page.wait_for_function(COPIED, arg="n", timeout=WAIT)
+    held = page.evaluate(HELD, ["n", charts])
+    assert held and not [1 for *_, mark in held if mark == "before"], f"no copy kept from other figures: {held}"
 
 
 # The element in front of a chart mid-drag, once the value `v` is shown: 'CANVAS' for a copy's image, 'DIV' for a
