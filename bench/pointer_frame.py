@@ -7,11 +7,7 @@ once a round for each way, the ways' order swapped each round (the first of a ro
 live slider dragged at once, as bench/live.py drags it; each move timed to the paint (a task of the highest priority
 after the frame) and, as before session 60, to a plain task after it (bench/live.py's TIMER).
 
-`--switch keepNow` compares another change the same way: since session 61 the copy of a chart drawn mid-drag, kept
-for the next pass over its value (explorer/snapshots.js), is made once the frame that shows the chart is painted;
-before, it was made before that paint (`window.__fvLive.keepNow`).
-
-    python bench/pointer_frame.py [--lessons fa2-fa1,online-softmax] [--rounds 2] [--port 8770] [--switch keepNow]
+    python bench/pointer_frame.py [--lessons fa2-fa1,online-softmax] [--rounds 2] [--port 8770]
 """
 from __future__ import annotations
 
@@ -26,9 +22,7 @@ from bench.bench_latency import ARGS, IDLE, p95  # noqa: E402
 from bench.live import TIMER, drag, knobs_of  # noqa: E402
 from tests.st_client import Server  # noqa: E402
 
-# a switch of the page's (window.__fvLive) -> the way it is on (before), the way it is off (now)
-SWITCHES = {"pointerOff": ("the slider's value (before)", "the pointer's value (now)"),
-            "keepNow": ("the copy kept before the paint (before)", "the copy kept after it (now)")}
+WAYS = {"the slider's value (before)": True, "the pointer's value (now)": False}  # way -> pointerOff
 
 
 def cells(xs: list[float]) -> str:
@@ -41,9 +35,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--moves", type=int, default=12, help="steps of each drag")
     ap.add_argument("--port", type=int, default=8770)
-    ap.add_argument("--switch", default="pointerOff", choices=sorted(SWITCHES))
     args = ap.parse_args()
-    ways = dict(zip(SWITCHES[args.switch], (True, False)))  # way -> the switch on
     from playwright.sync_api import sync_playwright
 
     paint: dict[tuple[str, str], list[float]] = {}
@@ -54,11 +46,11 @@ def main() -> None:
         page.add_init_script(TIMER)
         for lesson in [name for name in args.lessons.split(",") if name]:
             for r in range(args.rounds):
-                for way in (list(ways) if r % 2 == 0 else list(ways)[::-1]):
+                for way in (list(WAYS) if r % 2 == 0 else list(WAYS)[::-1]):
                     page.goto(f"{app.url}/{lesson}")
                     page.wait_for_selector(IDLE, timeout=60_000)
                     knobs = knobs_of(page)
-                    page.evaluate("([name, on]) => { window.__fvLive[name] = on; }", [args.switch, ways[way]])
+                    page.evaluate("off => { window.__fvLive.pointerOff = off; }", WAYS[way])
                     for knob in knobs:
                         out, _, _, tasks = drag(page, knob, args.moves)
                         if out:
@@ -67,11 +59,11 @@ def main() -> None:
         chromium.close()
     names = list(dict.fromkeys(name for name, _ in paint))
     print("| at once, input to repaint (ms) | " + " | ".join(f"{w}: p50 | p95 | a later task: p50 | p95"
-                                                              for w in ways) + " |")
+                                                              for w in WAYS) + " |")
     print("|---|" + "---:|" * 8)
     for name in names:
         print(f"| {name} |" + "".join(cells(paint.get((name, w), [])) + cells(later.get((name, w), []))
-                                      for w in ways))
+                                      for w in WAYS))
 
 
 if __name__ == "__main__":

@@ -251,20 +251,13 @@ function draw(live, chart, knob, steps, at, moving) {
     return;
   }
   const { data, layout } = figureAt(live, gd, knob, steps, at, moving);
-  const sig = snapSig(live, gd, knob, steps), drawing = (gd.__fvDraws = (gd.__fvDraws || 0) + 1);
+  const sig = snapSig(live, gd, knob, steps);
   unsnap(gd);
-  // mid-drag, a copy of the drawing is kept for the next pass over this value (explorer/snapshots.js), once the frame
-  // that shows it is painted: a clone made before would hold up that paint (live.keepNow: as before session 61)
-  const copy = () => {
-    if (gd.__fvDraws === drawing && gd.dataset.liveDrawn === value && snapSig(live, gd, knob, steps) === sig) {
-      keep(live, gd, knob, steps, at, gd);
-    }
-  };
   window.Plotly.react(gd, data, layout).then(() => {
     if (gd.dataset.liveAt === value) gd.dataset.liveDrawn = value;
-    if (moving && live.keepNow) copy();
+    // for the next pass over this value
+    if (moving && snapSig(live, gd, knob, steps) === sig) keep(live, gd, knob, steps, at, gd);
     shown();
-    if (moving && !live.keepNow) requestAnimationFrame(() => setTimeout(copy, 0));
   });
 }
 
