@@ -13,10 +13,10 @@ machine: the rerun path (an arrow key on lesson 1's n slider, the server's run, 
 run over and its metric new) and Streamlit's own floor (a page of one slider, one metric and one chart: the
 same key until its figure is new, and until it is settled). And the floor of each live redraw: the same charts
 that were in view, redrawn along the same values in a page of plotly.js alone (no input event, no Streamlit).
-Each slider is dragged three times: at once, as the pointer comes over it; again at once right after it was let go at
-the next value (a key, and the page's run: the figures along it are the same, and the copies of the values the first
-drag drew stay; explorer/snapshots.js); and once the page has drawn the copies of its charts at each of its values
-(the time from the pointer's coming to the copies drawn is printed).
+Each slider is dragged three times: at once, as the pointer comes over it; back at once, right after it was let go one
+value further the way the first drag went (a key, and the page's run: the figures along it are the same ones, and so
+are the copies the page drew of them: explorer/snapshots.js); and once the page has drawn the copies of its charts at
+each of its values (the time from the pointer's coming to the copies drawn is printed).
 
     python bench/live.py [--moves 12] [--keys 12] [--port 8730] [--lessons tiled-attention,fa2-fa1]
 """
@@ -29,6 +29,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -86,22 +87,32 @@ COPIES = """k => JSON.stringify(Object.entries(window.__fvLive.charts).filter(([
                  value: document.querySelector(`[data-live-knob='${k}']`).value}]; }))"""
 
 
-def drag(page, knob: str, moves: int, ahead: bool = False, again: bool = False) -> tuple[
-        list[float] | None, float | None, list, list[float]]:
+class Dragged(NamedTuple):
+    out: list[float] | None  # each step's input-to-repaint (ms) of the charts in view; None: no chart follows it
+    built: float | None  # pointer over the slider to its figures in (and its copies drawn, `ahead`), ms
+    figures: list  # the charts that were in view, for bare_floor
+    later: list[float]  # each step timed to a plain task after the paint (TIMER)
+    way: int  # the way the last step went: 1 rightwards, -1 leftwards
+
+
+def drag(page, knob: str, moves: int, ahead: bool = False, back: int = 0) -> Dragged:
     """The pointer comes over the slider (the page asks for its figures if it lacks them: the time until
     they are in, ms, or None when they were there already; with `ahead`, until the copies of its charts are drawn
-    too); then the slider is dragged one value at a time, right then back: each step's input-to-repaint (ms) of the
-    charts in view. The first chart that follows it goes to the bottom of the screen; the slider stays in view (a
-    lesson's own row of live sliders sticks under the top bar). Also the charts that were in view, for bare_floor,
-    and each step timed to a plain task after the paint (TIMER). With `again`, the slider is first let go at its next
-    value (a key, and the page's run to its end)."""
+    too); then the slider is dragged one value at a time, rightwards (leftwards from its right end), turning at either
+    end: each step's input-to-repaint (ms) of the charts in view. The first chart that follows it goes to the bottom
+    of the screen; the slider stays in view (a lesson's own row of live sliders sticks under the top bar). With
+    `back` (the way a drag before went), the slider is first let go one value further that way (a key, and the page's
+    run to its end), then dragged back the other way, over the values that drag passed."""
     el = page.locator(f"[data-live-knob='{knob}']")
     thumb = el.locator("xpath=../..")
     track = el.locator("xpath=../../..")
-    if again:
-        run = page.evaluate("() => window.__fvLive.run")
+    if back:
+        run, at = page.evaluate("() => window.__fvLive.run"), el.get_attribute("value")
+        further = "ArrowRight" if back > 0 else "ArrowLeft"
+        if at == el.get_attribute("max" if back > 0 else "min"):  # at that end already: one value in from it
+            further = "ArrowLeft" if back > 0 else "ArrowRight"
         el.focus()
-        page.keyboard.press("ArrowLeft" if el.get_attribute("value") == el.get_attribute("max") else "ArrowRight")
+        page.keyboard.press(further)
         page.wait_for_function("r => window.__fvLive.run > r", arg=run, timeout=60_000)
         page.wait_for_selector(IDLE, timeout=60_000)
     thumb.scroll_into_view_if_needed()
@@ -119,7 +130,7 @@ def drag(page, knob: str, moves: int, ahead: bool = False, again: bool = False) 
     built = (time.perf_counter() - t) * 1e3 if lacking or ahead else None
     charts = charts_of(page, knob)
     if not charts:
-        return None, built, [], []
+        return Dragged(None, built, [], [], 0)
     # the first chart that follows it at the bottom of the screen, and the slider in view: the sidebar's stays
     # put, and a lesson's own row stays under the top bar (explorer/css.py)
     chart = page.locator(f".st-key-{charts[0]}:not([data-stale='true'])").first  # not one left from before
@@ -134,6 +145,8 @@ def drag(page, knob: str, moves: int, ahead: bool = False, again: bool = False) 
     page.mouse.move(x, y)
     page.mouse.down()
     position, direction = x, 1 if x + step < rb["x"] + rb["width"] else -1
+    if back:
+        direction = -back
     for _ in range(moves):
         if not rb["x"] <= position + direction * step <= rb["x"] + rb["width"]:
             direction = -direction
@@ -147,7 +160,7 @@ def drag(page, knob: str, moves: int, ahead: bool = False, again: bool = False) 
     figures = page.evaluate(GRAB, [knob, charts])
     page.mouse.up()
     page.wait_for_selector(IDLE, timeout=60_000)
-    return out, built, figures, later
+    return Dragged(out, built, figures, later, direction)
 
 
 # The charts in view that follow a slider, as the page holds them (the figure as its run drew it, and the figures
@@ -251,7 +264,7 @@ def main() -> None:
     live: dict[str, list[float]] = {}
     floors: dict[str, list[float]] = {}  # the same charts' redraws in a page of plotly.js alone
     fills: dict[str, float] = {}  # pointer over a slider to its figures in, where the page lacked them
-    again: dict[str, list[float] | None] = {}  # the drag again at once, right after a release at the next value
+    again: dict[str, list[float] | None] = {}  # the drag back at once, right after a release one value further
     ahead: dict[str, list[float] | None] = {}  # the drag again, once the copies of its charts are drawn
     copying: dict[str, float | None] = {}  # pointer over the slider to its figures in and its copies drawn
     later: dict[str, list[float]] = {}  # the drag at once, timed to a plain task after the paint
@@ -273,16 +286,16 @@ def main() -> None:
                     continue  # no live chart on this lesson
                 for knob in found:
                     name = f"{lesson.url_path} · {knob}"
-                    drags, fill, figures, later[name] = drag(page, knob, args.moves)
+                    drags, fill, figures, later[name], way = drag(page, knob, args.moves)
                     if fill is not None:
                         fills[name] = fill
                     if drags is not None:  # None: no chart follows it at these settings
                         live[name] = drags
                         floors[name] = bare_floor(bare, figures, args.moves) if figures else []
-                        again[name], _, _, _ = drag(page, knob, args.moves, again=True)
+                        again[name] = drag(page, knob, args.moves, back=way).out
                         # again, once the page has drawn its copies for this slider's charts (the release of the
                         # drag above ran the page again: its copies are drawn anew)
-                        ahead[name], copying[name], _, _ = drag(page, knob, args.moves, ahead=True)
+                        ahead[name], copying[name], *_ = drag(page, knob, args.moves, ahead=True)
             page.goto(app.url)
             page.wait_for_selector(IDLE, timeout=60_000)
             rerun = [settled_after_key(page, page.locator("[data-live-knob='n']"),
@@ -296,7 +309,7 @@ def main() -> None:
                                             ("ArrowRight", "ArrowLeft")[k % 2]) for k in range(args.keys)]
         chromium.close()
     print("| input to repaint (ms) | samples | p50 | p95 | a later task: p50 | p95 | plotly.js alone: p50 | p95 |"
-          " again after a release: p50 | p95 | copies drawn: p50 | p95 | copies drawn in (s) |")
+          " back after a release: p50 | p95 | copies drawn: p50 | p95 | copies drawn in (s) |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, xs in live.items():
         made = copying.get(name)
@@ -323,7 +336,7 @@ def main() -> None:
     print(f"\nlive sliders at p95 <= 50 ms: {len(met)} of {sum(1 for xs in live.values() if xs)} dragged at once "
           f"({len(met_later)} timed to a later task); "
           f"{sum(1 for xs in again.values() if xs and p95(xs) <= 50)} of {sum(1 for xs in again.values() if xs)} "
-          "dragged again at once after a release at the next value; "
+          "dragged back at once after a release; "
           f"{sum(1 for xs in ahead.values() if xs and p95(xs) <= 50)} of {sum(1 for xs in ahead.values() if xs)} "
           "dragged once their copies were drawn")
     print(f"\nplotly.js alone, the same charts in view redrawn in a bare page: p95 over 50 ms for {len(over)} of "

@@ -52,7 +52,7 @@ def main() -> None:
                     knobs = knobs_of(page)
                     page.evaluate("off => { window.__fvLive.pointerOff = off; }", WAYS[way])
                     for knob in knobs:
-                        out, _, _, tasks = drag(page, knob, args.moves)
+                        out, _, _, tasks, _ = drag(page, knob, args.moves)
                         if out:
                             paint.setdefault((f"{lesson} · {knob}", way), []).extend(out)
                             later.setdefault((f"{lesson} · {knob}", way), []).extend(tasks)
