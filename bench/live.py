@@ -13,10 +13,10 @@ machine: the rerun path (an arrow key on lesson 1's n slider, the server's run, 
 run over and its metric new) and Streamlit's own floor (a page of one slider, one metric and one chart: the
 same key until its figure is new, and until it is settled). And the floor of each live redraw: the same charts
 that were in view, redrawn along the same values in a page of plotly.js alone (no input event, no Streamlit).
-Each slider is dragged three times: at once, as the pointer comes over it; back at once, right after it was let go one
-value further the way the first drag went (a key, and the page's run: the figures along it are the same ones, and so
-are the copies the page drew of them: explorer/snapshots.js); and once the page has drawn the copies of its charts at
-each of its values (the time from the pointer's coming to the copies drawn is printed).
+Each slider is dragged three times: at once, as the pointer comes over it; back at once along the same path, right after
+that drag was let go and the page ran at the value it was let go at (the figures along the slider are the same ones,
+and so are the copies the page drew of them: explorer/snapshots.js); and once the page has drawn the copies of its
+charts at each of its values (the time from the pointer's coming to the copies drawn is printed).
 
     python bench/live.py [--moves 12] [--keys 12] [--port 8730] [--lessons tiled-attention,fa2-fa1]
 """
@@ -92,29 +92,20 @@ class Dragged(NamedTuple):
     built: float | None  # pointer over the slider to its figures in (and its copies drawn, `ahead`), ms
     figures: list  # the charts that were in view, for bare_floor
     later: list[float]  # each step timed to a plain task after the paint (TIMER)
-    way: int  # the way the last step went: 1 rightwards, -1 leftwards
+    path: list[float]  # where the pointer went down and each step took it, px from the track's left end
 
 
-def drag(page, knob: str, moves: int, ahead: bool = False, back: int = 0) -> Dragged:
+def drag(page, knob: str, moves: int, ahead: bool = False, back: Dragged | None = None) -> Dragged:
     """The pointer comes over the slider (the page asks for its figures if it lacks them: the time until
     they are in, ms, or None when they were there already; with `ahead`, until the copies of its charts are drawn
     too); then the slider is dragged one value at a time, rightwards (leftwards from its right end), turning at either
     end: each step's input-to-repaint (ms) of the charts in view. The first chart that follows it goes to the bottom
     of the screen; the slider stays in view (a lesson's own row of live sliders sticks under the top bar). With
-    `back` (the way a drag before went), the slider is first let go one value further that way (a key, and the page's
-    run to its end), then dragged back the other way, over the values that drag passed."""
+    `back`, a drag let go just before: the slider is dragged back along that drag's path, from where it was let go to
+    where it began, over the values it passed."""
     el = page.locator(f"[data-live-knob='{knob}']")
     thumb = el.locator("xpath=../..")
     track = el.locator("xpath=../../..")
-    if back:
-        run, at = page.evaluate("() => window.__fvLive.run"), el.get_attribute("value")
-        further = "ArrowRight" if back > 0 else "ArrowLeft"
-        if at == el.get_attribute("max" if back > 0 else "min"):  # at that end already: one value in from it
-            further = "ArrowLeft" if back > 0 else "ArrowRight"
-        el.focus()
-        page.keyboard.press(further)
-        page.wait_for_function("r => window.__fvLive.run > r", arg=run, timeout=60_000)
-        page.wait_for_selector(IDLE, timeout=60_000)
     thumb.scroll_into_view_if_needed()
     lacking = page.evaluate("k => window.__fvLive.missing.has(k)", knob)
     t = time.perf_counter()
@@ -130,7 +121,7 @@ def drag(page, knob: str, moves: int, ahead: bool = False, back: int = 0) -> Dra
     built = (time.perf_counter() - t) * 1e3 if lacking or ahead else None
     charts = charts_of(page, knob)
     if not charts:
-        return Dragged(None, built, [], [], 0)
+        return Dragged(None, built, [], [], [])
     # the first chart that follows it at the bottom of the screen, and the slider in view: the sidebar's stays
     # put, and a lesson's own row stays under the top bar (explorer/css.py)
     chart = page.locator(f".st-key-{charts[0]}:not([data-stale='true'])").first  # not one left from before
@@ -144,15 +135,17 @@ def drag(page, knob: str, moves: int, ahead: bool = False, back: int = 0) -> Dra
     page.evaluate("() => { window.__fvLatencies = []; window.__fvLatenciesTask = []; window.__fvMove = null; }")
     page.mouse.move(x, y)
     page.mouse.down()
-    position, direction = x, 1 if x + step < rb["x"] + rb["width"] else -1
-    if back:
-        direction = -back
-    for _ in range(moves):
-        if not rb["x"] <= position + direction * step <= rb["x"] + rb["width"]:
-            direction = -direction
-        position += direction * step
+    if back is None:
+        path, direction = [x - rb["x"]], 1 if x + step < rb["x"] + rb["width"] else -1
+        for _ in range(moves):
+            if not 0 <= path[-1] + direction * step <= rb["width"]:
+                direction = -direction
+            path.append(path[-1] + direction * step)
+    else:  # the pointer down on the thumb, where that drag was let go: its values as they came then (pointer.js)
+        path = [x - rb["x"]] + back.path[-2::-1]
+    for position in path[1:]:
         seen = page.evaluate("() => window.__fvLatencies.length")
-        page.mouse.move(position, y)
+        page.mouse.move(rb["x"] + position, y)
         with contextlib.suppress(PlaywrightError):  # a move that stayed within one value: nothing to redraw
             page.wait_for_function("n => window.__fvLatencies.length > n", arg=seen, timeout=1_000)
     out = page.evaluate("() => window.__fvLatencies.slice()")
@@ -160,7 +153,7 @@ def drag(page, knob: str, moves: int, ahead: bool = False, back: int = 0) -> Dra
     figures = page.evaluate(GRAB, [knob, charts])
     page.mouse.up()
     page.wait_for_selector(IDLE, timeout=60_000)
-    return Dragged(out, built, figures, later, direction)
+    return Dragged(out, built, figures, later, path)
 
 
 # The charts in view that follow a slider, as the page holds them (the figure as its run drew it, and the figures
@@ -264,7 +257,7 @@ def main() -> None:
     live: dict[str, list[float]] = {}
     floors: dict[str, list[float]] = {}  # the same charts' redraws in a page of plotly.js alone
     fills: dict[str, float] = {}  # pointer over a slider to its figures in, where the page lacked them
-    again: dict[str, list[float] | None] = {}  # the drag back at once, right after a release one value further
+    again: dict[str, list[float] | None] = {}  # the drag back at once over the values the first passed
     ahead: dict[str, list[float] | None] = {}  # the drag again, once the copies of its charts are drawn
     copying: dict[str, float | None] = {}  # pointer over the slider to its figures in and its copies drawn
     later: dict[str, list[float]] = {}  # the drag at once, timed to a plain task after the paint
@@ -286,13 +279,14 @@ def main() -> None:
                     continue  # no live chart on this lesson
                 for knob in found:
                     name = f"{lesson.url_path} · {knob}"
-                    drags, fill, figures, later[name], way = drag(page, knob, args.moves)
+                    first = drag(page, knob, args.moves)
+                    drags, fill, figures, later[name] = first.out, first.built, first.figures, first.later
                     if fill is not None:
                         fills[name] = fill
                     if drags is not None:  # None: no chart follows it at these settings
                         live[name] = drags
                         floors[name] = bare_floor(bare, figures, args.moves) if figures else []
-                        again[name] = drag(page, knob, args.moves, back=way).out
+                        again[name] = drag(page, knob, args.moves, back=first).out
                         # again, once the page has drawn its copies for this slider's charts (the release of the
                         # drag above ran the page again: its copies are drawn anew)
                         ahead[name], copying[name], *_ = drag(page, knob, args.moves, ahead=True)
