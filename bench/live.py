@@ -285,8 +285,8 @@ def main() -> None:
                         fills[name] = fill
                     if drags is not None:  # None: no chart follows it at these settings
                         live[name] = drags
-                        floors[name] = bare_floor(bare, figures, args.moves) if figures else []
                         again[name] = drag(page, knob, args.moves, back=first).out
+                        floors[name] = bare_floor(bare, figures, args.moves) if figures else []
                         # again, once the page has drawn its copies for this slider's charts (the release of the
                         # drag above ran the page again: its copies are drawn anew)
                         ahead[name], copying[name], *_ = drag(page, knob, args.moves, ahead=True)
