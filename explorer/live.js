@@ -309,7 +309,7 @@ function based(live, gd) {
 // (explorer/snapshots.js), in the margins of the first, though the chart at rest has its own at each value.
 function pinOf(live, gd, knob, steps) {
   based(live, gd);
-  const pins = (gd.__fvPins = gd.__fvPins || new Map()), key = `${steps.id}|${gd.layout.width}|${gd.__fvFits}`;
+  const pins = held(live, gd).pins, key = `${steps.id}|${gd.layout.width}|${gd.__fvFits}`;
   const kept = pins.get(knob);
   if (kept && kept.key === key) return kept.pin;
   if (gd.__fvPin) pins.set(knob, { key, pin: gd.__fvPin });

@@ -27,16 +27,28 @@ function snapSig(live, gd, knob, steps) {
   return `${steps.id}|${margins}|${gd.layout.width}x${gd.layout.height}|${gd.__fvFits}`;
 }
 
-// The copies a chart holds (`${knob}|${at}` -> copy), those along `knob` kept only while they hold for `steps` as
-// the page has them now: none kept from other figures, margins or sizes.
+// What the page holds for a chart, by the chart's key: its copies (`${knob}|${at}` -> copy, and the signature each
+// slider's hold for), and the margins a drag draws it in (explorer/live.js `pinOf`). Kept when Streamlit mounts the
+// chart's element anew (it does when an element comes or goes above it at the value a slider was let go at); gone
+// with the chart from the page.
+function held(live, gd) {
+  const box = gd.closest("[class*='st-key-']"), chart = box ? (box.className.match(/st-key-(\S+)/) || [])[1] : "";
+  live.held = live.held || new Map();
+  let kept = live.held.get(chart);
+  if (!kept) live.held.set(chart, (kept = { sigs: new Map(), byKey: new Map(), pins: new Map() }));
+  gd.__fvSnaps = kept;  // for tests and bench/live.py
+  return kept;
+}
+
+// The copies a chart holds, those along `knob` kept only while they hold for `steps` as the page has them now: none
+// kept from other figures, margins or sizes.
 function snaps(live, gd, knob, steps) {
-  if (!gd.__fvSnaps) gd.__fvSnaps = { sigs: new Map(), byKey: new Map() };
-  const sig = snapSig(live, gd, knob, steps), held = gd.__fvSnaps;
-  if (held.sigs.get(knob) !== sig) {
-    for (const key of [...held.byKey.keys()]) if (key.slice(0, key.lastIndexOf("|")) === knob) held.byKey.delete(key);
-    held.sigs.set(knob, sig);
+  const sig = snapSig(live, gd, knob, steps), kept = held(live, gd);
+  if (kept.sigs.get(knob) !== sig) {
+    for (const key of [...kept.byKey.keys()]) if (key.slice(0, key.lastIndexOf("|")) === knob) kept.byKey.delete(key);
+    kept.sigs.set(knob, sig);
   }
-  return held.byKey;
+  return kept.byKey;
 }
 
 // The copy of the chart at the slider `knob`'s value `at` (an index among its values) put in front of it:
@@ -181,10 +193,10 @@ async function inline(css, base) {
 }
 
 // The bytes of pixels the copies hold now, every chart's together.
-function pixelBytes() {
+function pixelBytes(live) {
   let bytes = 0;
-  for (const gd of document.querySelectorAll(".fv-plot")) {
-    for (const copy of gd.__fvSnaps ? gd.__fvSnaps.byKey.values() : []) {
+  for (const kept of live.held ? live.held.values() : []) {
+    for (const copy of kept.byKey.values()) {
       if (copy && copy.flat) bytes += copy.flat.width * copy.flat.height * 4;
     }
   }
@@ -281,10 +293,9 @@ function stageOf(live, chart, gd) {
 function snapKnobs(live) {
   const knobs = [...new Set([live.intentKnob, ...Object.values(live.players || {})])].filter((k) => k in live.knobs);
   const keep = new Set(knobs);
-  for (const gd of document.querySelectorAll(".fv-plot")) {
-    if (!gd.__fvSnaps) continue;
-    for (const key of gd.__fvSnaps.byKey.keys()) {
-      if (!keep.has(key.slice(0, key.lastIndexOf("|")))) gd.__fvSnaps.byKey.delete(key);
+  for (const kept of live.held ? live.held.values() : []) {
+    for (const key of [...kept.byKey.keys()]) {
+      if (!keep.has(key.slice(0, key.lastIndexOf("|")))) kept.byKey.delete(key);
     }
   }
   return knobs;
@@ -299,6 +310,7 @@ function nextSnap(live) {
     stage.remove();
     live.stages.delete(chart);
   }
+  for (const chart of live.held ? [...live.held.keys()] : []) if (!(chart in live.charts)) live.held.delete(chart);
   for (const knob of snapKnobs(live)) {
     const el = input(knob);
     if (!el) continue;
@@ -311,7 +323,7 @@ function nextSnap(live) {
     charts.sort((a, b) => away(a.gd) - away(b.gd));
     const count = charts[0].steps.values.length, here = indexOf(live, knob, charts[0].steps, Number(el.value));
     // every value's drawing first, then the images (the drawings come sooner, for a reader who drags at once)
-    const room = !live.flatOff && pixelBytes() < MOST_PIXEL_BYTES;  // flatOff: tests, no images
+    const room = !live.flatOff && pixelBytes(live) < MOST_PIXEL_BYTES;  // flatOff: tests, no images
     for (const flat of [false, true]) {
       for (let dist = 0; dist < count; dist++) {
         for (const at of dist ? [here + dist, here - dist] : [here]) {
