@@ -287,8 +287,8 @@ def main() -> None:
                         live[name] = drags
                         again[name] = drag(page, knob, args.moves, back=first).out
                         floors[name] = bare_floor(bare, figures, args.moves) if figures else []
-                        # again, once the page has drawn its copies for this slider's charts (the release of the
-                        # drag above ran the page again: its copies are drawn anew)
+                        # again, once the page has drawn its copies for this slider's charts (those the drags above
+                        # made outlive their releases: the time printed is for the values neither drew)
                         ahead[name], copying[name], *_ = drag(page, knob, args.moves, ahead=True)
             page.goto(app.url)
             page.wait_for_selector(IDLE, timeout=60_000)

@@ -52,10 +52,10 @@ def main() -> None:
                     knobs = knobs_of(page)
                     page.evaluate("off => { window.__fvLive.pointerOff = off; }", WAYS[way])
                     for knob in knobs:
-                        out, _, _, tasks, _ = drag(page, knob, args.moves)
-                        if out:
-                            paint.setdefault((f"{lesson} · {knob}", way), []).extend(out)
-                            later.setdefault((f"{lesson} · {knob}", way), []).extend(tasks)
+                        dragged = drag(page, knob, args.moves)
+                        if dragged.out:
+                            paint.setdefault((f"{lesson} · {knob}", way), []).extend(dragged.out)
+                            later.setdefault((f"{lesson} · {knob}", way), []).extend(dragged.later)
         chromium.close()
     names = list(dict.fromkeys(name for name, _ in paint))
     print("| at once, input to repaint (ms) | " + " | ".join(f"{w}: p50 | p95 | a later task: p50 | p95"

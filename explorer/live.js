@@ -16,6 +16,7 @@ export default function ({ data, setTriggerValue }) {
     document.addEventListener("keydown", (e) => playerKey(live, e), true);
   }
   if (fresh) {
+    prune(live);  // the copies of figures this run does not carry go (explorer/snapshots.js)
     live.run += 1;  // a new run: each chart's figure on screen is the server's again
     clearTimeout(live.later);  // and no chart is drawn again from the last run's figures once the slider stands still
   }
@@ -182,9 +183,9 @@ function current(live, knob) {
 }
 
 // The charts in view are redrawn at once, in this frame: a copy drawn ahead put in front, or else the chart drawn in
-// the margins the run drew it in (`draw`'s `moving`). Once the slider has stood still for LATER_MS, one chart a
-// task: those above or below the screen, and those in view again with the margins the figure's own labels need;
-// one with a copy in front waits HELD_MS while the slider is still held, its figure already on screen. So the
+// the margins a drag draws it in (`draw`'s `moving`, `pinOf`). Once the slider has stood still for LATER_MS, one
+// chart a task: those above or below the screen, and those in view again with the margins the figure's own labels
+// need; one with a copy in front waits HELD_MS while the slider is still held, its figure already on screen. So the
 // redraws after a move seldom hold up the frame of the next (a task that runs before the frame delays its paint: at
 // 40 ms a move on lesson 12, and a drag paused for a moment met them all in one task).
 const LATER_MS = 150, HELD_MS = 1000;
@@ -228,13 +229,14 @@ function moved(live, knob, el, raw = Number(el.value)) {
 }
 
 // The chart at the slider's value `at` (an index among steps.values). `moving`: mid-drag, where the copy drawn
-// ahead for the value is shown if there is one (explorer/snapshots.js), else the chart is drawn in the margins
-// the run drew it in (`figureAt`). Plotly otherwise fits the margins to the labels by drawing the chart, measuring
-// them and drawing it again, half of a move's redraw on lesson 14 (94 ms a move at the median against 59 in
-// fixed margins); the chart is drawn again in its own margins once the slider stands still (`moved`), as the
+// ahead for the value is shown if there is one (explorer/snapshots.js), else the chart is drawn in the margins a
+// drag draws it in (`figureAt`, `pinOf`). Plotly otherwise fits the margins to the labels by drawing the chart,
+// measuring them and drawing it again, half of a move's redraw on lesson 14 (94 ms a move at the median against 59
+// in fixed margins); the chart is drawn again in its own margins once the slider stands still (`moved`), as the
 // server draws it after the release.
 function draw(live, chart, knob, steps, at, moving) {
   const gd = document.querySelector(`.st-key-${CSS.escape(chart)} .fv-plot`);
+  if (gd) gd.__fvChart = chart;  // what the page holds for it is held by its key (explorer/snapshots.js `held`)
   if (gd && gd.__fvLater) gd.__fvLater(true);  // the run's figure, still waiting to be drawn (explorer/plot.js): now
   if (!gd || !window.Plotly || !gd.data) return;
   based(live, gd);  // before this move marks the chart (the run's figure may be drawn again first)
@@ -255,8 +257,9 @@ function draw(live, chart, knob, steps, at, moving) {
   unsnap(gd);
   window.Plotly.react(gd, data, layout).then(() => {
     if (gd.dataset.liveAt === value) gd.dataset.liveDrawn = value;
-    // for the next pass over this value
-    if (moving && snapSig(live, gd, knob, steps) === sig) keep(live, gd, knob, steps, at, gd);
+    // for the next pass over this value; not while a run goes on: its figure may be drawn before its sliders' figures
+    // come, and the title dressed by the old ones (`figureAt`) would be kept for as long as the figures stand
+    if (moving && idle() && snapSig(live, gd, knob, steps) === sig) keep(live, gd, knob, steps, at, gd);
     shown();
   });
 }
@@ -303,10 +306,10 @@ function based(live, gd) {
   gd.__fvPin = gd._fullLayout && { ...gd._fullLayout._size };
 }
 
-// The margins a drag along `knob` draws the chart in: those the run drew it in (`based`), kept while the figures
-// along the slider are the same (`steps.id`: the slider let go, the page run again at its new value) at the same
-// width. So a drag after a release draws the chart, and shows the copies drawn ahead for the drag before
-// (explorer/snapshots.js), in the margins of the first, though the chart at rest has its own at each value.
+// The margins a drag along `knob` draws the chart in: those a run drew it in at rest (`based`), the first run that
+// drew it with these figures along the slider (`steps.id`: the slider let go, the page run again at its new value,
+// keeps them) at this width. So a drag after a release draws the chart, and shows the copies drawn ahead before it
+// (explorer/snapshots.js), in the same margins, though the chart at rest has its own at each value.
 function pinOf(live, gd, knob, steps) {
   based(live, gd);
   const pins = held(live, gd).pins, key = `${steps.id}|${gd.layout.width}|${gd.__fvFits}`;

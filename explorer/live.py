@@ -17,13 +17,13 @@ sends its value to the server only when it is let go), marks it `data-live-knob`
 redraws the chart from the carried values: JavaScript chooses among the engine's figures, it
 computes none. On release Streamlit reruns the page once, as for any control.
 
-The figures along the sliders cost more than the page itself (a chart built at every value of three
-sliders), so the page's run builds none: it carries those built already (`_built`, shared by every
-reader) and names the sliders whose figures are missing. The browser asks for a slider's figures when
-the reader shows the intent to move it, before the drag: the pointer over it, or the keyboard's focus
-(on a touch screen, and for a player's slider, at once). The ask is a trigger that reruns only the
-fragment that holds them (`_carry`), and builds that slider's figures alone. The reader sees the page
-settle first; nothing goes to the server while a slider moves; and the sliders nobody moves cost nothing.
+The figures along the sliders cost more than the page itself (a chart built at every value of three sliders), so
+the page's run builds none: it carries those built already (`_built`, shared by every reader) and names the sliders
+whose figures are missing. The browser asks for a slider's figures when the reader shows the intent to move it,
+before the drag: the pointer over it, or the keyboard's focus (on a touch screen, and for a player's slider, at
+once). The ask is a trigger that reruns only the fragment that holds them (`_carry`), and builds that slider's
+figures alone. The reader sees the page settle first; nothing goes to the server while a slider moves; and the
+sliders nobody moves cost nothing.
 """
 from __future__ import annotations
 
@@ -32,6 +32,7 @@ import contextvars
 import json
 import hashlib
 import logging
+import secrets
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -59,9 +60,9 @@ CHARTS = "_live_charts"  # the last whole run's live charts, which a fill (a fra
 SETTINGS = "_live_settings"  # the settings of that run (`_settings`)
 RUN = "_live_run"  # the run's page and settings, hashed: the browser tells a new run from a fill of the same one
 PAGE = "_live_page"  # the run's lesson: the figures along a slider are named by it with the rest (`_carry`)
+BUILD = secrets.token_hex(4)  # and by this process: a page that outlived a restart (new code, say) keeps none
 MOST_BUILT = 512  # figures along a slider kept for every reader (LRU): bounded, as every cache here is
-# What one value's difference from the chart on screen may not exceed on average, in bytes of JSON:
-# past it the chart stays on the rerun path (a heatmap redrawn per value, say).
+# The most a value's difference from the chart may weigh on average (JSON); past it, the rerun path (a heatmap, say)
 MOST_BYTES_PER_VALUE = 12_000
 
 _override: contextvars.ContextVar[Mapping[str, Any] | None] = contextvars.ContextVar("live_override", default=None)
@@ -282,8 +283,8 @@ def _carry() -> None:
             if payload is None:
                 continue
             # `id`: the same at every run whose other settings are these, so the browser keeps what it drew along the
-            # slider (explorer/snapshots.js) when the slider is let go and the page runs again at its new value
-            ident = hashlib.sha1(repr((state.get(PAGE), key)).encode()).hexdigest()[:12]
+            # slider (explorer/snapshots.js) when it is let go and the page runs again at its new value
+            ident = hashlib.sha1(repr((BUILD, state.get(PAGE), key)).encode()).hexdigest()[:12]
             charts.setdefault(chart, {})[knob] = {"values": values, "id": ident, **payload}
             knobs[knob] = stands
     _component(data={"charts": charts, "knobs": knobs, "players": players, "run": state.get(RUN, ""),

@@ -1,7 +1,8 @@
 // Drawings made ahead for a drag (explorer/live.js; this file is put before it, in one script). While the page
 // is idle, each chart that follows the slider the reader points at or focuses is drawn by plotly.js at each of the
 // slider's values, in a stage of its own off the screen, as live.js draws it mid-drag (the same figure, in the
-// margins the run drew the chart in), and a copy of that drawing is kept, then flattened to one image. A move
+// margins a drag draws the chart in: live.js `pinOf`), and a copy of that drawing is kept, then flattened to one
+// image; kept across the runs a release starts while the server names the figures along the slider the same. A move
 // mid-drag then puts the copy for its value in front of the chart: a swap of elements, not a redraw by plotly.js,
 // and once flattened one image to paint, not a drawing of hundreds of elements to lay out and paint
 // (BENCHMARKS.md, "Live charts"). A value with no copy yet is drawn in the chart itself, as before, and that
@@ -32,12 +33,32 @@ function snapSig(live, gd, knob, steps) {
 // chart's element anew (it does when an element comes or goes above it at the value a slider was let go at); gone
 // with the chart from the page.
 function held(live, gd) {
-  const box = gd.closest("[class*='st-key-']"), chart = box ? (box.className.match(/st-key-(\S+)/) || [])[1] : "";
+  const chart = gd.__fvChart;  // set where the chart is found by its key (live.js `draw`, `nextSnap`)
   live.held = live.held || new Map();
   let kept = live.held.get(chart);
   if (!kept) live.held.set(chart, (kept = { sigs: new Map(), byKey: new Map(), pins: new Map() }));
   gd.__fvSnaps = kept;  // for tests and bench/live.py
   return kept;
+}
+
+// At a new run of the page: what is held for a chart no longer on it goes, and a chart's copies along a slider whose
+// figures the run names otherwise (or does not carry) go, with the margins a drag drew them in. Drawing ahead is
+// marked as going on until it has looked again (`snapOne`).
+function prune(live) {
+  for (const [chart, kept] of live.held || []) {
+    if (!(chart in live.charts)) {
+      live.held.delete(chart);
+      continue;
+    }
+    for (const [knob, sig] of [...kept.sigs]) {
+      const steps = live.charts[chart][knob];
+      if (steps && sig.startsWith(`${steps.id}|`)) continue;
+      kept.sigs.delete(knob);
+      kept.pins.delete(knob);
+      for (const key of [...kept.byKey.keys()]) if (key.slice(0, key.lastIndexOf("|")) === knob) kept.byKey.delete(key);
+    }
+  }
+  document.documentElement.dataset.fvSnap = "drawing";
 }
 
 // The copies a chart holds, those along `knob` kept only while they hold for `steps` as the page has them now: none
@@ -232,7 +253,10 @@ function snapSoon(live, wait = 0) {
 }
 
 function snapOne(live) {
-  if (!window.Plotly || live.holding || performance.now() - (live.lastInput || 0) < QUIET_MS) {
+  // not while a run goes on, nor while a slider stands away from this run's figures (let go, its run still to come):
+  // a chart's new figure may be drawn before its sliders' figures come, and a copy drawn then would be kept
+  if (!window.Plotly || live.holding || performance.now() - (live.lastInput || 0) < QUIET_MS || !idle()
+      || !current(live, null)) {
     snapSoon(live, QUIET_MS);
     return;
   }
@@ -317,6 +341,7 @@ function nextSnap(live) {
     const charts = [];
     for (const [chart, byKnob] of Object.entries(live.charts)) {
       const steps = byKnob[knob], gd = document.querySelector(`.st-key-${CSS.escape(chart)} .fv-plot`);
+      if (gd) gd.__fvChart = chart;
       if (steps && gd && ready(live, gd)) charts.push({ chart, steps, gd, have: snaps(live, gd, knob, steps) });
     }
     if (!charts.length) continue;

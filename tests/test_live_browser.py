@@ -549,37 +549,52 @@ HELD = """([knob, charts]) => charts.flatMap(c => {
 })"""
 
 
-def test_a_drag_after_the_release_shows_the_copies_drawn_before_it_until_another_setting_changes(server, page):
-    """The copies drawn ahead along lesson 3's n stay when n is let go and the page runs again at its new value (the
-    figures along n are the same ones): the next drag shows them at once, and each is mark for mark the chart drawn
-    at its value in this run, in the margins the drag draws it in. They stay though Streamlit mounts the chart's
-    element anew, as it does when n goes from 2048 to 3072 here. Once d changes, the figures along n are others, and
-    none of the copies drawn before is kept."""
-    page.goto(lesson_url(server, 2, "?n=2048"))
-    opened(page, 2)
-    charts = followers(live_state(page), "n")
-    page.evaluate("cs => cs.forEach(c => { document.querySelector(`.st-key-${c} .fv-plot`).__fvTest = 1; })", charts)
+# The id the server gives the figures along a slider, for each chart that follows it (explorer/live.py `_carry`).
+IDS = "([knob, charts]) => charts.map(c => window.__fvLive.charts[c][knob].id)"
+
+
+def copies_tagged(page, charts: list[str]) -> list:
+    """Lesson 3's n pointed at, its copies drawn ahead (their drawings, not images), and each marked 'before' on its
+    drawing: [chart, value index] of each."""
     page.evaluate("() => { window.__fvLive.flatOff = true; }")
     page.locator(f".st-key-{charts[0]}").first.evaluate("e => e.scrollIntoView({block: 'end'})")
     thumb(page, "n").hover()
     page.wait_for_function(COPIED, arg="n", timeout=WAIT)
-    before = page.evaluate("""([knob, charts]) => charts.flatMap(c => {
+    return page.evaluate("""([knob, charts]) => charts.flatMap(c => {
       const gd = document.querySelector(`.st-key-${c} .fv-plot`);
       return [...gd.__fvSnaps.byKey.entries()].filter(([k, copy]) => k.startsWith(knob + '|') && copy)
         .map(([k, copy]) => { copy.drawing.dataset.fvTest = 'before'; return [c, k.slice(knob.length + 1)]; });
     })""", ["n", charts])
+
+
+def ran_again(page, press) -> None:
+    """`press()` moves a slider by a key: wait for the page's run it starts to end, with n's figures in."""
+    run = page.evaluate("() => window.__fvLive.run")
+    press()
+    page.wait_for_function("r => window.__fvLive.run > r", arg=run, timeout=WAIT)
+    expect(page.locator("[data-testid='stApp']")).to_have_attribute("data-test-script-state", "notRunning",
+                                                                     timeout=WAIT)
+    built(page, "n")
+
+
+def test_a_drag_after_the_release_shows_the_copies_drawn_before_it(server, page):
+    """The copies drawn ahead along lesson 3's n stay when n is let go and the page runs again at its new value (the
+    figures along n are the same ones, and the server names them the same): the next drag shows them at once, and
+    each is mark for mark the chart drawn at its value in this run, in the margins the drag draws it in. They stay
+    though Streamlit mounts the chart's element anew, as it does when n goes from 2048 to 3072 here."""
+    page.goto(lesson_url(server, 2, "?n=2048"))
+    opened(page, 2)
+    charts = followers(live_state(page), "n")
+    page.evaluate("cs => cs.forEach(c => { document.querySelector(`.st-key-${c} .fv-plot`).__fvTest = 1; })", charts)
+    before, ids = copies_tagged(page, charts), page.evaluate(IDS, ["n", charts])
     assert len(before) >= 2 * len(charts), before
 
-    def released(knob: str) -> None:  # a key on the slider: its value sent, the page run again
-        run = page.evaluate("() => window.__fvLive.run")
-        page.locator(f"[data-live-knob='{knob}']").focus()
+    def key_on_n():
+        page.locator("[data-live-knob='n']").focus()
         page.keyboard.press("ArrowRight")
-        page.wait_for_function("r => window.__fvLive.run > r", arg=run, timeout=WAIT)
-        expect(page.locator("[data-testid='stApp']")).to_have_attribute("data-test-script-state", "notRunning",
-                                                                         timeout=WAIT)
-        built(page, "n")
 
-    released("n")
+    ran_again(page, key_on_n)
+    assert page.evaluate(IDS, ["n", charts]) == ids, "the figures along n named the same"
     assert page.evaluate("cs => cs.every(c => !document.querySelector(`.st-key-${c} .fv-plot`).__fvTest)", charts), \
         "each chart's element mounted anew at n = 3072 (else pick a release where Streamlit does)"
     held = page.evaluate(HELD, ["n", charts])
@@ -588,13 +603,27 @@ def test_a_drag_after_the_release_shows_the_copies_drawn_before_it_until_another
     shown_copies = copies_against_the_chart(page, charts)
     assert shown_copies and all(tag == "before" for tag in shown_copies), f"the copies drawn before: {shown_copies}"
 
-    released("d")
-    page.mouse.move(1, 1)  # off n's slider (the focus went to d's), then over it again: n's copies drawn
-    thumb(page, "n").hover()
-    built(page, "n")
+
+def test_once_another_setting_changes_none_of_the_copies_drawn_before_is_kept(server, page):
+    """Lesson 3's copies along n drawn, then d moved while n stays the slider pointed at (d's key pressed on its
+    slider, the focus left where it was: the page drops the copies of a slider no longer pointed at anyway): the
+    figures along n are others and the server names them otherwise, and no copy drawn before is kept or shown."""
+    page.goto(lesson_url(server, 2))
+    opened(page, 2)
+    charts = followers(live_state(page), "n")
+    before, ids = copies_tagged(page, charts), page.evaluate(IDS, ["n", charts])
+    assert before
+    ran_again(page, lambda: page.evaluate("""() => { const el = document.querySelector("[data-live-knob='d']");
+      for (const t of ['keydown', 'keyup']) el.dispatchEvent(new KeyboardEvent(t, { key: 'ArrowRight',
+        code: 'ArrowRight', bubbles: true })); }"""))
+    assert page.evaluate("() => window.__fvLive.intentKnob") == "n", "n still the slider pointed at"
+    now = page.evaluate(IDS, ["n", charts])
+    assert all(a != b for a, b in zip(ids, now)), f"the figures along n named otherwise: {ids} -> {now}"
     page.wait_for_function(COPIED, arg="n", timeout=WAIT)
     held = page.evaluate(HELD, ["n", charts])
     assert held and not [1 for *_, mark in held if mark == "before"], f"no copy kept from other figures: {held}"
+    shown_copies = copies_against_the_chart(page, charts)
+    assert shown_copies and not [1 for tag in shown_copies if tag], f"none drawn before shown: {shown_copies}"
 
 
 # The element in front of a chart mid-drag, once the value `v` is shown: 'CANVAS' for a copy's image, 'DIV' for a
