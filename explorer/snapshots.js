@@ -55,7 +55,7 @@ function prune(live) {
       if (steps && sig.startsWith(`${steps.id}|`)) continue;
       kept.sigs.delete(knob);
       kept.pins.delete(knob);
-      for (const key of [...kept.byKey.keys()]) if (key.slice(0, key.lastIndexOf("|")) === knob) kept.byKey.delete(key);
+      dropAlong(kept, knob);
     }
   }
   document.documentElement.dataset.fvSnap = "drawing";
@@ -66,10 +66,15 @@ function prune(live) {
 function snaps(live, gd, knob, steps) {
   const sig = snapSig(live, gd, knob, steps), kept = held(live, gd);
   if (kept.sigs.get(knob) !== sig) {
-    for (const key of [...kept.byKey.keys()]) if (key.slice(0, key.lastIndexOf("|")) === knob) kept.byKey.delete(key);
+    dropAlong(kept, knob);
     kept.sigs.set(knob, sig);
   }
   return kept.byKey;
+}
+
+// A chart's copies along `knob` dropped.
+function dropAlong(kept, knob) {
+  for (const key of [...kept.byKey.keys()]) if (key.slice(0, key.lastIndexOf("|")) === knob) kept.byKey.delete(key);
 }
 
 // The copy of the chart at the slider `knob`'s value `at` (an index among its values) put in front of it:
@@ -334,7 +339,6 @@ function nextSnap(live) {
     stage.remove();
     live.stages.delete(chart);
   }
-  for (const chart of live.held ? [...live.held.keys()] : []) if (!(chart in live.charts)) live.held.delete(chart);
   for (const knob of snapKnobs(live)) {
     const el = input(knob);
     if (!el) continue;
