@@ -12,7 +12,8 @@ after and not timed. Beside it, measured in the same run on the same
 machine: the rerun path (an arrow key on lesson 1's n slider, the server's run, until the page is settled: the
 run over and its metric new) and Streamlit's own floor (a page of one slider, one metric and one chart: the
 same key until its figure is new, and until it is settled). And the floor of each live redraw: the same charts
-that were in view, redrawn along the same values in a page of plotly.js alone (no input event, no Streamlit).
+that were in view, redrawn along the same values in a page of plotly.js alone (no input event, no Streamlit), once
+the lesson's page has stopped drawing ahead.
 Each slider is dragged three times: at once, as the pointer comes over it; back at once along the same path, right after
 that drag was let go and the page ran at the value it was let go at (the figures along the slider are the same ones,
 and so are the copies the page drew of them: explorer/snapshots.js); and once the page has drawn the copies of its
@@ -75,6 +76,11 @@ COPIED = """k => document.documentElement.dataset.fvSnap === 'ready' && Object.e
   .filter(([c, v]) => k in v).every(([c, v]) => {
     const gd = document.querySelector(`.st-key-${CSS.escape(c)} .fv-plot`);
     return gd && gd.__fvSnaps && v[k].values.every((_, i) => gd.__fvSnaps.byKey.has(`${k}|${i}`)); })"""
+
+
+# The lesson's page drawing nothing ahead (explorer/snapshots.js) and not running
+QUIET = ("() => document.documentElement.dataset.fvSnap === 'ready'"
+         " && document.querySelector(\"[data-testid='stApp']\").dataset.testScriptState === 'notRunning'")
 
 
 # For a message: each chart that follows the slider, its values and the copies it holds.
@@ -286,10 +292,13 @@ def main() -> None:
                     if drags is not None:  # None: no chart follows it at these settings
                         live[name] = drags
                         again[name] = drag(page, knob, args.moves, back=first).out
-                        floors[name] = bare_floor(bare, figures, args.moves) if figures else []
                         # again, once the page has drawn its copies for this slider's charts (those the drags above
                         # made outlive their releases: the time printed is for the values neither drew)
                         ahead[name], copying[name], *_ = drag(page, knob, args.moves, ahead=True)
+                        # the bare page once the lesson's page draws nothing ahead: before session 62 it ran while
+                        # that page drew its copies in another process, and the floor took their time too
+                        page.wait_for_function(QUIET, timeout=120_000)
+                        floors[name] = bare_floor(bare, figures, args.moves) if figures else []
             page.goto(app.url)
             page.wait_for_selector(IDLE, timeout=60_000)
             rerun = [settled_after_key(page, page.locator("[data-live-knob='n']"),

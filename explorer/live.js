@@ -128,6 +128,7 @@ function intent(live, e) {
   const knob = Object.keys(live.knobs).find((k) => t.closest(`.st-key-${CSS.escape(k)}`));
   if (knob && knob !== live.intentKnob) {  // its copies drawn ahead first (explorer/snapshots.js)
     live.intentKnob = knob;
+    live.recentKnobs = [knob, ...(live.recentKnobs || []).filter((k) => k !== knob)].slice(0, KEPT_KNOBS);
     snapSoon(live);
   }
   for (const knob of live.missing) {

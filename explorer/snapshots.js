@@ -11,7 +11,10 @@
 // drawings. tests/test_live_browser.py holds a copy's drawing equal to the chart drawn at its value, mark for mark,
 // and its image equal to its drawing, pixel for pixel but for a few on the edges of glyphs and lines.
 
-const QUIET_MS = 250;  // no drawing ahead while a slider is held, or for this long after a move or a key
+const QUIET_MS = 250;  // no drawing ahead for this long after a move of the pointer with a button down, or a key
+// The sliders whose copies are kept: the one pointed at last and those pointed at before it, this many in all (with
+// the players' sliders besides)
+const KEPT_KNOBS = 3;
 // A copy is then flattened to pixels (`flatten`), which the browser paints as one image, where the drawing it holds
 // has to be laid out and painted afresh at each swap. At most this many bytes of pixels, every chart's together:
 // past them the nearest values keep theirs and the others stay drawings.
@@ -229,7 +232,8 @@ function pixelBytes(live) {
   return bytes;
 }
 
-// The reader's hands: a slider held, a move or a key. Drawing ahead waits for them (QUIET_MS).
+// The reader's hands: a slider held, a move with a button down or a key. Drawing ahead waits for them to stop
+// (QUIET_MS), and draws only along the slider held while it is held.
 function snapWatch(live) {
   if (live.snapWatched) return;
   live.snapWatched = true;
@@ -238,6 +242,9 @@ function snapWatch(live) {
   document.addEventListener("pointerdown", (e) => {
     if (held(e)) live.holding = true;
     live.lastInput = performance.now();
+  }, true);
+  document.addEventListener("pointermove", (e) => {
+    if (e.buttons) live.lastInput = performance.now();
   }, true);
   for (const type of ["pointerup", "pointercancel"]) {
     document.addEventListener(type, () => { live.holding = false; live.lastInput = performance.now(); }, true);
@@ -260,8 +267,10 @@ function snapSoon(live, wait = 0) {
 function snapOne(live) {
   // not while a run goes on, nor while a slider stands away from this run's figures (let go, its run still to come):
   // a chart's new figure may be drawn before its sliders' figures come, and a copy drawn then would be kept
-  if (!window.Plotly || live.holding || performance.now() - (live.lastInput || 0) < QUIET_MS || !idle()
-      || !current(live, null)) {
+  // held still mid-drag: along the slider held, which alone stands away from the run's value (its figures hold
+  // wherever it stands: explorer/live.py)
+  if (!window.Plotly || performance.now() - (live.lastInput || 0) < QUIET_MS || !idle()
+      || !current(live, live.holding ? live.intentKnob : null)) {
     snapSoon(live, QUIET_MS);
     return;
   }
@@ -316,18 +325,37 @@ function stageOf(live, chart, gd) {
   return stage;
 }
 
-// The sliders whose copies are drawn: the one the reader last pointed at or focused, and those the keys step as a
-// player (explorer/live.js). The copies of the others are dropped: a slider has a copy per chart and value, and a
-// lesson's sliders together would hold hundreds.
+// The sliders whose copies are drawn: the one the reader last pointed at or focused (only it while it is held), and
+// those the keys step as a player (explorer/live.js). Those of the sliders pointed at just before are kept
+// (KEPT_KNOBS), not drawn further: a reader who reaches for another slider, or passes over it, and comes back finds
+// them. The copies of the others are dropped: a slider has a copy per chart and value, and a lesson's sliders
+// together would hold hundreds.
 function snapKnobs(live) {
-  const knobs = [...new Set([live.intentKnob, ...Object.values(live.players || {})])].filter((k) => k in live.knobs);
-  const keep = new Set(knobs);
+  const knobs = [...new Set([live.intentKnob, ...(live.holding ? [] : Object.values(live.players || {}))])]
+    .filter((k) => k in live.knobs);
+  const keep = new Set([...knobs, ...Object.values(live.players || {}), ...recentKnobs(live)]);
   for (const kept of live.held ? live.held.values() : []) {
     for (const key of [...kept.byKey.keys()]) {
       if (!keep.has(key.slice(0, key.lastIndexOf("|")))) kept.byKey.delete(key);
     }
   }
   return knobs;
+}
+
+// Whether the copies along `knob` may be flattened to images (MOST_PIXEL_BYTES): those of the sliders pointed at
+// before it go to make room, the one pointed at longest ago first.
+function roomFor(live, knob) {
+  const older = recentKnobs(live).filter((k) => k !== knob && !Object.values(live.players || {}).includes(k));
+  while (pixelBytes(live) >= MOST_PIXEL_BYTES && older.length) {
+    const gone = older.pop();
+    for (const kept of live.held.values()) dropAlong(kept, gone);
+  }
+  return pixelBytes(live) < MOST_PIXEL_BYTES;
+}
+
+// The sliders pointed at last, the last first: KEPT_KNOBS of those still on the page.
+function recentKnobs(live) {
+  return (live.recentKnobs || []).filter((k) => k in live.knobs).slice(0, KEPT_KNOBS);
 }
 
 // The next copy to draw: along each slider of snapKnobs, the values nearest where it stands first, and the charts
@@ -352,7 +380,7 @@ function nextSnap(live) {
     charts.sort((a, b) => away(a.gd) - away(b.gd));
     const count = charts[0].steps.values.length, here = indexOf(live, knob, charts[0].steps, Number(el.value));
     // every value's drawing first, then the images (the drawings come sooner, for a reader who drags at once)
-    const room = !live.flatOff && pixelBytes(live) < MOST_PIXEL_BYTES;  // flatOff: tests, no images
+    const room = !live.flatOff && roomFor(live, knob);  // flatOff: tests, no images
     for (const flat of [false, true]) {
       for (let dist = 0; dist < count; dist++) {
         for (const at of dist ? [here + dist, here - dist] : [here]) {

@@ -606,7 +606,7 @@ def test_a_drag_after_the_release_shows_the_copies_drawn_before_it(server, page)
 
 def test_once_another_setting_changes_none_of_the_copies_drawn_before_is_kept(server, page):
     """Lesson 3's copies along n drawn, then d moved while n stays the slider pointed at (d's key pressed on its
-    slider, the focus left where it was: the page drops the copies of a slider no longer pointed at anyway): the
+    slider, the focus left where it was, so that this test holds for what the run changes and nothing else): the
     figures along n are others and the server names them otherwise, and no copy drawn before is kept or shown."""
     page.goto(lesson_url(server, 2))
     opened(page, 2)
@@ -624,6 +624,51 @@ def test_once_another_setting_changes_none_of_the_copies_drawn_before_is_kept(se
     assert held and not [1 for *_, mark in held if mark == "before"], f"no copy kept from other figures: {held}"
     shown_copies = copies_against_the_chart(page, charts)
     assert shown_copies and not [1 for tag in shown_copies if tag], f"none drawn before shown: {shown_copies}"
+
+
+def test_the_copies_along_a_slider_stay_while_the_pointer_visits_other_sliders_and_comes_back(server, page):
+    """Lesson 3's copies along n drawn, then the pointer over d and over Br, each slider's copies drawn ahead in turn,
+    and back to n: n's copies are still the ones drawn before, and a drag shows them (explorer/snapshots.js keeps
+    those of the last KEPT_KNOBS sliders pointed at). Past that many, the one pointed at longest ago gives its up."""
+    page.goto(lesson_url(server, 2))
+    opened(page, 2)
+    state = live_state(page)
+    charts = followers(state, "n")
+    before = copies_tagged(page, charts)
+    assert len(before) >= 2 * len(charts), before
+    for other in ("d", "Br"):
+        thumb(page, other).hover()
+        page.wait_for_function(COPIED, arg=other, timeout=WAIT)
+    held = page.evaluate(HELD, ["n", charts])
+    assert sorted([c, k] for c, k, _ in held) == sorted(before), "a copy of every value of n still held"
+    assert all(mark == "before" for *_, mark in held), f"every copy the one drawn before: {held}"
+    shown_copies = copies_against_the_chart(page, charts)
+    assert shown_copies and all(tag == "before" for tag in shown_copies), f"the copies drawn before: {shown_copies}"
+    assert page.evaluate(HELD, ["d", followers(state, "d")]), "d's copies held: the third slider pointed at"
+    thumb(page, "Bc").hover()  # pointed at: Bc, n (the drag above), Br; d longest ago
+    page.wait_for_function(COPIED, arg="Bc", timeout=WAIT)
+    assert not page.evaluate(HELD, ["d", followers(state, "d")]), "d's copies given up for a fourth slider"
+    assert page.evaluate(HELD, ["n", charts]), "n's kept"
+
+
+def test_a_slider_held_still_mid_drag_has_its_copies_drawn_while_it_is_held(server, page):
+    """Lesson 3's n pressed as soon as the pointer reaches it, dragged a little and held still, the button down: the
+    page draws the copies of its charts at each of n's values while it is held (none along another slider), and the
+    charts on screen still show the value n stands at."""
+    page.goto(lesson_url(server, 2))
+    opened(page, 2)
+    charts = followers(live_state(page), "n")
+    page.evaluate("() => { window.__fvLive.flatOff = true; }")
+    page.locator(f".st-key-{charts[0]}").first.evaluate("e => e.scrollIntoView({block: 'end'})")
+    x, y = centre(thumb(page, "n"))
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + 40, y, steps=4)
+    at = page.evaluate(STANDS, ["n", charts[0]])
+    page.wait_for_function(COPIED, arg="n", timeout=WAIT)
+    assert page.evaluate("() => window.__fvLive.holding"), "n still held"
+    assert [live_at(page, c) for c in charts] == [at] * len(charts), "the charts show the value n stands at"
+    page.mouse.up()
 
 
 # The element in front of a chart mid-drag, once the value `v` is shown: 'CANVAS' for a copy's image, 'DIV' for a
