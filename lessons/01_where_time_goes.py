@@ -205,12 +205,18 @@ ui.table(gpu_table, "hardware", "Vendor figures; SRAM is shared memory, in KB pe
                   "fp32 TFLOP/s": "fp32 rate"})
 st.caption(preset_sources(gpus))
 arch = arch_of(hw)
-tokens = costs.kv_tokens_within(arch.cache_bytes(hw), roof.d, roof.element_bytes)
-l2 = (f" The {hw.name}'s {arch.cache_bytes(hw) // MB} MB {arch.cache} could hold one head's K and V "
-      f"(d = {roof.d}, {roof.dtype}) "
+# the part of the cache the blocks running at once share, in lesson 11's model: the whole cache holds more, but the
+# H200's reads grow past this share (flashviz/data/h200/whole_gpu.csv)
+wave_share = arch.shared_cache_bytes(hw)
+tokens = costs.kv_tokens_within(wave_share, roof.d, roof.element_bytes)
+part = (f"{wave_share / MB:.0f} MB of the {hw.name}'s {arch.cache_bytes(hw) // MB} MB {arch.cache}, one of its "
+        f"{arch.cache_parts} partitions" if arch.cache_parts > 1
+        else f"the {hw.name}'s {arch.cache_bytes(hw) // MB} MB {arch.cache}")
+l2 = (f" In lesson 11's model the blocks that run at once share {part} ({ui.assumes('l2')}), which "
+      f"could hold one head's K and V (d = {roof.d}, {roof.dtype}) "
       f"for up to {count_text(tokens)} tokens, so at n = {cfg.n} flash's re-reads of them "
-      f"{'could' if cfg.n <= tokens else 'could not all'} come from it instead of HBM; lesson 11 models that."
-      if tokens else "")
+      f"{'could' if cfg.n <= tokens else 'could not all'} come from it instead of HBM; lesson 11 sets that model "
+      "against the H200's measured reads." if tokens else "")
 _, dram_lo, dram_hi, _ = cache.h200_flash(MEASURED_D[-1])
 ui.explain(f"""
 **What this model leaves out.** It counts bytes between HBM and on-chip SRAM and nothing else: no L2

@@ -58,8 +58,9 @@ ui.explain(f"""
   {fa1['non-matmul Mops'] / fa2['non-matmul Mops']:.2f}× the non-matmul work, and on an A100 those run at
   19.5 TFLOP/s against 312 for 16-bit matmuls ({cite("fa2", "§3.1")}). For the backward it stores one
   log-sum-exp L = m + log l per row instead of m and l (lesson 5).
-- **Split-Q inside a block.** The warps of a thread block split the query rows, not K and V, so they
-  never have to exchange and add partial results through shared memory ({cite("fa2", "§3.3")}).
+- **Split-Q inside a block.** In the forward pass the warps of a thread block split the query rows, not K
+  and V, so they never have to exchange and add partial results through shared memory; the backward pass still
+  needs some synchronization between them ({cite("fa2", "§3.3")}).
 
 **Causal masking is older.** The first paper already skips the tiles a mask hides entirely: its
 block-sparse FlashAttention computes only the blocks a block mask keeps ({cite("fa1", "§3.3")}), and a

@@ -128,8 +128,10 @@ findings = [
      f"({best_n:,}; d = {d}): about {best_rate / hw.float16_tflops:.0%} of the dense-matmul ceiling. Two steps "
      "lie between it and a Hopper kernel. One is the instruction: PyTorch's flash kernel is FlashAttention-2's "
      "code for Ampere, whose matmuls issue mma.sync, with no TMA copies and no wgmma; run unchanged on an H100 "
-     f"it reached 335 TFLOP/s, and its author expected another 1.5–2× from Hopper's instructions "
-     f"({cite('fa2', '§4.1')}). The other is the schedule. {claims.hopper_steps_text(steps, TILES[('flash', d)])}. "
+     "it reached 335 TFLOP/s on the forward and backward passes together (the paper's Figure 7), a rate not "
+     "comparable with the forward alone measured here, and its author expected another 1.5–2× from Hopper's "
+     f"instructions ({cite('fa2', '§4.1')}). The other is the schedule. "
+     f"{claims.hopper_steps_text(steps, TILES[('flash', d)])}. "
      "The rest is the softmax's exp units and how the kernel schedules "
      "them against the matmuls: lesson 13, and the FlashAttention-3 paper's subject."),
     ("**fp16 and bf16 move 2 bytes an element, fp32 4.**", "PyTorch's flash kernel takes no fp32 at all."),

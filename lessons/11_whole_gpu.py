@@ -165,6 +165,7 @@ same_line = "" if kernel.Br != d else (
     " read 2n² elements per head, as many as plain attention's passes over S and P.")
 vs_flash = plain_over_flash()
 slower = plain_table["time: naive ÷ plain"]
+whole_s = plain_table["B·H"] * plain_table["S per head MB"]  # the S a kernel of plain attention writes or reads
 ui.explain(f"""
 The grey line and squares are plain attention as the FlashAttention paper's standard attention runs it, in
 {plain_table["kernels"].max()} kernels: S = QKᵀ (the 1/√d scale rides in the matmul), the softmax, then P·V.
@@ -177,8 +178,9 @@ it was not recorded (the CSV keeps each call's sum). A naive script that writes
 `(q @ k.transpose(-2, -1)) * scale` adds a fourth kernel, one more pass that reads S and writes it back
 (PyTorch's own math path scales q and k instead, {cite("pytorch_sdpa_math")}): counting it (3n² + 3nd read per
 head) gives {p4.min():.2f}–{p4.max():.2f}× of that script's measured reads, and it takes
-{slower.min():.2f}–{slower.max():.2f}× plain attention's time. The L2 does not help plain attention: one head's
-S is 32 MB at n = 4,096 and 8 GB at 65,536. At the same configs, PyTorch's flash kernel reads
+{slower.min():.2f}–{slower.max():.2f}× plain attention's time. The L2 does not help plain attention: each of its
+kernels runs over every head before the next begins, and the S of all B·H heads is {whole_s.min():,.0f} MB or more
+at these configs, against the H200's {HARDWARE[H200].l2_mb} MB L2. At the same configs, PyTorch's flash kernel reads
 {vs_flash[0]:.0f}–{vs_flash[1]:.0f}× less.{same_line}
 """)
 _mb = ("S per head MB", "measured reads MB", "model reads MB (4n²+4nd moved)", "naive reads MB",

@@ -200,6 +200,12 @@ def check_plain_attention(ck: Claims) -> None:
                 r"attention's time")
     for got, want in zip(m.groups(), (p4.min(), p4.max(), slower.min(), slower.max())):
         ck.expect(agrees(got, want), f"{m.group(0)!r}")
+    # why the L2 does not help it: the S of every head, which each kernel sweeps before the next, outgrows the L2
+    from flashviz.model.config import HARDWARE
+    m = ck.find(rf"the S of all B·H heads is ({NUM}) MB or more\s+at these configs, against the H200's (\d+) MB L2")
+    whole = (t["B·H"] * t["S per head MB"]).min()
+    ck.expect(agrees(m.group(1), whole) and int(m.group(2)) == HARDWARE["H200 SXM"].l2_mb
+              and whole > HARDWARE["H200 SXM"].l2_mb, f"{m.group(0)!r}: the whole S {whole:.0f} MB")
     df = load()[0]
     key = ["n", "d", "batch_heads"]
     flash = df[df["impl"] == "flash"].set_index(key)["dram_read_bytes"]

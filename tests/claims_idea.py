@@ -187,7 +187,8 @@ def check_where_time_goes(ck: Claims, p: dict) -> None:
     ck.expect(bool(m.group(6)) == (len({k[1] for k in wide_k}) > 1), f"'the single point' clause iff the kernels' "
                                                                       f"bounds differ: {wide_k}")
 
-    tokens = int(arch_of(hw).cache_bytes(hw) // (2 * roof.d * roof.element_bytes))  # the cache every SM shares
+    # the share of the cache the blocks running at once get in lesson 11's model
+    tokens = int(arch_of(hw).shared_cache_bytes(hw) // (2 * roof.d * roof.element_bytes))
     m = ck.find(rf"could hold one head's K and V \(d = (\d+), (\w+)\)\s+for up to ({NUM}) (k |M )?tokens, so at "
                 rf"n = (\d+) flash's re-reads of them\s+(could not all|could) come from it")
     shown = number(m.group(3)) * {"k ": 1e3, "M ": 1e6}.get(m.group(4) or "", 1)

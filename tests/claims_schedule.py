@@ -42,8 +42,21 @@ def check_schedule(ck: Claims, p: dict) -> None:
     check_fa3_order(ck, ck.text, "lesson 13")
     check_b200(ck, p)
     # the question over the page: faster at every call a reader can pick (the whole authors' run), or it must not say so
-    head = ck.find(r"FlashAttention-3's authors' own Hopper kernel moves the same bytes as PyTorch's flash kernel\. "
-                   r"Why is it (faster|slower)\?")
+    head = ck.find(r"FlashAttention-3's authors' own Hopper kernel computes the same attention as PyTorch's flash "
+                   r"kernel\. Why is it (faster|slower)\?")
+    # the three kernels' measured reads: the model gives them the same bytes, and the page says where they differ
+    from flashviz.hardware import fa3_authors as fa3
+    read = fa3.reads()
+    m = ck.find(rf"Nsight\s+Compute read their DRAM bytes at (\d+) calls .*?PyTorch flash's\s+reads were within 20% of "
+                rf"the authors' kernel's at (\d+) of them, and furthest apart at\s+n = ({NUM}), "
+                rf"d = (\d+)(, causal)?: ({NUM}) GB\s+against ({NUM}) GB")
+    near = read[(read["flash / fa4"] - 1).abs() <= 0.2]
+    worst = read.loc[read["flash / fa4"].map(lambda r: max(r, 1 / r)).idxmax()]
+    ck.expect(int(m.group(1)) == len(read) and int(m.group(2)) == len(near)
+              and int(m.group(3).replace(",", "")) == worst["n"] and int(m.group(4)) == worst["d"]
+              and bool(m.group(5)) == bool(worst["causal"])
+              and agrees(m.group(6), worst["flash"] / 1e9) and agrees(m.group(7), worst["fa4"] / 1e9),
+              f"the kernels' measured reads {m.group(0)!r}")
     # the kernel measured is flash-attn-4's Hopper path (CuTe DSL), its tiles flash-attn-4's: never FlashAttention-3's
     # own code (the CUDA hopper/ package, which picks 128 x 176 at d = 128), as an expert's read found it named
     wrong = re.search(r"FlashAttention-3's\s+own\s+(?!CUDA)\S+", ck.text)

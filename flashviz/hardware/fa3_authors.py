@@ -62,6 +62,18 @@ def load_ncu(data: Path = DATA) -> pd.DataFrame:
     return pd.read_csv(data / "fa3_ncu.csv")
 
 
+def reads(ncu: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Nsight Compute's DRAM reads of the three forwards at each call it read (fa3_ncu.csv), in bytes by kernel
+    ("fa4", "cudnn", "flash"), with PyTorch flash's over the authors' kernel's ("flash / fa4")."""
+    t = load_ncu() if ncu is None else ncu
+    t = t[t["status"] == "ok"]
+    p = t.pivot_table(index=["dtype", "causal", "n", "d", "batch_heads"], columns="impl",
+                      values="dram_read_bytes").reset_index()
+    p.columns.name = None
+    p["flash / fa4"] = p["flash"] / p["fa4"]
+    return p
+
+
 def load_masks(data: Path = DATA) -> pd.DataFrame:
     return pd.read_csv(data / "fa4_masks.csv")
 

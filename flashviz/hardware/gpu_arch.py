@@ -108,7 +108,7 @@ class Occupancy:
 # allocated 256 per warp (8 per thread); at most 64 warps and 32 blocks resident per SM; "1 KB of
 # shared memory is reserved for system use" per block. The A100 and H100 whitepapers: the L2 is
 # two partitions, each caching for the SMs directly connected to it; the model gives a wave one.
-NVIDIA = Arch(family="NVIDIA (compute capability 8.0 to 10.0)", unit="SM", block="thread block",
+NVIDIA = Arch(family="NVIDIA (compute capability 8.0, 9.0 or 10.0)", unit="SM", block="thread block",
               smem="shared memory", warp=32, warp_name="warp", register_files=1, regs_per_unit=65536,
               reg_granule=8, max_regs_per_thread=255, max_warps=64, max_blocks=32, smem_reserved=1 * KB,
               cache="L2", cache_parts=2, cache_mb=None, sources=("cuda", "a100_wp"))

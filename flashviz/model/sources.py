@@ -241,8 +241,9 @@ ASSUMPTIONS: dict[str, Assumption] = {
         "Q + Tr (K + V) per head.",
         "Many blocks run at once and share a cache: an L2 of 40 to 126 MB on NVIDIA's presets, and on the "
         "MI300X a 256 MB Infinity Cache behind a 4 MB L2 per chiplet. On this project's H200, "
-        "PyTorch's flash kernel reads about Q + K + V once from DRAM while one head's K and V fit in its L2 "
-        f"({cite('h200_measured', 'Nsight Compute, lesson 10')}); lesson 11 models the L2."),
+        "PyTorch's flash kernel reads about Q + K + V once from DRAM while one head's K and V fit in the part of "
+        "its L2 the blocks running at once share, about half of it, and more past that "
+        f"({cite('h200_measured', 'Nsight Compute, lessons 10 and 11')}); lesson 11 models the L2."),
     "l2": Assumption(
         "waves in step, LRU per tile",
         "Lesson 11's whole-GPU model: the blocks of a wave move along K and V together, so one DRAM read of a "
@@ -296,11 +297,13 @@ ASSUMPTIONS: dict[str, Assumption] = {
     "occupancy": Assumption(
         "every unit full, by its vendor's limits",
         "Lesson 11 counts the blocks resident on each SM (compute unit) from the kernel's shared memory and "
-        "registers against its architecture's limits: NVIDIA's compute capabilities 8.0 to 10.0 (64 K 32-bit "
-        "registers, 32-thread warps, at most 32 blocks and 64 warps per SM, 1 KB of shared memory kept per "
+        "registers against its architecture's limits: NVIDIA's compute capabilities 8.0, 9.0 and 10.0 (64 K "
+        "32-bit registers, 32-thread warps, at most 32 blocks and 64 warps per SM, 1 KB of shared memory kept per "
         f"block; {cite('cuda')}) and AMD's CDNA 3 for the MI300X (wavefronts of 64, 512 registers per "
         f"lane on each of 4 SIMDs, 64 KB of LDS; {cite('rocm')}, {cite('llvm_amdgpu')}), and takes "
-        "every unit as holding that many.",
+        "every unit as holding that many. A custom GPU gets the limits of these three: compute capabilities "
+        "8.6, 8.7 and 8.9 (the RTX 30 and 40 series among them) keep at most 48 warps and 16 or 24 blocks per "
+        "SM, so the model can give one of those more blocks than it holds.",
         "A grid smaller than one wave leaves units with fewer blocks. The registers per thread were read off "
         "the profiler on the H200 and change with the compiler and the GPU; the MI300X runs ROCm's own "
         "attention kernels, not the H200's."),
