@@ -226,6 +226,10 @@
     waiting = null;
     return true;
   }
+  // What a press waits for, once seen done, stays done: a player's key that then moves the section's step (→ on
+  // lesson 13's timeline) must not make the step the press set look undone, and hold every press after it for
+  // WAIT_MS (a teacher's walk: PageDown dead for 19 s after one →). Looked at after each run and every 50 ms.
+  const once = (f) => { let seen = false; return () => seen || (seen = !!f()); };
   // Presses not yet done: held, or applied and waiting for the run they started (the tests read it too).
   const pending = () => held_keys.length + (waiting && !waiting.done() && performance.now() < waiting.until ? 1 : 0);
   window.__fvHeld = pending;
@@ -234,7 +238,7 @@
       const { key, at } = held_keys.shift();
       const late = performance.now() - at > 50;  // held: charts may still be drawing under the section
       const done = press(key);
-      if (done) { waiting = { done, until: performance.now() + WAIT_MS }; return; }
+      if (done) { waiting = { done: once(done), until: performance.now() + WAIT_MS }; return; }
       const now = window.__fvSection;
       if (late && presenting() && now && now.k > 0 && !now.part) resume = { k: now.k, until: performance.now() + HOLD_MS };
     }
@@ -307,11 +311,18 @@
   const watch = () => {
     const a = q('[data-testid="stApp"]');
     if (!a) { setTimeout(watch, 50); return; }
-    new MutationObserver(() => { if (a.dataset.testScriptState === "notRunning") { settled(); drain(); } })
-      .observe(a, { attributes: true, attributeFilter: ["data-test-script-state"] });
+    new MutationObserver(() => {
+      if (a.dataset.testScriptState !== "notRunning") return;
+      if (waiting) waiting.done();
+      settled();
+      drain();
+    }).observe(a, { attributes: true, attributeFilter: ["data-test-script-state"] });
     if (a.dataset.testScriptState === "notRunning") settled();
     // Held presses go on as soon as the page is drawn: the last skeleton can go after the run's end.
-    setInterval(() => { if (held_keys.length) drain(); }, 50);
+    setInterval(() => {
+      if (waiting) waiting.done();
+      if (held_keys.length) drain();
+    }, 50);
     // A backstop for a run's end the observer did not see (two state changes drawn in one frame):
     // a lesson on the page that the clicker has not placed yet is placed once the app is idle.
     setInterval(() => {

@@ -337,6 +337,37 @@ def test_the_arrow_keys_step_the_player_of_the_section_on_screen(server, page):
     assert int(frames[0].locator("#label").get_attribute("data-step")) == steps[0], "the other player stayed"
 
 
+# The step the section on screen shows, off its mark (a section whose steps are its controls' presets: deck.py)
+STEP = """() => { const m = [...document.querySelectorAll('[data-testid="stMain"] .fv-slide')][window.__fvSection.k - 1];
+  return m && m.dataset.steps ? Number(m.dataset.step) : null; }"""
+STEPS = STEP.replace("Number(m.dataset.step)", "Number(m.dataset.steps)")
+
+
+def test_an_arrow_on_a_sections_player_after_a_pagedown_step_leaves_the_next_pagedown_free(server, page):
+    """Lesson 13's timeline: PageDown steps its key tile, then → steps it again (its player). The press the
+    PageDown made waited for its step, which → then moved on: the clicker holds nothing after it, and the next
+    press acts at once (a teacher's walk found every press held for 19 s)."""
+    pg = page
+    open_at_section(pg, lesson_url(server, 12, "?present=true&sec=1"), 12, 1)
+    idle = expect(pg.locator("[data-testid='stApp']"))
+    idle.to_have_attribute("data-test-script-state", "notRunning", timeout=WAIT)
+    pg.wait_for_function("() => window.__fvHeld() === 0", timeout=WAIT)  # the section's first step set
+    first = pg.evaluate(STEP)
+    assert first is not None and first + 2 < pg.evaluate(STEPS), f"lesson 13's timeline steps its key tile: {first}"
+    pg.keyboard.press("PageDown")
+    pg.wait_for_function(f"() => ({STEP})() === {first + 1}", timeout=WAIT)
+    idle.to_have_attribute("data-test-script-state", "notRunning", timeout=WAIT)
+    pg.wait_for_function("() => document.documentElement.dataset.fvLive === 'ready'"
+                         " && Object.keys(window.__fvLive.players || {}).length > 0", timeout=WAIT)
+    pg.keyboard.press("ArrowRight")
+    pg.wait_for_function(f"() => ({STEP})() === {first + 2}", timeout=WAIT)
+    idle.to_have_attribute("data-test-script-state", "notRunning", timeout=WAIT)
+    # the clicker's own count of presses not yet done: checked every 50 ms, so at once (19 s before)
+    pg.wait_for_function("() => window.__fvHeld() === 0", timeout=3_000)
+    pg.keyboard.press("PageUp")
+    pg.wait_for_function(f"() => ({STEP})() === {first + 1}", timeout=WAIT)
+
+
 def test_a_presenter_link_where_the_tiles_overflow_opens_with_the_banner_and_its_fix_on_screen(server, page):
     pg = page
     pg.goto(lesson_url(server, 2, "?" + SETTINGS.replace("float16", "float32")))
