@@ -76,12 +76,18 @@
   // A press that brought only a figure's last few pixels up moved the page 7-100 px and looked dead to the room
   // (a teacher's walk, lessons 3, 5 and 11): it scrolls at least a third of the screen where the figure's top, and
   // a caption line above it (ROOM px), stay under the top bar, so the figure is still whole.
+  // A figure further down than a screen comes up a screen at a time, less a line kept (ROOM), as text does (tail):
+  // what lies between comes on screen on the way (a teacher's walk: lesson 13's four paragraphs between its B200
+  // timeline and its table went by in one jump of 1,182 px).
   const ROOM = 64;
   function onward(k) {
     for (const f of document.querySelectorAll('[data-testid="stMain"] :is(' + FIGURES + ')')) {
       if (!inSection(f, k) || !f.checkVisibility() || f.getBoundingClientRect().height === 0) continue;
       const by = below(f);
-      if (by) return Math.max(by, Math.min(innerHeight / 3, f.getBoundingClientRect().top - headBottom() - ROOM));
+      if (by) {
+        const to = Math.max(by, Math.min(innerHeight / 3, f.getBoundingClientRect().top - headBottom() - ROOM));
+        return Math.min(to, screenBottom() - headBottom() - ROOM);
+      }
     }
     return 0;
   }
@@ -178,6 +184,14 @@
       if (inline) {  // its question on screen first: an answer revealed below the screen is one no one saw
         const by = below(inline.closest('[class*="st-key-question_"]') || inline);
         return by > 1 ? scrollOn(k, by) : clickRun(inline);
+      }
+      // an answer revealed in the section, its end below the screen: on screen before anything else (a teacher's
+      // walk: lesson 2's inline answer went by under the screen's edge)
+      const answered = [...document.querySelectorAll('[class*="st-key-question_"]')]
+        .find(b => inSection(b, k) && below(b) > 1);
+      if (answered) {  // as a figure comes up (onward): at least a third of the screen, its top kept under the bar
+        const up = Math.min(innerHeight / 3, answered.getBoundingClientRect().top - headBottom() - ROOM);
+        return scrollOn(k, Math.min(Math.max(below(answered), up), screenBottom() - headBottom() - ROOM));
       }
       if (s && s.i < s.n - 1) { const w = step(k, s.i + 1); if (w) return w; }
       const by = onward(k);

@@ -40,11 +40,13 @@ call = f"n = {s.n:,}, d = {s.d}, batch × heads = {s.bh}, {s.dtype}{', causal' i
 # ---- the timeline --------------------------------------------------------------------------------
 ui.slide("Two schedules, one tile", steps=tuple({"sc_tile": k} for k in range(1, sl.TILES_SHOWN + 1)))
 bars, steps, per_tile = timeline(s, occ)
-tile = ui.bound(control("sc_tile"), st.columns([1, 2])[0], help="PageDown on a projector steps through the tiles")
+tile_row = st.columns([1, 2], vertical_alignment="bottom")  # the keys' line beside the slider: the section fits 720 px
+tile = ui.bound(control("sc_tile"), tile_row[0], help="PageDown on a projector steps through the tiles")
 lanes = {sched: sl.lanes(sched) for sched in ("fa2", "fa3")}
 ui.chart(lambda: cache.figure(charts.schedule_timeline, bars, ui.peek(control("sc_tile")), lanes), "sc_timeline",
          ("sc_tile",), player="sc_tile")
-ui.keys("← → step the key tiles · space plays them · Home, End", "sc_timeline", presented=True)
+with tile_row[1]:
+    ui.keys("← → step the key tiles · space plays them · Home, End", "sc_timeline", presented=True)
 st.markdown(tile_text(sl.tile_story(steps, tile), per_tile))
 w = sl.schedule_work(s, rates, occ)
 Br, Bc = sl.authors_tile(s.d)

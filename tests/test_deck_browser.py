@@ -60,7 +60,18 @@ LOOK = """() => {
            steps: mark && mark.dataset.steps ? Number(mark.dataset.steps) : null,
            revealed: !document.querySelector(".st-key-reveal_answer button"),
            figures: figures.filter(shown).map(e => { const r = e.getBoundingClientRect();
-             return [name(e), Math.round(r.height), r.top >= head - 1 && r.bottom <= innerHeight + 1]; }) };
+             return [name(e), Math.round(r.height), r.top >= head - 1 && r.bottom <= innerHeight + 1]; }),
+           // the lesson's text, each block that fits the screen under the bar (a teacher's walk: four paragraphs of
+           // lesson 13 went by in one press), by its first words
+           texts: [...document.querySelectorAll('[data-testid="stMain"] :is([data-testid="stMarkdown"],' +
+                                                '[data-testid="stCaptionContainer"])')]
+             // not the lesson's question: its answer follows a section's presets, off the screen by then
+             .filter(e => shown(e) && e.innerText.trim() && e.getBoundingClientRect().height < innerHeight - head
+                          && !e.closest('.st-key-question'))
+             .map(e => { const r = e.getBoundingClientRect();
+               // a block's top margin may sit under the bar (lesson 1's first line: 3 px), its text below it
+               return [e.innerText.trim().slice(0, 60), Math.round(r.height),
+                       r.top >= head - 8 && r.bottom <= innerHeight + 1]; }) };
 }"""
 
 
@@ -118,7 +129,7 @@ def walk_forward(pg, deck: list[int], settings: dict) -> tuple[list[tuple], dict
         while True:
             settled(pg)
             now = look(pg)
-            for name, height, whole in now["figures"]:
+            for name, height, whole in now["figures"] + now["texts"]:
                 sizes[name] = height
                 if whole:
                     seen.add(name)
@@ -238,7 +249,7 @@ def test_the_clicker_alone_shows_every_figure_and_walks_back(server, page, deck)
             if SHARED[key].parse(value)[0] != SHARED[key].default}
     forward, misses, short, unseen = walk_forward(pg, deck, kept)
     assert [k for k in dict.fromkeys(k for k, _, _ in forward)] == deck, "the deck's lessons, in its order"
-    assert not misses, f"figures never whole on a 1280x720 screen, by lesson: {misses}"
+    assert not misses, f"figures and text never whole on a 1280x720 screen, by lesson: {misses}"
     assert not short, f"presses that moved the page a few px where it could go a third of a screen: {short}"
     # a teacher's walk: lesson 2's sink paragraph ran past the screen's edge and the next press left the lesson
     assert not unseen, f"sections left before their end was on screen (lesson, section, px below): {unseen}"
