@@ -45,7 +45,22 @@
     return (!start || !!(start.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING)) &&
            (!end || !!(end.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_PRECEDING));
   }
-  window.__fvOwnsKeys = frame => (presenting() ? inSection(frame, current()) : undefined);
+  // Which player the keys step: the one in the section on screen; where that section has none, the first whole on
+  // screen (a teacher's walk: lesson 11's player stood whole under its section's text, and → did nothing until the
+  // next PageDown brought its section up). Players: the lesson's iframes and the charts the keys play (live.js).
+  const players = () => [...document.querySelectorAll('[data-testid="stMain"] iframe'),
+    ...Object.keys((window.__fvLive && window.__fvLive.players) || {})
+      .map(c => q(".st-key-" + CSS.escape(c))).filter(Boolean)];
+  const whole = el => {
+    const r = el.getBoundingClientRect();
+    return r.height > 0 && r.top >= headBottom() - 1 && r.bottom <= screenBottom() + 1;
+  };
+  window.__fvOwnsKeys = frame => {
+    if (!presenting()) return undefined;
+    const k = current(), all = players();
+    if (inSection(frame, k)) return true;
+    return !all.some(p => inSection(p, k)) && all.find(whole) === frame;
+  };
   // The lesson the page shows, as the server drew it (`.fv-deck[data-lesson]`, drawn at the end of
   // each run), and the section on screen (lesson null: none yet).
   const deckNow = () => q(".fv-deck");

@@ -29,15 +29,18 @@ h1 { padding-top: 0.2rem; }
 [data-testid="stMetricLabel"], [data-testid="stMetricLabel"] * { white-space: normal !important;
   overflow: visible !important; text-overflow: clip !important; }
 [data-testid="stElementContainer"]:has(#fv-clicker) { display: none; }
-/* formulas a little larger than Streamlit's 1.21em, and KaTeX's smallest size (a subscript's
-   subscript, half the formula's size: 10.9 px) held at 14 px or more, for the back row */
+/* formulas a little larger than Streamlit's 1.21em, and KaTeX's smaller sizes (a subscript's
+   subscript, half the formula's size: 10.9 px; a subscript, 14 px) held at 16 px or more, for the back row */
 .katex { font-size: 1.25em; }
-.katex .sizing.reset-size1.size1 { font-size: max(14px, 1em); }
-.katex .sizing.reset-size2.size1 { font-size: max(14px, 0.8333em); }
-.katex .sizing.reset-size3.size1 { font-size: max(14px, 0.7143em); }
-.katex .sizing.reset-size4.size1 { font-size: max(14px, 0.625em); }
-.katex .sizing.reset-size5.size1 { font-size: max(14px, 0.5556em); }
-.katex .sizing.reset-size6.size1 { font-size: max(14px, 0.5em); }
+.katex .sizing.reset-size1.size1 { font-size: max(16px, 1em); }
+.katex .sizing.reset-size2.size1 { font-size: max(16px, 0.8333em); }
+.katex .sizing.reset-size3.size1 { font-size: max(16px, 0.7143em); }
+.katex .sizing.reset-size4.size1 { font-size: max(16px, 0.625em); }
+.katex .sizing.reset-size5.size1 { font-size: max(16px, 0.5556em); }
+.katex .sizing.reset-size6.size1 { font-size: max(16px, 0.5em); }
+/* code in the text and in captions (13.5-14.2 px at Streamlit's size): 16 px or more */
+[data-testid="stMain"] :is([data-testid="stMarkdownContainer"], [data-testid="stCaptionContainer"]) code {
+  font-size: max(16px, 0.85em); }
 /* the overflow banner: dark text for the back row, and its fix names its tiles in full (the label
    wraps instead of ending in "…") */
 .st-key-overflow_banner [data-testid="stAlert"] p { color: #4a3800; }

@@ -349,7 +349,8 @@ def test_the_arrow_keys_step_the_player_of_the_section_on_screen(server, page):
 
 
 # The step the section on screen shows, off its mark (a section whose steps are its controls' presets: deck.py)
-STEP = """() => { const m = [...document.querySelectorAll('[data-testid="stMain"] .fv-slide')][window.__fvSection.k - 1];
+STEP = """() => {
+  const m = [...document.querySelectorAll('[data-testid="stMain"] .fv-slide')][window.__fvSection.k - 1];
   return m && m.dataset.steps ? Number(m.dataset.step) : null; }"""
 STEPS = STEP.replace("Number(m.dataset.step)", "Number(m.dataset.steps)")
 
@@ -377,6 +378,21 @@ def test_an_arrow_on_a_sections_player_after_a_pagedown_step_leaves_the_next_pag
     pg.wait_for_function("() => window.__fvHeld() === 0", timeout=3_000)
     pg.keyboard.press("PageUp")
     pg.wait_for_function(f"() => ({STEP})() === {first + 1}", timeout=WAIT)
+
+
+def test_the_arrow_keys_step_a_player_whole_on_screen_below_a_section_that_has_none(server, page):
+    """Lesson 11's first section is text, its GPU player the next section's, and at 1280x720 the player stands whole
+    under that text: → steps it there, not only once PageDown has brought its section up (a teacher's walk)."""
+    pg = page
+    open_at_section(pg, lesson_url(server, 10, "?present=true&sec=1"), 10, 1)
+    frame = pg.locator("[data-testid='stMain'] iframe").first
+    expect(frame).to_be_in_viewport(ratio=1.0, timeout=WAIT)
+    player = frame.element_handle().content_frame()
+    player.wait_for_selector("#label[data-step]", timeout=WAIT)
+    at = int(player.locator("#label").get_attribute("data-step"))
+    assert pg.evaluate("() => window.__fvSection.k") == 1, "still the section above the player's"
+    pg.keyboard.press("ArrowRight")
+    expect(player.locator("#label")).to_have_attribute("data-step", str(at + 1), timeout=WAIT)
 
 
 def test_a_presenter_link_where_the_tiles_overflow_opens_with_the_banner_and_its_fix_on_screen(server, page):
