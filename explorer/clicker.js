@@ -121,9 +121,12 @@
     return left > TAIL ? left : 0;
   }
   // How far to scroll so that `box` is whole on screen (its top under the top bar if it is taller): 0 if it is.
+  // A figure with no more than its last SLACK px below the screen counts as whole (its margin): a press that moved
+  // the page 7 px to show lesson 5's player to its last pixel looked dead to the room (a teacher's walk).
+  const SLACK = 8;
   function below(box) {
     const r = box.getBoundingClientRect(), head = headBottom(), bottom = screenBottom();
-    return r.bottom <= bottom + 1 || r.top <= head + 1 ? 0 : Math.min(r.bottom - bottom, r.top - head);
+    return r.bottom <= bottom + SLACK || r.top <= head + 1 ? 0 : Math.min(r.bottom - bottom, r.top - head);
   }
   // The deck's last section, and PageDown again: a line says so, for a moment, where a press did nothing (a teacher's
   // walk pressed twice more at the end of lesson 14, to no effect).

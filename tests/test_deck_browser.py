@@ -42,7 +42,7 @@ LOOK = """() => {
   // a figure of the section on screen whose bottom is under the screen's and whose top is under the bar:
   // the clicker's next PageDown scrolls to it before the next section
   const onward = figures.some(f => { const r = f.getBoundingClientRect();
-    return inSection(f) && shown(f) && r.height > 0 && r.bottom > innerHeight + 1 && r.top > head + 1; });
+    return inSection(f) && shown(f) && r.height > 0 && r.bottom > innerHeight + 8 && r.top > head + 1; });
   // ... and whether its box is below the screen: the clicker's next PageDown brings it on screen, unrevealed
   const box = inline.filter(inSection).map(b => b.closest('[class*="st-key-question_"]') || b)[0];
   const low = !!box && box.getBoundingClientRect().bottom > innerHeight + 1 &&
@@ -60,7 +60,8 @@ LOOK = """() => {
            steps: mark && mark.dataset.steps ? Number(mark.dataset.steps) : null,
            revealed: !document.querySelector(".st-key-reveal_answer button"),
            figures: figures.filter(shown).map(e => { const r = e.getBoundingClientRect();
-             return [name(e), Math.round(r.height), r.top >= head - 1 && r.bottom <= innerHeight + 1]; }),
+             // its last 8 px may lie below the screen (its margin: the clicker's SLACK)
+             return [name(e), Math.round(r.height), r.top >= head - 1 && r.bottom <= innerHeight + 8]; }),
            // the lesson's text, each block that fits the screen under the bar (a teacher's walk: four paragraphs of
            // lesson 13 went by in one press), by its first words
            texts: [...document.querySelectorAll('[data-testid="stMain"] :is([data-testid="stMarkdown"],' +
@@ -86,7 +87,7 @@ TOPPED = """() => {
   if (s.scrollTop + s.clientHeight >= s.scrollHeight - 1) return true;
   return [...document.querySelectorAll('[data-testid="stMain"] :is(.fv-plot, iframe, [data-testid="stDataFrame"])')]
     .some(f => { const r = f.getBoundingClientRect();
-      return r.height > 0 && r.top >= head - 1 && r.top <= head + 64 + 1 && r.bottom <= innerHeight + 1; });
+      return r.height > 0 && r.top >= head - 1 && r.top <= head + 64 + 1 && r.bottom <= innerHeight + 8; });
 }"""
 
 
