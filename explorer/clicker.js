@@ -217,6 +217,15 @@
       // a screen at a time, less a line kept (ROOM), and at least a third of one, as onward
       const rest = Math.min(tail(k), screenBottom() - headBottom() - ROOM);
       if (rest > 0) return scrollOn(k, Math.max(rest, innerHeight / 3));
+      // the section's folded part (an expander keyed more_*: lesson 9's diff and lab figures under each bug's player)
+      // opens, brought up under the bar, before the next section: a clicker alone could not open it (a teacher's walk)
+      const folded = [...document.querySelectorAll('[class*="st-key-more_"] details:not([open]) > summary')]
+        .find(f => inSection(f, k) && f.checkVisibility());
+      if (folded) {
+        folded.click();
+        const up = folded.getBoundingClientRect().top - headBottom() - ROOM / 4;
+        return scrollOn(k, Math.max(0, Math.min(up, screenBottom() - headBottom() - ROOM)));
+      }
       if (k < marks().length) {
         go(k + 1);
         const t = stepOf(k + 1);

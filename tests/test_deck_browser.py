@@ -396,6 +396,31 @@ def test_the_arrow_keys_step_a_player_whole_on_screen_below_a_section_that_has_n
     expect(player.locator("#label")).to_have_attribute("data-step", str(at + 1), timeout=WAIT)
 
 
+def test_pagedown_opens_a_sections_folded_part_and_shows_its_figures_before_the_next_section(server, page):
+    """Lesson 9 on a projector folds each bug's diff and lab figures under its player: PageDown opens the fold and
+    brings its chart whole on screen before the next bug (a teacher's walk could open them only with the mouse)."""
+    pg = page
+    open_at_section(pg, lesson_url(server, 8, "?present=true&sec=1"), 8, 1)
+    fold = pg.locator("[class*='st-key-more_'] details").first
+    assert not fold.evaluate("d => d.open"), "the first bug's fold starts closed"
+    whole = """e => { const r = e.getBoundingClientRect(),
+                       head = document.querySelector('[data-testid="stHeader"]').getBoundingClientRect().bottom;
+                       return r.height > 0 && r.top >= head - 1 && r.bottom <= innerHeight + 8; }"""
+    seen = False
+    for _ in range(10):
+        settled(pg)
+        at = pg.evaluate("() => [window.__fvSection.k, window.__fvSection.part || 0]")
+        if at[0] != 1:
+            break
+        charts = fold.locator(".fv-plot")
+        seen = seen or bool(fold.evaluate("d => d.open") and charts.count() and charts.first.evaluate(whole))
+        pg.keyboard.press("PageDown")
+        pg.wait_for_function("([k, p]) => { const s = window.__fvSection; return s.k === k + 1 || "
+                             "(s.k === k && (s.part || 0) === p + 1); }", arg=at, timeout=WAIT)
+    assert fold.evaluate("d => d.open"), "the fold opened by PageDown"
+    assert seen, "its chart whole on screen before the next section"
+
+
 def test_a_presenter_link_where_the_tiles_overflow_opens_with_the_banner_and_its_fix_on_screen(server, page):
     pg = page
     pg.goto(lesson_url(server, 2, "?" + SETTINGS.replace("float16", "float32")))
