@@ -342,10 +342,12 @@ function snapKnobs(live) {
   return knobs;
 }
 
-// Whether the copies along `knob` may be flattened to images (MOST_PIXEL_BYTES): those of the sliders pointed at
-// before it go to make room, the one pointed at longest ago first.
-function roomFor(live, knob) {
-  const older = recentKnobs(live).filter((k) => k !== knob && !Object.values(live.players || {}).includes(k));
+// Whether the copies along the sliders drawn ahead (`drawing`, snapKnobs) may be flattened to images
+// (MOST_PIXEL_BYTES): those kept for the sliders pointed at before go to make room, the one pointed at longest ago
+// first; never those of a slider drawn ahead or a player's.
+function roomFor(live, drawing) {
+  const players = Object.values(live.players || {});
+  const older = recentKnobs(live).filter((k) => !drawing.includes(k) && !players.includes(k));
   while (pixelBytes(live) >= MOST_PIXEL_BYTES && older.length) {
     const gone = older.pop();
     for (const kept of live.held.values()) dropAlong(kept, gone);
@@ -367,7 +369,8 @@ function nextSnap(live) {
     stage.remove();
     live.stages.delete(chart);
   }
-  for (const knob of snapKnobs(live)) {
+  const drawing = snapKnobs(live);
+  for (const knob of drawing) {
     const el = input(knob);
     if (!el) continue;
     const charts = [];
@@ -380,7 +383,7 @@ function nextSnap(live) {
     charts.sort((a, b) => away(a.gd) - away(b.gd));
     const count = charts[0].steps.values.length, here = indexOf(live, knob, charts[0].steps, Number(el.value));
     // every value's drawing first, then the images (the drawings come sooner, for a reader who drags at once)
-    const room = !live.flatOff && roomFor(live, knob);  // flatOff: tests, no images
+    const room = !live.flatOff && roomFor(live, drawing);  // flatOff: tests, no images
     for (const flat of [false, true]) {
       for (let dist = 0; dist < count; dist++) {
         for (const at of dist ? [here + dist, here - dist] : [here]) {
