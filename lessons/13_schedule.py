@@ -6,8 +6,8 @@ import streamlit as st
 
 from explorer import cache, charts, predict, ui
 from explorer.lessons import control
-from explorer.schedule_view import (calls_in, every_call, measured, measured_at, occupancy, setting, speedup_at,
-                                   tile_text, timeline, vendor_gap)
+from explorer.schedule_view import (calls_in, every_call, measured, measured_at, occupancy, read_gap, setting,
+                                   speedup_at, tile_text, timeline, vendor_gap)
 from flashviz.players import schedule_lesson as sl
 from flashviz.hardware.schedule import describe
 from flashviz.hardware.schedule_targets import SPEEDUP_OK, TIME_OK
@@ -142,16 +142,15 @@ too_fast = ("" if misses.empty else
             f"; the model misses cuDNN at {len(misses)} of {len(cudnn_ratio)} calls, "
             f"{int((misses < TIME_OK[0]).sum())} of them too fast")
 Br3, Bc3 = sl.authors_tile(s.d)
-read = fa3_authors.reads()
-near = read[(read["flash / fa4"] - 1).abs() <= 0.2]
-apart = read.loc[read["flash / fa4"].map(lambda r: max(r, 1 / r)).idxmax()]
+kernel_reads = read_gap()
+apart = kernel_reads.apart
 ui.explain(f"""
 Nothing is fitted: each kernel's tiles (flash-attn-4's {Br3} × {Bc3} at d = {s.d}, as its code picks them;
 PyTorch flash's {" × ".join(map(str, fa3_authors.tiles("flash", s.d)))}), schedule and instruction (mma.sync for
 PyTorch flash; wgmma for the other two), each unit's rate per clock measured on the H200 times the clock of each
 call, the host's dispatch, and the DRAM bytes of lesson 11's read model, the same for the three kernels. Nsight
-Compute read their DRAM bytes at {len(read)} calls ({cite("h200_measured", "fa3_ncu.csv")}): PyTorch flash's
-reads were within 20% of the authors' kernel's at {len(near)} of them, and furthest apart at
+Compute read their DRAM bytes at {kernel_reads.calls} calls ({cite("h200_measured", "fa3_ncu.csv")}): PyTorch flash's
+reads were within 20% of the authors' kernel's at {kernel_reads.near} of them, and furthest apart at
 n = {apart["n"]:,}, d = {apart["d"]}{", causal" if apart["causal"] else ""}: {apart["flash"] / 1e9:.3g} GB
 against {apart["fa4"] / 1e9:.3g} GB. Between PyTorch flash and
 the authors' kernel the instruction, the schedule and the tile all change; lesson 10 sets the instruction's

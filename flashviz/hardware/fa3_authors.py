@@ -74,6 +74,21 @@ def reads(ncu: pd.DataFrame | None = None) -> pd.DataFrame:
     return p
 
 
+@dataclass(frozen=True)
+class ReadGap:
+    calls: int          # calls Nsight Compute read
+    near: int           # of them, PyTorch flash's reads within `within` of the authors' kernel's
+    apart: pd.Series    # the call where the two are furthest apart (a row of `reads`), either way
+
+
+def read_gap(t: pd.DataFrame | None = None, within: float = 0.2) -> ReadGap:
+    """How far PyTorch flash's measured DRAM reads stand from the authors' kernel's, over `reads`' calls."""
+    t = reads() if t is None else t
+    ratio = t["flash / fa4"]
+    return ReadGap(len(t), int(((ratio - 1).abs() <= within).sum()),
+                   t.loc[ratio.map(lambda r: max(r, 1 / r)).idxmax()])
+
+
 def load_masks(data: Path = DATA) -> pd.DataFrame:
     return pd.read_csv(data / "fa4_masks.csv")
 
