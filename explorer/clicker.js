@@ -165,7 +165,18 @@
     if (!b) return null;
     resume = { k, until: performance.now() + HOLD_MS };
     b.click();
-    return () => { const n = marks()[k - 1]; return !!n && n.dataset.step === String(i); };
+    return () => { const n = marks()[k - 1]; return !!n && n.dataset.step === String(i) && shows(n); };
+  }
+  // Whether the sliders show the values a section's mark says its step set (deck.py, `data-values`): the mark is
+  // drawn early in the step's run, a slider's new value up to 200 ms after the run is marked over (lesson 13's key
+  // tile), and a player's key (explorer/live.js) pressed before then would step the old value.
+  function shows(mark) {
+    let values;
+    try { values = JSON.parse(mark.dataset.values || "{}"); } catch (e) { return true; }
+    return Object.entries(values).every(([key, v]) => {
+      const el = q(`.st-key-${CSS.escape(key)} input[type="range"]`);
+      return !el || Math.abs(Number(el.value) - v) < 1e-9;
+    });
   }
   const stepOf = k => {
     const m = k > 0 ? marks()[k - 1] : null;

@@ -370,9 +370,43 @@ function playerKey(live, e) {
     if (owns === false || (owns === undefined && !inView(box))) continue;
     e.preventDefault();
     e.stopPropagation();
-    if (e.key === " ") playing(live, knob, !live.playing);
-    else { playing(live, knob, false); press(el, PLAYER_KEYS[e.key]); }
+    const key = e.key;
+    holdKey(live, () => {
+      if (key === " ") { playing(live, knob, !live.playing); return; }
+      playing(live, knob, false);
+      const now = input(knob);  // the slider as the page holds it now (a run may have drawn it anew)
+      if (now) press(now, PLAYER_KEYS[key]);
+    });
     return;
+  }
+}
+
+// A player's key waits for the page it acts on. One pressed while a run goes on (the run a clicker's PageDown
+// started to set lesson 13's key tile, say) would move the slider from the value that run replaces, and the
+// run's value would then undo it. Keys are applied in order, each once no run goes on, every live slider shows
+// its run's value and the clicker holds no press (explorer/clicker.js: a PageDown's step is held until the slider
+// shows the step's value, which comes some frames after Streamlit marks the run over), or HELD_KEY_MS after it was
+// pressed.
+const HELD_KEY_MS = 10000, MOST_KEYS = 8;
+function keysReady(live) {
+  const clicker = typeof window.__fvHeld === "function" ? window.__fvHeld() : 0;
+  return idle() && !clicker && current(live, null);
+}
+
+function holdKey(live, act) {
+  live.keyQueue = live.keyQueue || [];
+  if (live.keyQueue.length >= MOST_KEYS) return;
+  live.keyQueue.push({ act, at: performance.now() });
+  if (live.keyQueue.length === 1) applyKeys(live);
+}
+
+function applyKeys(live) {
+  while (live.keyQueue.length) {
+    if (!keysReady(live) && performance.now() - live.keyQueue[0].at < HELD_KEY_MS) {
+      setTimeout(() => applyKeys(live), 16);
+      return;
+    }
+    live.keyQueue.shift().act();
   }
 }
 
@@ -383,7 +417,7 @@ function playing(live, knob, on) {
   const tick = () => {
     const el = input(knob);
     if (!el || Number(el.value) >= Number(el.max)) { playing(live, knob, false); return; }
-    press(el, "ArrowRight");
+    if (keysReady(live)) press(el, "ArrowRight");  // else the last step's run is still on its way: a step later
   };
   const el = input(knob);
   if (el && Number(el.value) >= Number(el.max)) press(el, "Home");  // from the end: play it again from the start

@@ -381,6 +381,41 @@ def test_an_arrow_on_a_sections_player_after_a_pagedown_step_leaves_the_next_pag
     pg.wait_for_function(f"() => ({STEP})() === {first + 1}", timeout=WAIT)
 
 
+# Streamlit's marks of the app's state as they come, from the moment this is run in the page
+SEEN_STATES = """() => { window.__fvStates = []; const app = document.querySelector("[data-testid='stApp']");
+  new MutationObserver(() => window.__fvStates.push(app.dataset.testScriptState))
+    .observe(app, { attributes: true, attributeFilter: ['data-test-script-state'] }); }"""
+WHEN = {"at once": None, "as its run starts": "s => s.includes('running')",
+        "as its run ends": "s => s.includes('running') && s.lastIndexOf('notRunning') > s.indexOf('running')"}
+
+
+@pytest.mark.parametrize("when", list(WHEN))
+def test_an_arrow_pressed_while_a_pagedown_step_is_running_steps_on_from_that_step(server, page, when):
+    """Lesson 13's timeline: PageDown sets its key tile's next step through a run, and a teacher presses → before
+    that run is over (or the moment it ends, when the slider still shows the old value for a few frames). The arrow
+    steps on from the PageDown's step; it was lost before (the run's value undid it, or it stepped the old one)."""
+    pg = page
+    open_at_section(pg, lesson_url(server, 12, "?present=true&sec=1"), 12, 1)
+    idle = expect(pg.locator("[data-testid='stApp']"))
+    idle.to_have_attribute("data-test-script-state", "notRunning", timeout=WAIT)
+    pg.wait_for_function("() => window.__fvHeld() === 0", timeout=WAIT)  # the section's first step set
+    first = pg.evaluate(STEP)
+    assert first is not None and first + 2 < pg.evaluate(STEPS), f"lesson 13's timeline steps its key tile: {first}"
+    pg.evaluate(SEEN_STATES)
+    pg.keyboard.press("PageDown")
+    if WHEN[when]:
+        pg.wait_for_function(f"() => ({WHEN[when]})(window.__fvStates)", timeout=WAIT)
+    pg.keyboard.press("ArrowRight")
+    pg.wait_for_function(f"() => ({STEP})() === {first + 2}", timeout=WAIT)
+    idle.to_have_attribute("data-test-script-state", "notRunning", timeout=WAIT)
+    pg.wait_for_function("() => window.__fvHeld() === 0 && !(window.__fvLive.keyQueue || []).length"
+                         " && document.documentElement.dataset.fvLive === 'ready'", timeout=WAIT)
+    assert pg.evaluate(STEP) == first + 2
+    tile = pg.locator("[data-live-knob='sc_tile']")
+    ran = pg.evaluate("() => window.__fvLive.knobs.sc_tile.at")
+    assert int(tile.input_value()) == int(ran), "the slider shows the run's value"
+
+
 def test_the_arrow_keys_step_a_player_whole_on_screen_below_a_section_that_has_none(server, page):
     """Lesson 11's first section is text, its GPU player the next section's, and at 1280x720 the player stands whole
     under that text: → steps it there, not only once PageDown has brought its section up (a teacher's walk)."""
