@@ -68,6 +68,8 @@ _CLICKER = '<script id="fv-clicker">\n' + (Path(__file__).parent / "clicker.js")
 # Tables and displayed equations wider than their box marked (explorer/wide_tables.js), and the mark's cue. Fixed
 # code, no input.
 _WIDE_TABLES = ('<script id="fv-wide-tables">\n' + (Path(__file__).parent / "wide_tables.js").read_text() + "</script>")
+# A swipe that starts on a slider's track scrolls on a touch screen (explorer/touch.js). Fixed code, no input.
+_TOUCH = '<script id="fv-touch">\n' + (Path(__file__).parent / "touch.js").read_text() + "</script>"
 _WIDE_CSS = """<style>
 [data-fv-wide]::after { display: block; font-size: 0.9rem; color: #31333f; }
 [data-fv-wide="table"]::after { content: "The table scrolls sideways: swipe it ⟷"; }
@@ -89,6 +91,13 @@ _DECK_CSS = """<style>
 /* and the line that says what the keys do to a player or chart (notes.keys) is not drawn where a player hides its
    own (explorer/player_common.css) */
 @media (hover: none), (pointer: coarse) { [data-testid="stMain"] [class*="st-key-fv_keys_"] { display: none; } }
+/* a slider's track pans the page on a touch screen, and its thumb (react-aria's inline styles: the track relative,
+   the thumb absolute) takes a touch 12 px around it (explorer/touch.js) */
+@media (pointer: coarse) {
+  [data-testid="stSlider"] [style*="position: relative"][style*="touch-action"] { touch-action: pan-y !important; }
+  [data-testid="stSlider"] [style*="position: absolute"][style*="touch-action"]::before {
+    content: ""; position: absolute; inset: -12px; }
+}
 </style>"""
 
 # A row of a lesson's own sliders that charts follow live (explorer/live.js marks them) stays on screen under the
@@ -113,4 +122,4 @@ STICKY_ROWS = """<style>
 
 def style() -> None:
     st.html(_CSS + _DECK_CSS + _WIDE_CSS + nav.CSS)
-    st.html(_CLICKER + _WIDE_TABLES, unsafe_allow_javascript=True)
+    st.html(_CLICKER + _WIDE_TABLES + _TOUCH, unsafe_allow_javascript=True)

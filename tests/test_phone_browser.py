@@ -347,3 +347,48 @@ def test_on_a_phone_lesson_14s_mask_panels_stand_two_in_a_row_with_titles_apart(
     for a, b in itertools.combinations(boxes, 2):
         assert not (a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]), (a, b)
     assert len(drawn["panels"]) == 4 and all(p[2] - p[0] > 120 for p in drawn["panels"]), drawn["panels"]
+
+
+# A finger on the screen (Chrome's own touch input, as a phone sends it): down at (x, y), moved by dy in steps, up.
+def swipe(pg, x: float, y: float, dy: float, steps: int = 8) -> None:
+    cdp = pg.context.new_cdp_session(pg)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+    for k in range(1, steps + 1):
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y + dy * k / steps}]})
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    cdp.detach()
+
+
+SCROLLED = "() => document.querySelector('[data-testid=\"stMain\"]').scrollTop"
+
+
+def test_on_a_phone_a_swipe_that_starts_on_a_sliders_track_scrolls_and_leaves_the_slider(server, phone):
+    """A student scrolling lesson 12 with a finger that comes down on the batch slider's track, beside its thumb: the
+    page scrolls and the batch, and the link, stay (a phone walk: the slider jumped to 64 and the page stood still).
+    A finger on the thumb still drags it."""
+    phone.goto(lesson_url(server, 11))
+    opened(phone, 11)
+    slider = phone.locator("[data-testid='stSlider']:has(input[aria-label='batch (sequences)'])")
+    slider.scroll_into_view_if_needed()
+    el = slider.locator("input[type='range']")
+    before, url = el.input_value(), phone.url
+    thumb = el.locator("xpath=../..").bounding_box()
+    track = el.locator("xpath=../../..").bounding_box()
+    assert track["width"] > 200, track
+    top = phone.evaluate(SCROLLED)
+    x = track["x"] + track["width"] * 0.8 if thumb["x"] < track["x"] + track["width"] / 2 else track["x"] + 20
+    swipe(phone, x, track["y"] + track["height"] / 2, -300)
+    phone.wait_for_function(f"() => ({SCROLLED})() > {top} + 100", timeout=WAIT)
+    expect(phone.locator("[data-testid='stApp']")).to_have_attribute("data-test-script-state", "notRunning",
+                                                                       timeout=WAIT)
+    assert el.input_value() == before and phone.url == url, "the swipe moved the slider"
+    # the thumb itself: dragged right, it moves
+    slider.scroll_into_view_if_needed()
+    thumb = el.locator("xpath=../..").bounding_box()
+    cdp = phone.context.new_cdp_session(phone)
+    cx, cy = thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] / 2
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": cx, "y": cy}]})
+    for k in range(1, 9):
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": cx + 15 * k, "y": cy}]})
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    expect(el).not_to_have_value(before, timeout=WAIT)
