@@ -113,7 +113,8 @@ ui.slide("Memory and traffic over n")
 ui.side_by_side((lambda: cache.figure(charts.memory_over_n, over_n()), "tiling_memory", ui.SIZES),
                 (lambda: cache.figure(charts.traffic_over_n, over_n()), "tiling_traffic", ui.SIZES))
 ui.slide("The table")
-ui.table(table, "tiling", f"d = {cfg.d}, Br = {cfg.Br}, Bc = {cfg.Bc} (cut to n where n is smaller), {cfg.dtype}"
+ui.table(table, "tiling", f"d = {cfg.d}, Br = {ui.value('Br')}, Bc = {ui.value('Bc')} (each cut to the row's n where n "
+         f"is smaller), {cfg.dtype}"
          + (", causal" if cfg.causal else "") + "; HBM traffic in MB, peak memory in KB; cut: std HBM ÷ flash HBM"
          + (f"; flash HBM includes the overflow of tiles over the budget {ui.assumes('spill')}"
             if overflow else ""),

@@ -95,8 +95,8 @@ rule_tiles, wide_rule = (paper_block_sizes(m, cfg.d) for m in (cfg.sram_elements
 kbs = (cfg.sram_bytes // 1024, 2 * cfg.sram_bytes // 1024)
 rule_text = rule_br_text(cfg.d, (cfg.sram_elements, 2 * cfg.sram_elements), kbs)
 if wide_rule[0] == rule_tiles[0]:
-    capped = (f"Here {rule_text}, so Br stays {rule_tiles[0]} when M doubles: the cap, not the order, is why "
-              "FlashAttention-2's count does not halve.")
+    capped = (f"Here {rule_text}, so Br stays {rule_tiles[0]} when M doubles: the cap (the Br × Bc scores must fit "
+              "in SRAM beside a wide Bc), not the order, is why FlashAttention-2's count does not halve.")
 else:
     capped = (f"Here {rule_text}, so Br grows with M ({rule_tiles[0]} → {wide_rule[0]}) and FlashAttention-2's "
               "count falls too.")

@@ -59,6 +59,14 @@ if cfg.causal:
 else:
     verdict = (f"Without a mask both cover every tile, so the recompute is the whole difference: "
                f"{change_percent(std_total, fwd + bwd)}.")
+if here["flash stored + O MB"] < here["std stored MB"]:
+    kept = (f"It is the trade `gradient_checkpointing=True` makes, for one operator: pay "
+            f"{change_percent(fwd + stored_bwd, fwd + bwd)} flops for the recompute, keep "
+            f"{compare(here['std stored MB'], here['flash stored + O MB'])}.")
+else:  # n at most d + 2: O, m and l (n·d + 2n) weigh as much as P (n²) or more, and recomputing saves nothing
+    kept = (f"Here it is no trade: at n = {cfg.n} and d = {cfg.d}, O, m and l (n·d + 2n elements) weigh as much as "
+            f"P (n²) or more, so flash pays {change_percent(fwd + stored_bwd, fwd + bwd)} flops for the recompute "
+            f"and keeps {compare(here['std stored MB'], here['flash stored + O MB'])}.")
 ui.explain(f"""
 Forward and backward together: standard attention does two matmuls forward and four backward
 (dV = PᵀdO, dP = dO·Vᵀ, dQ = dS·K, dK = dSᵀ·Q). The recomputing backward first redoes S = QKᵀ per
@@ -76,9 +84,7 @@ L = m + log l, and rebuilds P = exp(S − L) from it ({cite("fa2", "§3.1")}). I
 whatever the inputs ({cite("fa_code", "softmax_lse")}): {bytes_text(4 * cfg.n)} at n = {cfg.n} against this count's
 {bytes_text(2 * cfg.n * cfg.element_bytes)} for m and l in {cfg.dtype},
 {compare(2 * cfg.n * cfg.element_bytes, 4 * cfg.n)}.
-It is the trade `gradient_checkpointing=True` makes, for one operator: pay
-{change_percent(fwd + stored_bwd, fwd + bwd)} flops for the recompute, keep
-{compare(here["std stored MB"], here["flash stored + O MB"])}.
+{kept}
 """)
 ui.slide("Stored and moved")
 ui.side_by_side(

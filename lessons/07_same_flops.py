@@ -81,7 +81,8 @@ ui.slide("Bytes against flops")
 ui.side_by_side((lambda: cache.figure(charts.bytes_vs_flops, over_n()), "same_flops_chart", ui.SIZES),
                 (cut_figure, "cut_vs_block", ("n",)))
 ui.slide("The tables")
-ui.table(table, "same_flops", f"d = {cfg.d}, Br = {cfg.Br}, Bc = {cfg.Bc}, {cfg.dtype}")
+ui.table(table, "same_flops", f"d = {cfg.d}, Br = {ui.value('Br')}, Bc = {ui.value('Bc')} (each cut to the row's n "
+         f"where n is smaller), {cfg.dtype}")
 ui.table(cut, "cut_vs_block", f"Traffic cut at n = {cut_n}, {mask}, FlashAttention-2's order, spill not counted")
 
 ui.slide("The paper's own example")

@@ -9,6 +9,7 @@ from flashviz.teach.claims import other_cublas_runs
 from flashviz.model.config import HARDWARE
 from flashviz.model.sources import cite
 from flashviz.teach import claims
+from flashviz.teach.format import span_text
 
 st.title("On real hardware")
 st.markdown("#### An H200 ran plain attention and PyTorch's fused kernels. Does the byte model hold?")
@@ -40,9 +41,9 @@ view, sp, mem = hw.table, hw.kernel("flash"), hw.kernel("mem_efficient")
 
 m = st.columns(4)
 if len(sp):
-    m[0].metric("flash speed-up", f"{sp['measured speed-up'].min():.1f}–{sp['measured speed-up'].max():.1f}×",
+    m[0].metric("flash speed-up", f"{span_text(sp['measured speed-up'].min(), sp['measured speed-up'].max())}×",
                 help="plain time over SDPA flash time, across n")
-    m[1].metric("model's speed-up", f"{sp['predicted speed-up'].min():.1f}–{sp['predicted speed-up'].max():.1f}×")
+    m[1].metric("model's speed-up", f"{span_text(sp['predicted speed-up'].min(), sp['predicted speed-up'].max())}×")
 else:
     m[0].metric("flash speed-up", "n/a", help="PyTorch's flash kernel takes float16 and bfloat16 only")
 plain_ratio = hw.dram_over_model("plain")
@@ -75,10 +76,10 @@ if len(sp) == 0:
     ranking = ("**No flash kernel for this data type.**", "Only the memory-efficient kernel is compared.")
 elif wins == len(sp):
     ranking = ("**The ranking holds for flash.**", f"In this view it beats plain attention at all {len(sp)} "
-               "sizes, as the byte count says it must.")
+               "sizes, as the byte count predicts.")
 else:
     ranking = (f"**Flash beats plain attention at {wins} of {len(sp)} sizes.**",
-               "The byte count says it always should.")
+               "The byte count predicts a gain at every size.")
 model_wins = hw.wins("mem_efficient", "predicted speed-up")
 if mem_wins == model_wins:
     mem_why = f"The model predicts a gain at {model_wins} of {len(mem)}: they agree."
@@ -175,7 +176,8 @@ def _tile_sweep() -> None:
     """The Triton tile sweep at the sequence length chosen here: it reruns this part alone."""
     ui.slide("Block size on hardware")
     st.subheader("Block size on hardware")
-    block_n = ui.bound(control("hw_block_n"))
+    block_n = ui.bound(control("hw_block_n"), help="The sweep's charts and table redraw when you let go: this part "
+                                                   "of the page reruns alone, at the length you pick.")
     sweep = cache.measured_blocks(block_n)
     bt, best, slowest, spread = sweep.table, sweep.best, sweep.slowest, sweep.spread
     ui.explain(f"""

@@ -202,7 +202,10 @@ def _merge() -> None:
     st.subheader("The merge, step by step")
     chunks = ui.bound(control("inf_split"), st.columns(3)[0])
     steps, (m, l, O), unsplit = cache.decode_merge_walkthrough(n_kv=16, d=4, splits=chunks)
-    st.markdown(f"One query row against 16 cached keys (d = 4, random values), cut into {len(steps)} chunks. Each "
+    size = -(-16 // chunks)  # keys a chunk, rounded up (the model's split-KV chunk)
+    cut = (f"cut into {len(steps)} chunks" if len(steps) == chunks else
+           f"asked for {chunks} chunks: chunks of ⌈16/{chunks}⌉ = {size} keys cut it into {len(steps)}")
+    st.markdown(f"One query row against 16 cached keys (d = 4, random values), {cut}. Each "
                 "chunk returns its own max m_i, sum l_i and unnormalised output O_i; the merge puts them on one "
                 f"baseline, m = max m_i = **{m:.6f}**, scaling each by e^(m_i − m):")
     # on a projector the conclusion stands above the table: under 8 chunks' rows it fell below the screen, and the

@@ -111,7 +111,8 @@ def check_io_theorem(ck: Claims, cfg: Config) -> None:
     said = ck.find(rf"FlashAttention-2's order makes\s+{COMPARE} accesses")
     ck.ratio_claim(said, counts["fa2", cfg.sram_bytes], counts["fa2", 2 * cfg.sram_bytes], "fa2 at 2M")
     Br, wide_Br = (paper_block_sizes(m, cfg.d)[0] for m in (cfg.sram_elements, 2 * cfg.sram_elements))
-    if ck.find(r"the cap, not the order, is why FlashAttention-2's count does not halve", required=False):
+    if ck.find(r"the cap \(the Br × Bc scores must fit in SRAM beside a wide Bc\), not the order, is why "
+               r"FlashAttention-2's count does not halve", required=False):
         ck.expect(Br == wide_Br == cfg.d, f"the rule's Br is {Br} at M and {wide_Br} at 2M, d = {cfg.d}")
     else:
         ck.find(rf"Br grows with M \({Br} → {wide_Br}\)")
@@ -211,9 +212,17 @@ def check_backward(ck: Claims, p: dict) -> None:
         m = ck.find(rf"so the recompute is the whole difference:\s+([+−]{NUM})%")
         ck.expect(abs(pct(m.group(1)) - against) <= 0.05 + 1e-9 and abs(against - recompute) < 1e-9,
                   f"{m.group(1)}: flash vs standard {against:+.3f}%, recompute {recompute:+.3f}%")
-    m = ck.find(rf"flops for the recompute, keep\s+{COMPARE} bytes")
-    ck.ratio_claim(m, costs.stored_for_backward(cfg, "standard"),
-                   costs.stored_for_backward(cfg, "flash", include_O=True), "stored for the backward")
+    std_kept, flash_kept = (costs.stored_for_backward(cfg, "standard"),
+                            costs.stored_for_backward(cfg, "flash", include_O=True))
+    m = ck.find(rf"flops for the recompute,?\s+(and )?keeps?\s+{COMPARE} bytes")
+    ck.ratio_claim(m, std_kept, flash_kept, "stored for the backward")
+    # a trade only where flash keeps fewer bytes; "no trade" where O, m and l weigh as much as P or more
+    traded = ck.find(r"It is the trade `gradient_checkpointing=True` makes", required=False)
+    ck.expect(bool(traded) == (flash_kept < std_kept), f"'trade' said: {bool(traded)}; flash keeps {flash_kept}, "
+              f"standard {std_kept}")
+    if not traded:
+        ck.find(rf"Here it is no trade: at n = {cfg.n} and d = {cfg.d}, O, m and l \(n·d \+ 2n elements\) weigh as "
+                r"much as\s+P \(n²\) or more")
     eb = cfg.element_bytes
     ck.expect(same_bytes(ck.metric("standard keeps"), costs.stored_for_backward(cfg, "standard") * eb),
               "standard keeps")

@@ -119,6 +119,18 @@ def test_the_worked_merge_equals_the_unsplit_answer():
     assert len(at.dataframe[-1].value) == 3 or any(len(df.value) == 3 for df in at.dataframe)
 
 
+@pytest.mark.parametrize(("asked", "made"), [(5, 4), (7, 6), (4, 4)])
+def test_the_worked_merge_says_how_many_chunks_it_cut_the_keys_into(asked, made):
+    """16 keys in chunks of ⌈16/k⌉: 5 asked for make 4 (a laptop reader read "cut into 4 chunks" beside a slider at
+    5): the sentence names both, and the table has one row a chunk."""
+    at = open_page(PAGE, inf_split=str(asked))
+    line = next(m.value for m in at.markdown if "One query row against 16 cached keys" in m.value)
+    said = (f"cut into {made} chunks." if asked == made else
+            f"asked for {asked} chunks: chunks of ⌈16/{asked}⌉ = {-(-16 // asked)} keys cut it into {made}.")
+    assert said in line, line
+    assert any(len(df.value) == made and "m_i" in df.value.columns for df in at.dataframe)
+
+
 def test_the_roofline_draws_the_custom_gpu():
     at = open_page(PAGE, **B200_LINK)
     spec = figures(at)[0]

@@ -392,3 +392,20 @@ def test_on_a_phone_a_swipe_that_starts_on_a_sliders_track_scrolls_and_leaves_th
         cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": cx + 15 * k, "y": cy}]})
     cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
     expect(el).not_to_have_value(before, timeout=WAIT)
+
+
+def test_on_a_phone_the_precision_charts_method_names_stand_apart(server, tabs):
+    """Lesson 6's nine methods under their bars: two lines each, turned upright, were 45 px wide 24 px apart on a
+    phone, and only two could be read (a phone walk); a phone's chart sets each on one line (layout.meta.narrow)."""
+    pg = tabs.get("phone")
+    pg.goto(lesson_url(server, 5))
+    opened(pg, 5)
+    reveal = pg.locator(".st-key-reveal_inline_precision_fp16 button").last
+    reveal.scroll_into_view_if_needed()
+    reveal.click()
+    chart = drawn_chart(pg, "precision_bars", ".xtick text")
+    boxes = chart.evaluate("gd => [...gd.querySelectorAll(':scope > .plot-container .xtick text')].map(t => {"
+                           " const r = t.getBoundingClientRect(); return [r.left, r.right]; })")
+    assert len(boxes) == 9, boxes
+    spans = sorted(boxes)
+    assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:])), spans

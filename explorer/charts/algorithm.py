@@ -11,7 +11,7 @@ from flashviz.model.sweeps import OverBlocks, OverN
 from flashviz.teach.format import bytes_text
 
 from .style import (BLACK, BLUE, BROKEN, FLASH, GREEN, ORANGE, SKY, STANDARD, TICK, VERMILLION, _font, _hline, _line,
-                     _n_label, _style)
+                     _n_label, _style, on_a_phone)
 
 
 def _over_n(df: pd.DataFrame, std: tuple[str, str], flash: tuple[str, str], y: str, title: str) -> go.Figure:
@@ -157,6 +157,10 @@ def precision_bars(df) -> go.Figure:
     _style(fig, "", "RMSE (log)", "RMSE against float64: emulated, H200", log_y=True)
     fig.update_xaxes(tickmode="array", tickvals=at, ticktext=[_PRECISION_SHORT[k] for k in rows.index],
                      showgrid=False)
+    # a phone's plot has about 24 px a bar: each name on one line, turned upright (two lines turned were 45 px wide,
+    # and neighbours covered each other: a phone walk)
+    on_a_phone(fig, {"layout": {"xaxis": {"ticktext": [_PRECISION_SHORT[k].replace("<br>", " ") for k in rows.index],
+                                          "tickangle": -90}}})
     return fig
 
 

@@ -161,7 +161,10 @@ def hopper_steps_text(steps, flash_tile: tuple[int, int]) -> str:
             f"of bench/gpu/schedule.py's run): Triton's 128 × 64 kernel, FlashAttention-2's schedule on wgmma, runs "
             f"{pace(a)} than PyTorch flash. That is mainly the instruction{tile}, and Triton's compiler adds its own "
             f"load pipeline and registers. cuDNN, NVIDIA's warp-specialised wgmma kernel, which the schedule model "
-            f"runs on FlashAttention-3's schedule and tiles, runs {pace(b)} than Triton, so {larger}")
+            f"runs on FlashAttention-3's schedule and tiles, runs {pace(b)} than Triton, so {larger}. That second "
+            f"step holds more than the schedule: cuDNN's kernel keeps one block on each SM for the whole call (a "
+            f"persistent grid, in Nsight Compute's rows of flashviz/data/h200/fa3_ncu.csv) and sizes its own tiles and "
+            f"shared memory, which this measurement cannot tell apart from its schedule")
 
 
 ORDER_NAMES = {"fa2": "FlashAttention-2's order, query blocks outside",

@@ -93,3 +93,9 @@ def times_text(ratio: float) -> str:
     if 1 < ratio < 1.1:
         return f"{ratio:.3g}×"
     return f"{ratio:.2g}×" if ratio < 10 else f"{ratio:,.0f}×"
+
+
+def span_text(lo: float, hi: float, spec: str = ".1f") -> str:
+    """A range of figures at `spec`: "1.1–2.0", or one figure where both ends read the same ("2.0", not "2.0–2.0")."""
+    a, b = f"{lo:{spec}}", f"{hi:{spec}}"
+    return a if a == b else f"{a}–{b}"

@@ -110,7 +110,8 @@ def lagging_max_skips(cfg: Config, spread: float, tau: float, run=None) -> Quest
                f"{run.every_tile:,} times over the {cfg.n} rows ({tiles}). The factor is other than 1 only where the "
                f"tile raised the row's max: {every:,} rescales change anything. At τ = {tau:g} the max in use moves "
                f"only when a tile's max is more than {tau:g} log2 units above it: {run.done:,} rescales done, "
-               f"{run.skips:,} skipped ({share}).")
+               f"{run.skips:,} skipped ({share}). These are random rows; real scores are not, and "
+               f"Modal's reading of the kernel reports about ten times fewer rescales of O ({cite('modal_fa4')}).")
     else:
         after = (f"FlashAttention-2 still multiplies by 1, {run.every_tile:,} times" if run.every_tile else
                  "each row has one key tile, so FlashAttention-2 has nothing to multiply either")
@@ -202,8 +203,10 @@ def budget_doubled(cfg: Config) -> Question:
         f"The rule goes from {a['Br']} × {a['Bc']} to {b['Br']} × {b['Bc']} tiles; the traffic goes "
         f"from {bytes_text(a['HBM MB'] * MB)} to {bytes_text(b['HBM MB'] * MB)} (× {ratio:.2f}). {why} "
         f"In {ORDER_NAMES[other]}, the same two budgets give × {ob['HBM MB'] / oa['HBM MB']:.2f}. The cap on Br "
-        f"is FlashAttention's rule, not a limit of SRAM: FlashAttention-2's kernels tune tiles of 64 or 128 each "
-        f"way to the head dimension and the GPU's shared memory ({cite('fa2', '§3.3')})."
+        f"is SRAM's, once Bc is wide: the Br × Bc block of scores must fit beside the tiles, so with Bc = ⌈M/4d⌉ "
+        f"Br can be no more than about d ({cite('fa1', 'App. C, proof of Theorem 2')}). The rule is shaped for "
+        f"FlashAttention's own order; FlashAttention-2's kernels tune tiles of 64 or 128 each way to the "
+        f"head dimension and the GPU's shared memory ({cite('fa2', '§3.3')})."
         + (f" {overflow}" if overflow else ""),
         BUDGET_CHOICES, f"{pick} (× {ratio:.2f})")
 
