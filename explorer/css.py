@@ -70,6 +70,8 @@ _CLICKER = '<script id="fv-clicker">\n' + (Path(__file__).parent / "clicker.js")
 _WIDE_TABLES = ('<script id="fv-wide-tables">\n' + (Path(__file__).parent / "wide_tables.js").read_text() + "</script>")
 # A swipe that starts on a slider's track scrolls on a touch screen (explorer/touch.js). Fixed code, no input.
 _TOUCH = '<script id="fv-touch">\n' + (Path(__file__).parent / "touch.js").read_text() + "</script>"
+# Moving a setting replaces the browser's history entry instead of adding one (explorer/history.js). Fixed code.
+_HISTORY = '<script id="fv-history">\n' + (Path(__file__).parent / "history.js").read_text() + "</script>"
 _WIDE_CSS = """<style>
 [data-fv-wide]::after { display: block; font-size: 0.9rem; color: #31333f; }
 [data-fv-wide="table"]::after { content: "The table scrolls sideways: swipe it ⟷"; }
@@ -122,4 +124,4 @@ STICKY_ROWS = """<style>
 
 def style() -> None:
     st.html(_CSS + _DECK_CSS + _WIDE_CSS + nav.CSS)
-    st.html(_CLICKER + _WIDE_TABLES + _TOUCH, unsafe_allow_javascript=True)
+    st.html(_CLICKER + _WIDE_TABLES + _TOUCH + _HISTORY, unsafe_allow_javascript=True)

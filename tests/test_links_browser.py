@@ -60,6 +60,32 @@ def test_slider_moved_by_keyboard_changes_a_figure_and_the_url(server, page):
     page.wait_for_url(re.compile(r"\?n=1536$"), timeout=WAIT)
 
 
+def test_back_after_moving_settings_goes_to_the_lesson_before(server, page):
+    """A reader opens lesson 3, goes on to lesson 4 and moves n there three times, then presses Back: lesson 3 comes
+    back, with the settings the session holds. Each move had added an entry to the browser's history that Back then
+    met: three dead presses, the URL rewritten to the same each time (a laptop reader's walk)."""
+    page.goto(lesson_url(server, 2))
+    opened(page, 2)
+    page.locator(f".st-key-lesson_nav a[href^='{LESSONS[3].url_path}'] >> visible=true").click()
+    page.wait_for_url(re.compile(re.escape(lesson_url(server, 3)) + r"(\?|$)"), timeout=WAIT)
+    opened(page, 3)
+    entries = page.evaluate("() => history.length")
+    n = page.locator("[data-testid='stSidebar'] [data-live-knob='n']")
+    n.focus()
+    for _ in range(3):
+        before = page.url
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function("url => location.href !== url", arg=before, timeout=WAIT)
+        opened(page, 3)
+    moved = query(page)
+    assert list(moved) == ["n"], moved
+    assert page.evaluate("() => history.length") == entries, "a move of a setting added an entry to the history"
+    page.go_back()
+    page.wait_for_url(re.compile(re.escape(lesson_url(server, 2)) + r"(\?|$)"), timeout=WAIT)
+    opened(page, 2)
+    assert query(page) == moved, "the lesson before, at the session's settings"
+
+
 def test_the_url_keeps_a_slider_at_its_minimum(server, page):
     page.goto(lesson_url(server, 2, "?n=32"))
     opened(page, 2)
