@@ -88,7 +88,9 @@ HBM and writing its output back: **S = QKᵀ** reads Q and K and writes S; the *
 P; **O = PV** reads P and V and writes O. The softmax does no matmul at all: {costs.SOFTMAX_OPS} operations
 per score (max, subtract, exp, sum, divide) for two elements moved, {softmax['flops per byte']:.3g} operations
 per byte in {roof.dtype} at any n and d, where the {hw.name}'s FP32 units ({fp32_units}) need
-{hw.fp32_flops / hw.hbm_bytes_per_s:.3g} per byte to stay busy. {softmax_regime}
+{hw.fp32_flops / hw.hbm_bytes_per_s:.3g} per byte to stay busy. That rate counts a fused multiply-add as two
+operations; the softmax's five are not fused, and its exp runs on a slower unit of its own, so the true margin is
+smaller than these two figures say, which this count leaves out {ui.assumes("roofline")}. {softmax_regime}
 The count masks S as the first kernel writes it; PyTorch's attention in that figure runs the mask and
 dropout as kernels of their own, more passes over n² elements of the same kind.
 """)

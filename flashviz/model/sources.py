@@ -369,7 +369,11 @@ ASSUMPTIONS: dict[str, Assumption] = {
         "wave that leaves SMs idle, and takes copy and compute as perfectly overlapped. Real kernels reach "
         "part of each peak: on this project's H200 cuBLAS's fp16 matmul reached 707 to 728 of the 989 TFLOP/s in "
         "three runs (lessons 10, 11 and 13 each use their own run's) and a device "
-        f"copy about 4.1 of the 4.8 TB/s ({cite('h200_measured', 'whole_gpu_ceilings.csv, 2026-11-30')})."),
+        f"copy about 4.1 of the 4.8 TB/s ({cite('h200_measured', 'whole_gpu_ceilings.csv, 2026-11-30')}). Work "
+        "that is not a matmul (lesson 1's softmax) is timed at the sheet's FP32 rate, which counts a fused "
+        "multiply-add as two operations: the softmax's are not fused, and its exponentials run on a unit of their "
+        f"own (16 a clock per SM on a B200: {cite('fa4', 'exp unit and shared-memory rates')}), so its real compute "
+        "time is longer than this counts."),
     "same_kernels": Assumption(
         "the H200's kernels on every GPU",
         "Lesson 11 places each kernel on every GPU with the tiles, threads and registers per thread that "
