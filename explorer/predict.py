@@ -158,9 +158,10 @@ def _question_box(file: str, index: int, question: Question, done: bool) -> None
 def _show_answer(question: Question, guess) -> None:
     shown = question.shown or str(question.answer)
     if guess is None:
-        # a slider left where it starts is no guess (a class that pressed on): say how to guess that value
-        why = ("" if question.kind == "choice" else ": the slider was not moved. A guess at the value it starts at "
-               "counts once the slider has been moved away and back")
+        # a slider left where it starts is no guess (a class that pressed on): a reader is told how to guess that
+        # value; on a projector the line stays short, so the answer stays whole on the screen
+        why = ("" if question.kind == "choice" or ui.presenting() else ": the slider was not moved. A guess at the "
+               "value it starts at counts once the slider has been moved away and back")
         st.markdown(f"**The engine says:** {shown}. (No guess was made{why}.)")
     else:
         mine = f"{guess:g}×" if question.kind == "ratio" else f"{guess:.2f}" if question.kind == "share" else guess

@@ -360,6 +360,12 @@ def swipe(pg, x: float, y: float, dy: float, steps: int = 8) -> None:
 
 
 SCROLLED = "() => document.querySelector('[data-testid=\"stMain\"]').scrollTop"
+# The page done scrolling: a swipe's fling goes on after the finger is up; ten frames at one place
+STILL = """() => new Promise(done => { const main = document.querySelector('[data-testid="stMain"]');
+  let last = -1, same = 0;
+  const look = () => { same = main.scrollTop === last ? same + 1 : 0; last = main.scrollTop;
+                       if (same >= 10) done(true); else requestAnimationFrame(look); };
+  look(); })"""
 
 
 def test_on_a_phone_a_swipe_that_starts_on_a_sliders_track_scrolls_and_leaves_the_slider(server, phone):
@@ -382,8 +388,10 @@ def test_on_a_phone_a_swipe_that_starts_on_a_sliders_track_scrolls_and_leaves_th
     expect(phone.locator("[data-testid='stApp']")).to_have_attribute("data-test-script-state", "notRunning",
                                                                        timeout=WAIT)
     assert el.input_value() == before and phone.url == url, "the swipe moved the slider"
-    # the thumb itself: dragged right, it moves
+    # the thumb itself, once the swipe's fling is over: dragged right, it moves
+    phone.evaluate(STILL)
     slider.scroll_into_view_if_needed()
+    phone.evaluate(STILL)
     thumb = el.locator("xpath=../..").bounding_box()
     cdp = phone.context.new_cdp_session(phone)
     cx, cy = thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] / 2
