@@ -388,18 +388,22 @@ def test_on_a_phone_a_swipe_that_starts_on_a_sliders_track_scrolls_and_leaves_th
     expect(phone.locator("[data-testid='stApp']")).to_have_attribute("data-test-script-state", "notRunning",
                                                                        timeout=WAIT)
     assert el.input_value() == before and phone.url == url, "the swipe moved the slider"
-    # the thumb itself, once the swipe's fling is over: dragged right, it moves
-    phone.evaluate(STILL)
+    # the thumb itself, once the page is still (the swipe's fling over, the live figures a touch screen asks for at
+    # once in): a finger on it starts a drag (react-aria marks the thumb), and dragged right it moves
+    phone.wait_for_function("() => document.documentElement.dataset.fvLive === 'ready' && document.querySelector("
+                            "\"[data-testid='stApp']\").dataset.testScriptState === 'notRunning'", timeout=WAIT)
     slider.scroll_into_view_if_needed()
     phone.evaluate(STILL)
-    thumb = el.locator("xpath=../..").bounding_box()
+    knob = el.locator("xpath=../..")
+    thumb = knob.bounding_box()
     cdp = phone.context.new_cdp_session(phone)
     cx, cy = thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] / 2
     cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": cx, "y": cy}]})
+    expect(knob).to_have_attribute("data-dragging", "true", timeout=WAIT)
     for k in range(1, 9):
         cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": cx + 15 * k, "y": cy}]})
-    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
     expect(el).not_to_have_value(before, timeout=WAIT)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
 
 
 def test_on_a_phone_the_precision_charts_method_names_stand_apart(server, tabs):
