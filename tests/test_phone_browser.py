@@ -392,12 +392,16 @@ def test_on_a_phone_a_swipe_that_starts_on_a_sliders_track_scrolls_and_leaves_th
     # once in): a finger on it starts a drag (react-aria marks the thumb), and dragged right it moves
     phone.wait_for_function("() => document.documentElement.dataset.fvLive === 'ready' && document.querySelector("
                             "\"[data-testid='stApp']\").dataset.testScriptState === 'notRunning'", timeout=WAIT)
-    slider.scroll_into_view_if_needed()
-    phone.evaluate(STILL)
+    # mid-screen once the swipe's fling is over (a fling goes on through a scroll the page makes, and carried the thumb
+    # off the screen on a fast host)
     knob = el.locator("xpath=../..")
+    phone.evaluate(STILL)
+    knob.evaluate("k => k.scrollIntoView({block: 'center'})")
+    phone.evaluate(STILL)
     thumb = knob.bounding_box()
-    cdp = phone.context.new_cdp_session(phone)
     cx, cy = thumb["x"] + thumb["width"] / 2, thumb["y"] + thumb["height"] / 2
+    assert knob.evaluate(f"k => k.contains(document.elementFromPoint({cx}, {cy}))"), ("the thumb is covered", thumb)
+    cdp = phone.context.new_cdp_session(phone)
     cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": cx, "y": cy}]})
     expect(knob).to_have_attribute("data-dragging", "true", timeout=WAIT)
     for k in range(1, 9):
