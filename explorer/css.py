@@ -52,6 +52,10 @@ button kbd { opacity: 1 !important; }
    readable, it is what the answer is compared with */
 [class*="st-key-question"] :is([data-testid="stSlider"], [data-testid="stRadio"]) :is(p, div, label, span) {
   color: #222 !important; }
+/* an expander's height follows its content at once. Streamlit animates it as it opens and as its content redraws,
+   and each animation ended with one frame at the height it started from: the page 1,000 px shorter for a frame, and
+   the browser's scroll anchoring then left a presented lesson 636 px on, past its last section (lesson 9) */
+[data-testid="stExpander"] details { height: auto !important; }
 /* the top bar, where the lessons' strip lies, opaque: the lesson scrolls under it, not through it */
 [data-testid="stHeader"] { background: #fff; }
 /* touch screens: no hover, so the toolbars stay drawn. Plotly's modebar (zoom, pan: clumsy by
