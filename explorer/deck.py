@@ -79,18 +79,12 @@ def slide(title: str, steps: tuple[dict, ...] = (), on_step: Callable[[], None] 
     now = next((i for i, step in enumerate(steps) if all(peek(control(key)) == value for key, value in step.items())),
                -1)
     # what the sliders show at this step (the clicker waits for them before the next key: clicker.js `shows`)
-    shows = json.dumps({key: _input_value(control(key), value) for key, value in steps[now].items()
+    shows = json.dumps({key: control(key).input_value(value) for key, value in steps[now].items()
                         if control(key).kind in ("int", "float")} if now >= 0 else {})
     st.html(f'<div class="fv-slide" data-title="{title_attr}" data-slug="{slug}" data-steps="{len(steps)}" '
             f'data-step="{now}" data-values="{html.escape(shows, quote=True)}"></div>')
     for i, step in enumerate(steps):  # hidden: the clicker presses them (clicker.js)
         st.button(f"{title}: step {i + 1}", key=f"step_{slug}_{i}", on_click=_set_step, args=(step, on_step))
-
-
-def _input_value(p, value) -> float:
-    """What a slider's range input holds at `value`: the number, or a select slider's position among its options."""
-    values, mode = live.offered(p)
-    return values.index(value) if mode == "index" else value
 
 
 def _set_step(step: dict, on_step: Callable[[], None] | None) -> None:

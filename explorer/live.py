@@ -1,29 +1,26 @@
-"""Live figures: a chart follows its slider while the slider is dragged, in the browser, from figures
-the engine computed at every value the slider offers.
+"""Live figures: a chart follows its slider while the slider is dragged, in the browser, from figures the engine
+computed at every value the slider offers.
 
-A lesson draws a chart with `ui.chart(make, key, ("n", "d"))`: `make` builds the chart from the
-settings (through ui.config(), ui.hardware() and ui.peek(control(key)), never from a variable read
-before), and each named slider is a URL key. At the end of the run (`flush`, so the page is drawn
-first) every such chart is built again at each value its sliders offer, the other settings as they
-are (`at`), and the page carries what changes along the slider: per trace the attributes that differ
-between its values, per layout key the same, each value's as its differences from one value's
-(`steps`). Those hold wherever the slider stands, so they are built once for every reader whose other
-settings are the same, and not again when the slider is let go. A slider that changes none of a
-chart's values is not carried for it; one with more than MOST_VALUES values, or whose differences
-would weigh more than MOST_BYTES_PER_VALUE a value, stays on the rerun path (the server's log says so, and
-tests/test_live_fill.py holds that no chart does at the defaults). In the browser,
-explorer/live.js watches each named slider (Streamlit's own: a native, labelled range input that
-sends its value to the server only when it is let go), marks it `data-live-knob`, and as it moves
-redraws the chart from the carried values: JavaScript chooses among the engine's figures, it
-computes none. On release Streamlit reruns the page once, as for any control.
+A lesson draws a chart with `ui.chart(make, key, ("n", "d"))`: `make` builds the chart from the settings (through
+ui.config(), ui.hardware() and ui.peek(control(key)), never from a variable read before), and each named slider is a URL
+key. At the end of the run (`flush`, so the page is drawn first) every such chart is built again at each value its
+sliders offer, the other settings as they are (`at`), and the page carries what changes along the slider: per trace the
+attributes that differ between its values, per layout key the same, each value's as its differences from one value's
+(`steps`). Those hold wherever the slider stands, so they are built once for every reader whose other settings are the
+same, and not again when the slider is let go. A slider that changes none of a chart's values is not carried for it; one
+with more than MOST_VALUES values, or whose differences would weigh more than MOST_BYTES_PER_VALUE a value, stays on the
+rerun path (the server's log says so, and tests/test_live_fill.py holds that no chart does at the defaults). In the
+browser, explorer/live.js watches each named slider (Streamlit's own: a native, labelled range input that sends its
+value to the server only when it is let go), marks it `data-live-knob`, and as it moves redraws the chart from the
+carried values: JavaScript chooses among the engine's figures, it computes none. On release Streamlit reruns the page
+once, as for any control.
 
-The figures along the sliders cost more than the page itself (a chart built at every value of three sliders), so
-the page's run builds none: it carries those built already (`_built`, shared by every reader) and names the sliders
-whose figures are missing. The browser asks for a slider's figures when the reader shows the intent to move it,
-before the drag: the pointer over it, or the keyboard's focus (on a touch screen, and for a player's slider, at
-once). The ask is a trigger that reruns only the fragment that holds them (`_carry`), and builds that slider's
-figures alone. The reader sees the page settle first; nothing goes to the server while a slider moves; and the
-sliders nobody moves cost nothing.
+The figures along the sliders cost more than the page itself (a chart built at every value of three sliders), so the
+page's run builds none: it carries those built already (`_built`, shared by every reader) and names the sliders whose
+figures are missing. The browser asks for a slider's figures when the reader shows the intent to move it, before the
+drag: the pointer over it, or the keyboard's focus (on a touch screen, and for a player's slider, at once). The ask is a
+trigger that reruns only the fragment that holds them (`_carry`), and builds that slider's figures alone. The reader
+sees the page settle first; nothing goes to the server while a slider moves; and the sliders nobody moves cost nothing.
 """
 from __future__ import annotations
 
@@ -91,8 +88,8 @@ def overridden(key: str) -> tuple[bool, Any]:
 
 
 def follow(key: str, make: Callable[[], go.Figure], knobs: Sequence[str], player: str | None = None) -> None:
-    """Have the chart drawn under `key` follow these sliders (URL keys) live; built at `flush`. `player`: one
-    of them that the keys play, as a player's: → and ← step it, Home and End, space plays it through."""
+    """Have the chart drawn under `key` follow these sliders (URL keys) live; built at `flush`. `player`: one of them
+    that the keys play, as a player's: → and ← step it, Home and End, space plays it through."""
     st.session_state.setdefault(PENDING, {})[key] = (make, tuple(knobs), player)
 
 
@@ -126,15 +123,15 @@ def _plain(value: Any) -> Any:
 
 def steps(make: Callable[[], go.Figure], key: str, values: Sequence[Any], default: Any = None,
           chart: str = "") -> dict | None:
-    """The chart at each of a slider's values, whatever value the slider stands at (the other settings as they
-    are), as differences from the chart at one of them, the reference: the slider's default, first or last
-    value, whichever carries least. `ref` holds the attributes that change along the slider at the reference
-    ({"data": {trace index: {attr: value}}, "layout": {key: value}}, None where the figure there has none);
-    `data` and `layout` each value's differences from it (one entry per value; a whole list of traces where
-    traces come and go). The browser sets every attribute `ref` names on the chart the run drew, to the value's
-    own or else the reference's: so the figures hold wherever the slider stands, are not built again when it is
-    let go elsewhere, and one build serves every reader whose other settings are these. None when no value
-    changes the chart, or when the figures pass MOST_BYTES_PER_VALUE on average."""
+    """The chart at each of a slider's values, whatever value the slider stands at (the other settings as they are),
+    as differences from the chart at one of them, the reference: the slider's default, first or last value, whichever
+    carries least. `ref` holds the attributes that change along the slider at the reference ({"data": {trace index:
+    {attr: value}}, "layout": {key: value}}, None where the figure there has none); `data` and `layout` each value's
+    differences from it (one entry per value; a whole list of traces where traces come and go). The browser sets
+    every attribute `ref` names on the chart the run drew, to the value's own or else the reference's: so the figures
+    hold wherever the slider stands, are not built again when it is let go elsewhere, and one build serves every
+    reader whose other settings are these. None when no value changes the chart, or when the figures pass
+    MOST_BYTES_PER_VALUE on average."""
     figures = []
     for value in values:
         with at({key: value}):
@@ -179,16 +176,6 @@ def param(key: str):
     from .params import CUSTOM_GPU, SHARED
     own = {p.key: p for p in CUSTOM_GPU}
     return SHARED.get(key) or own.get(key) or control(key)
-
-
-def offered(p) -> tuple[list, str]:
-    """A slider's values in the order its range input counts them, and what the input's value is:
-    "index" (a select slider: the position among its options) or "value" (the number itself)."""
-    if p.options:
-        return list(p.options), "index"
-    count = int(round((p.hi - p.lo) / p.step)) + 1
-    values = [p.lo + k * p.step for k in range(count)]
-    return [int(round(v)) if p.kind == "int" else round(v, 6) for v in values], "value"
 
 
 def _settings() -> dict[str, Any]:
@@ -263,11 +250,11 @@ def _carry() -> None:
     for chart, (make, names, _) in pending.items():
         for knob in names:
             p = param(knob)
-            values, mode = offered(p)
+            values, mode = p.offered()
             if len(values) > MOST_VALUES:
                 continue
             now = settings.get(knob, p.default)
-            stands = {"mode": mode, "at": values.index(now) if mode == "index" else now}
+            stands = {"mode": mode, "at": p.input_value(now)}
             if knob not in snapshots:
                 snapshots[knob] = _snapshot(settings, but=knob)
             key = (chart, knob, snapshots[knob], tuple(values))

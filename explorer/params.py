@@ -32,6 +32,21 @@ class Param:
     kind: str = "options"       # options | int | float | bool
     widget: str = ""            # "number": a box to type in, for int and float (default: a slider)
 
+    def offered(self) -> tuple[list, str]:
+        """The slider's values in the order its range input counts them, and what the input's value is: "index" (a
+        select slider: the position among its options) or "value" (the number itself)."""
+        if self.options:
+            return list(self.options), "index"
+        lo, hi, step = self.lo, self.hi, self.step
+        assert lo is not None and hi is not None and step is not None, f"{self.key} has no options and no range"
+        values = [lo + k * step for k in range(int(round((hi - lo) / step)) + 1)]
+        return [int(round(v)) if self.kind == "int" else round(v, 6) for v in values], "value"
+
+    def input_value(self, value) -> float:
+        """What the slider's range input holds at `value`: the number, or its position among the options."""
+        values, mode = self.offered()
+        return values.index(value) if mode == "index" else value
+
     def parse(self, raw: str | list) -> tuple[object, str | None]:
         """(value, note). value is what the widget should show; note says
         what was changed and why, or is None when the link was fine."""

@@ -202,7 +202,7 @@ def _merge() -> None:
     st.subheader("The merge, step by step")
     chunks = ui.bound(control("inf_split"), st.columns(3)[0])
     steps, (m, l, O), unsplit = cache.decode_merge_walkthrough(n_kv=16, d=4, splits=chunks)
-    size = -(-16 // chunks)  # keys a chunk, rounded up (the model's split-KV chunk)
+    size = decode.DecodeConfig(n_kv=16, splits=chunks).chunk  # keys a chunk, rounded up
     cut = (f"cut into {len(steps)} chunks" if len(steps) == chunks else
            f"asked for {chunks} chunks: chunks of ⌈16/{chunks}⌉ = {size} keys cut it into {len(steps)}")
     st.markdown(f"One query row against 16 cached keys (d = 4, random values), {cut}. Each "
