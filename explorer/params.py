@@ -5,6 +5,7 @@ A widget's key is its URL parameter name.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -32,15 +33,10 @@ class Param:
     kind: str = "options"       # options | int | float | bool
     widget: str = ""            # "number": a box to type in, for int and float (default: a slider)
 
-    def offered(self) -> tuple[list, str]:
+    def offered(self) -> tuple[tuple, str]:
         """The slider's values in the order its range input counts them, and what the input's value is: "index" (a
-        select slider: the position among its options) or "value" (the number itself)."""
-        if self.options:
-            return list(self.options), "index"
-        lo, hi, step = self.lo, self.hi, self.step
-        assert lo is not None and hi is not None and step is not None, f"{self.key} has no options and no range"
-        values = [lo + k * step for k in range(int(round((hi - lo) / step)) + 1)]
-        return [int(round(v)) if self.kind == "int" else round(v, 6) for v in values], "value"
+        select slider: the position among its options) or "value" (the number itself). Worked out once a control."""
+        return _offered(self)
 
     def input_value(self, value) -> float:
         """What the slider's range input holds at `value`: the number, or its position among the options."""
@@ -131,3 +127,13 @@ SHARED = {p.key: p for p in (
     Param("hw", "GPU", "A100 40GB", tuple(HARDWARE) + (CUSTOM,)),
     Param("present", "presentation mode", False, kind="bool"),
 )}
+
+
+@functools.cache
+def _offered(p: Param) -> tuple[tuple, str]:
+    if p.options:
+        return tuple(p.options), "index"
+    lo, hi, step = p.lo, p.hi, p.step
+    assert lo is not None and hi is not None and step is not None, f"{p.key} has no options and no range"
+    values = (lo + k * step for k in range(int(round((hi - lo) / step)) + 1))
+    return tuple(int(round(v)) if p.kind == "int" else round(v, 6) for v in values), "value"
