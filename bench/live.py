@@ -41,10 +41,12 @@ from tests.st_client import Server  # noqa: E402
 from playwright.sync_api import Error as PlaywrightError  # noqa: E402
 
 # In the page: the timestamp of the last pointer move with a button down, and each live redraw's time from it
-# to the paint that shows it.
+# to the paint that shows it. A move reaches the page twice in Chromium, with one timestamp (the input's own): as
+# `pointerrawupdate` when it arrives, which explorer/pointer.js draws from, and as `pointermove` with the next frame.
 TIMER = """
 window.__fvMove = null; window.__fvLatencies = []; window.__fvLatenciesTask = [];
-document.addEventListener('pointermove', e => { if (e.buttons) window.__fvMove = e.timeStamp; }, true);
+for (const type of ['pointerrawupdate', 'pointermove'])
+  document.addEventListener(type, e => { if (e.buttons) window.__fvMove = e.timeStamp; }, true);
 document.addEventListener('fv-live-drawn', e => {
   const from = window.__fvMove;
   // what the reader sees as the slider moves: a chart off the screen is drawn after it stands still, and one in view

@@ -254,13 +254,22 @@ function draw(live, chart, knob, steps, at, moving) {
     return;
   }
   const { data, layout } = figureAt(live, gd, knob, steps, at, moving);
-  const sig = snapSig(live, gd, knob, steps);
+  const sig = snapSig(live, gd, knob, steps), drawing = (gd.__fvDrawings = (gd.__fvDrawings || 0) + 1);
   unsnap(gd);
   window.Plotly.react(gd, data, layout).then(() => {
     if (gd.dataset.liveAt === value) gd.dataset.liveDrawn = value;
-    // for the next pass over this value; not while a run goes on: its figure may be drawn before its sliders' figures
-    // come, and the title dressed by the old ones (`figureAt`) would be kept for as long as the figures stand
-    if (moving && idle() && snapSig(live, gd, knob, steps) === sig) keep(live, gd, knob, steps, at, gd);
+    // kept for the next pass over this value, once the frame that shows it is painted (a copy taken before it holds
+    // up its paint: 1 to 3 ms a chart) and while the chart still holds this drawing; not while a run goes on: its
+    // figure may be drawn before its sliders' figures come, and the title dressed by the old ones (`figureAt`) would
+    // be kept for as long as the figures stand
+    if (moving) {
+      requestAnimationFrame(() => setTimeout(() => {
+        const still = gd.__fvDrawings === drawing && gd.dataset.liveDrawn === value;  // no drawing since, of either
+        if (still && idle() && snapSig(live, gd, knob, steps) === sig) {
+          keep(live, gd, knob, steps, at, gd);
+        }
+      }, 0));
+    }
     shown();
   });
 }

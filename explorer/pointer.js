@@ -1,13 +1,17 @@
-// A drag's value read from the pointer, in the frame the pointer moved in (explorer/live.js; this file is put
-// before it, in one script). Streamlit's slider (react-aria's) takes a pointer move in React's next task, after the
-// browser has drawn the frame the move came in: a chart redrawn only once the slider shows its new value is painted
-// a frame late (about 16 ms of a move's 33, bench/live.py, BENCHMARKS.md "Live charts"). So the slider's own rule is
-// followed here as the move comes in: where the pointer is along the track, from where the thumb stood at the
+// A drag's value read from the pointer, as soon as the pointer's move reaches the page (explorer/live.js; this file
+// is put before it, in one script). Streamlit's slider (react-aria's) takes a pointer move in React's next task, after
+// the browser has drawn the frame the move came in: a chart redrawn only once the slider shows its new value is
+// painted a frame late (about 16 ms of a move's 33, bench/live.py, BENCHMARKS.md "Live charts"). So the slider's own
+// rule is followed here as the move comes in: where the pointer is along the track, from where the thumb stood at the
 // drag's first move plus the pointer's travel since it went down, snapped to the slider's step between its ends
 // (react-aria's useSliderThumb and useSlider: getThumbPercent × the track's width, plus each move's pageX
 // difference, getPercentValue). The chart is drawn at that value at once, and when the slider then shows its
 // value, live.js redraws only if the two differ. Nothing is computed here but which of the slider's own values the
 // pointer is at: the figures are still the engine's.
+// A move is taken from `pointerrawupdate` where the browser has it (Chromium, in a secure context: localhost or
+// https), which it hands to the page as the move arrives, where `pointermove` waits for the next frame (up to 16 ms
+// on a 60 Hz screen); `pointermove` then brings the same move again, and finds it drawn. At most one move a frame is
+// drawn as it comes: one that comes while a frame's drawing is done already waits for that frame's `pointermove`.
 
 // The track of the slider whose range input is `el` (the thumb's parent; the input sits in the thumb).
 function trackOf(el) {
@@ -35,34 +39,40 @@ function follow(live) {
     for (const knob of Object.keys(live.knobs)) {
       const el = input(knob), track = el && trackOf(el);
       if (track && track.contains(e.target) && !el.disabled) {  // a disabled slider does not move
-        live.drag = { knob, id: e.pointerId, x: e.pageX, at: null };
+        live.drag = { knob, id: e.pointerId, down: e.pageX, x: e.pageX, at: null };
         return;
       }
     }
   }, true);
-  document.addEventListener("pointermove", (e) => {
+  const onMove = (e) => {
     const drag = live.drag;
     // pointerOff: the slider's own value, as before (bench/pointer_frame.py measures the two side by side)
     if (!drag || e.pointerId !== drag.id || !e.buttons || live.pointerOff) return;
+    if (e.type === "pointerrawupdate" && live.rawDrawn) return;  // a move drawn this frame: this one waits for it
     const el = input(drag.knob), track = el && trackOf(el);
     if (!track || !(drag.knob in live.knobs)) return;
-    const dx = e.pageX - drag.x;
+    if (e.pageX === drag.x) return;  // react-aria too takes no move that did not move; and a move's second event
     drag.x = e.pageX;
-    if (!dx) return;  // react-aria too takes no move that did not move
     const width = track.getBoundingClientRect().width;
     if (!width) return;
     const lo = Number(el.min), hi = Number(el.max);
-    // the thumb's place at the first move: where the slider's value puts it (after a press on the track, that value)
-    if (drag.at === null) drag.at = ((Number(el.value) - lo) / (hi - lo || 1)) * width;
-    drag.at += dx;
-    const raw = valueAt(el, Math.min(1, Math.max(0, drag.at / width)));
+    // the thumb's place at the first move: where the slider's value puts it (after a press on the track, that
+    // value); then the pointer's travel since it went down (the sum of react-aria's moves, each move's difference)
+    if (drag.at === null) drag.at = ((Number(el.value) - lo) / (hi - lo || 1)) * width - drag.down;
+    const raw = valueAt(el, Math.min(1, Math.max(0, (drag.at + e.pageX) / width)));
     if (live.frame) {  // a move of the slider's own still waiting for its frame: this one is newer
       cancelAnimationFrame(live.frame);
       live.frame = 0;
     }
+    if (e.type === "pointerrawupdate") {
+      live.rawDrawn = true;
+      requestAnimationFrame(() => { live.rawDrawn = false; });
+    }
     live.pointerAt = { knob: drag.knob, raw };  // for tests: what the pointer was taken to be at
     moved(live, drag.knob, el, raw);
-  }, true);
+  };
+  if ("onpointerrawupdate" in window) document.addEventListener("pointerrawupdate", onMove, true);
+  document.addEventListener("pointermove", onMove, true);
   for (const type of ["pointerup", "pointercancel"]) {
     document.addEventListener(type, (e) => {
       if (live.drag && e.pointerId === live.drag.id) live.drag = null;

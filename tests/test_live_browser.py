@@ -325,6 +325,53 @@ def test_a_drag_draws_its_charts_in_the_frame_the_pointer_moved_in_at_the_value_
     assert ahead, f"a chart was drawn at the drag's value before the slider showed it: {draws}"
 
 
+# In the page: at each pointer move of the drag, as its `pointermove` reaches the window (before any listener of the
+# page's), the value the charts were last drawn at and the one the slider holds; and once every listener has run, the
+# value drawn then.
+ARRIVALS = """k => { const live = window.__fvLive; window.__arrivals = [];
+  window.addEventListener('pointermove', e => { if (!e.buttons) return;
+    const el = document.querySelector(`[data-live-knob='${k}']`);
+    window.__arrivals.push({ drawn: live.drawnAt[k], slider: Number(el.value) }); }, true);
+  window.addEventListener('pointermove', e => { if (!e.buttons || !window.__arrivals.length) return;
+    window.__arrivals[window.__arrivals.length - 1].after = live.drawnAt[k]; }); }"""
+
+
+@pytest.mark.parametrize(("k", "knob"), [(1, "os_len"), (13, "Br")])
+def test_a_drags_move_is_drawn_as_it_reaches_the_page_before_the_frame_hands_it_to_the_slider(server, page, k, knob):
+    """Chromium hands a pointer's move to the page as `pointerrawupdate` when it arrives, and as `pointermove` only
+    with the next frame (explorer/pointer.js): each move of a drag that brings a new value has its charts drawn at
+    that value before its `pointermove` comes, and that `pointermove` draws nothing more."""
+    page.goto(lesson_url(server, k))
+    opened(page, k)
+    assert page.evaluate("() => 'onpointerrawupdate' in window"), "this Chromium hands the page no raw moves"
+    state = live_state(page)
+    charts = followers(state, knob)
+    page.locator(f".st-key-{charts[0]}").first.evaluate("e => e.scrollIntoView({block: 'end'})")
+    handle = thumb(page, knob)
+    handle.scroll_into_view_if_needed()
+    built(page, knob)
+    page.evaluate(ARRIVALS, knob)
+    track = page.locator(f"[data-live-knob='{knob}']").locator("xpath=../../..").bounding_box()
+    box = handle.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    way = 1 if x < track["x"] + track["width"] / 2 else -1
+    for _ in range(6):
+        seen = page.evaluate("() => window.__arrivals.length")
+        x += way * track["width"] / 8
+        page.mouse.move(x, y)
+        page.wait_for_function("n => window.__arrivals.length > n && 'after' in window.__arrivals[n]", arg=seen,
+                               timeout=WAIT)
+    page.mouse.up()
+    arrivals = page.evaluate("() => window.__arrivals")
+    new = [a for a in arrivals if abs(a["after"] - a["slider"]) > 1e-9]  # moves that brought the slider a new value
+    assert len(new) >= 4, f"the drag's moves brought new values: {arrivals}"
+    assert all(abs(a["drawn"] - a["after"]) < 1e-9 for a in new), \
+        f"each new value drawn before its pointermove came: {arrivals}"
+    page.wait_for_url(re.compile(rf"[?&]{re.escape(knob)}="), timeout=WAIT)
+
+
 def test_lesson_13s_timeline_is_a_player_stepped_and_played_by_the_keys(server, page):
     """→ steps the key tile (the chart at once, the URL after the run), space plays it to the last, Home
     goes back to the first; a key pressed in a focused control stays with the control."""
