@@ -40,12 +40,14 @@ def draw_lesson(page: StreamlitPage, pages: list[StreamlitPage], to_first: Strea
     ui.style()
     ui.shared_controls()
     ui.deck()  # the presenter's lessons, from the link: the navigation below follows them
+    at = 0 if page is to_first else next(k for k, p in enumerate(pages) if p.url_path == page.url_path)
     if page is to_first:
+        ui.link_leftovers(at)  # what the link carried that lesson 1 takes not, read before the switch drops it
         page.run()  # switches page: nothing below runs
-    at = next(k for k, p in enumerate(pages) if p.url_path == page.url_path)
     current = LESSONS[at].file
     nav.draw(pages, LESSONS, at, ui.shared_link())  # every lesson one click away, by chapter, the one on screen named
     ui.overflow_banner(current)  # tiles that do not fit are never silent: at the top of every lesson that uses them
+    ui.link_leftovers(at)  # and a link's keys that no setting here takes are named
     if current == LESSONS[0].file:
         ui.about()  # the first screen says what this is
     ui.keep_from_link(LESSONS[at].controls)  # a presenter's link: the lesson's own settings, kept behind its question

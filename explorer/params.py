@@ -45,10 +45,20 @@ class Param:
 
     def parse(self, raw: str | list) -> tuple[object, str | None]:
         """(value, note). value is what the widget should show; note says
-        what was changed and why, or is None when the link was fine."""
-        if isinstance(raw, list):  # a repeated key: use the last, as browsers do
+        what was changed and why, or is None when the link was fine. A key the
+        link repeats with different values: the last is used, as browsers do, and
+        the note says so."""
+        repeated = None
+        if isinstance(raw, list):
+            if len({str(r) for r in raw}) > 1:
+                repeated = (f"`{self.key}` is in the link {len(raw)} times "
+                            f"({', '.join(f'`{shown(r)}`' for r in raw[:3])}{', …' if len(raw) > 3 else ''}); "
+                            "the last is used.")
             raw = raw[-1] if raw else ""
-        raw = str(raw)
+        value, note = self._parse_one(str(raw))
+        return value, " ".join(n for n in (repeated, note) if n) or None
+
+    def _parse_one(self, raw: str) -> tuple[object, str | None]:
         quoted = f"`{self.key}={shown(raw)}`"
         if self.kind == "bool":
             low = raw.strip().lower()

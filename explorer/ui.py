@@ -14,7 +14,7 @@ A lesson reads `ui.bound(...)`, `ui.slide(...)`, `ui.chart(...)`, and need not k
 from __future__ import annotations
 
 from .css import style
-from .deck import deck, lesson_nav, resumes_inside, section, shared_link, slide, sync_url
+from .deck import deck, lesson_nav, link_leftovers, resumes_inside, section, shared_link, slide, sync_url
 from .display import chart, side_by_side, table
 from .live import PLAYER_ON_RELEASE, SIZES
 from .live import flush as live_flush
@@ -25,7 +25,7 @@ from .widgets import (NO_ICON, bound, config, custom_gpu, custom_gpu_controls, h
 
 __all__ = ["NO_ICON", "PLAYER_KEYS", "PLAYER_ON_RELEASE", "SIZES", "about", "assumes", "assumptions", "bound", "chart",
            "config", "custom_gpu", "custom_gpu_controls", "deck", "explain", "hardware", "keep_from_link", "keys",
-           "lesson_nav", "live_flush",
+           "lesson_nav", "link_leftovers", "live_flush",
            "own_setting", "overflow_banner", "overflow_text", "peek", "presenting", "reading_list", "resumes_inside",
            "section", "share_link", "share_params", "shared_controls", "shared_link", "side_by_side", "simulable",
            "slide", "style", "sweep_config", "sync_url", "table", "value"]

@@ -202,6 +202,28 @@ def test_malformed_link_shows_a_note_and_goes_on(params, note):
     assert figures(at), "the page still renders"
 
 
+def test_a_links_keys_that_no_setting_here_takes_are_named_at_the_top_then_left_out():
+    at = open_page(PAGES[0], nn="512", os_len="64", deck="1,x")
+    (note,) = [w.value for w in at.warning if "`nn`" in w.value]
+    assert note.startswith("From the link: `nn` is not a setting of flashviz; `os_len` is lesson 2's setting, not this "
+                           "lesson's: left out."), note
+    assert "deck: `x` is not a lesson number" in note, "the deck's note, whose control is folded at the foot, too"
+    assert "nn" not in at.query_params and "os_len" not in at.query_params, "the address bar left them out"
+    at.run()
+    assert any("`nn`" in w.value for w in at.warning), "the note stays while the reader stays on the lesson"
+    at.switch_page(PAGES[1]).run()
+    assert not any("`nn`" in w.value for w in at.warning), "and goes once the reader goes on"
+
+
+def test_a_key_a_link_repeats_with_two_values_takes_the_last_with_a_note():
+    at = open_page(PAGES[0], n=["512", "1024"])
+    assert at.select_slider(key="n").value == 1024
+    assert any("`n` is in the link 2 times (`512`, `1024`); the last is used." in w.value for w in at.warning), \
+        [w.value for w in at.warning]
+    assert open_page(PAGES[0], n=["512", "512"]).select_slider(key="n").value == 512
+    assert not any("`n`" in w.value for w in open_page(PAGES[0], n=["512", "512"]).warning), "the same twice: no note"
+
+
 def test_script_in_a_link_never_reaches_html():
     payload = "<script>alert(1)</script>"
     at = open_page(PAGES[2], dtype=payload, hw="<img src=x onerror=alert(1)>")

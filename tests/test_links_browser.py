@@ -195,6 +195,21 @@ def test_malformed_link_shows_a_note_not_a_traceback(server, page):
     assert sram.locator("b").count() == 0, "...never rendered as HTML"
 
 
+@pytest.mark.parametrize("path", [LESSONS[2].url_path, LESSONS[0].url_path])
+def test_a_links_keys_that_no_setting_here_takes_are_named_on_the_first_screen(server, page, path):
+    """A typo, a key of markup and another lesson's setting, on lesson 3 and on lesson 1's own path (which sends the
+    reader to "/"): named on the first screen at 1280x720, as text, and gone from the address bar."""
+    page.goto(f"{server}/{path}?n=256&nn=5&%3Cb%3Ex%3C%2Fb%3E=1&os_len=64")
+    page.wait_for_url(re.compile(r"[?&]n=256$"), timeout=WAIT)
+    opened(page, 2 if path == LESSONS[2].url_path else 0)
+    note = page.locator("[data-testid='stMain'] [data-testid='stAlert']").filter(has_text="From the link")
+    expect(note).to_contain_text("From the link: nn is not a setting of flashviz; <b>x</b> is not a setting of "
+                                 "flashviz; os_len is lesson 2's setting, not this lesson's: left out.")
+    assert note.locator("b").count() == 0, "the link's text is never HTML"
+    assert note.bounding_box()["y"] < 720, "on the first screen"
+    assert query(page) == {"n": "256"}, query(page)
+
+
 def test_a_bug_toggle_in_the_lab(server, page):
     page.goto(lesson_url(server, 8))
     opened(page, 8)
