@@ -133,3 +133,9 @@ def plain_over_flash() -> tuple[float, float]:
 def triton_128_slower() -> tuple[float, float, float, float]:
     """gpu_targets.triton_128_slower of the committed sweep's targets."""
     return gpu_targets.triton_128_slower(gpu_measured()[2])
+
+
+@functools.lru_cache(maxsize=1)
+def time_bias() -> tuple[tuple[str, float], ...]:
+    """gpu_targets.time_bias of the committed sweep's targets."""
+    return gpu_targets.time_bias(gpu_measured()[2])

@@ -6,7 +6,7 @@ from explorer.gpu_player import gpu_player, gpu_player_html
 from explorer.lessons import control
 from explorer.whole_gpu import (IMPL, crossover, figures_cited, gpu_named, kernel_named, launch_error,
                                 measured_at, measured_bh, measured_reads, model_curves, plain_over_flash,
-                                residency_text, triton_128_slower)
+                                residency_text, time_bias, triton_128_slower)
 from flashviz.hardware import gpu_targets
 from flashviz.teach.claims import compare, other_cublas_runs
 from flashviz.model.config import CUSTOM, HARDWARE
@@ -225,8 +225,7 @@ t128_text = "" if slow[slow["kernel"] == "Triton 128×128"].empty else (
     f"Triton 128×128 at d = 64 takes {slower_lo - 1:.0%}–{slower_hi - 1:.0%} longer than the other Triton "
     f"tiles on the same work and sits at the edge ({t128_lo:.2f}–{t128_hi:.2f}×); the counts cannot see "
     "why (the operations are the same), and nothing is tuned to hide it. ")
-bias = "; ".join(f"{kernel} {ratio:.2f}×" for kernel, ratio in
-                 table.groupby("kernel", sort=False)["time: model ÷ measured"].median().items())
+bias = "; ".join(f"{kernel} {ratio:.2f}×" for kernel, ratio in time_bias())
 ui.explain(f"""
 **Reads: {ok_reads} of {len(table)} configs within 0.8–1.25×.** The model says too little at
 {len(low)} configs (down to {low["reads: model ÷ measured"].min() if len(low) else 1:.2f}×), all with a head's

@@ -96,7 +96,7 @@ def test_the_measured_rows_lessons_11_and_13_share_stay_as_computed():
     for params in ({}, {"sc_dtype": "bfloat16", "sc_causal": "true"}):
         assert not open_page(page13, **params).exception
     kept = [(wg.measured_at, ("flash", 64, 16)), (wg.measured_at, ("triton_64x64", 128, 64)),
-            (wg.measured_bh, ("flash", 64)), (wg.plain_over_flash, ()), (wg.triton_128_slower, ()),
+            (wg.measured_bh, ("flash", 64)), (wg.plain_over_flash, ()), (wg.triton_128_slower, ()), (wg.time_bias, ()),
             (sv.every_call, ())]
     for s in (sv.setting(lambda p: p.default), sv.sl.Setting(8192, 128, 64, "bfloat16", True)):
         kept += [(sv.speedup_at, (s,)), (sv.calls_in, (s.dtype, s.causal))]

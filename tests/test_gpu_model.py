@@ -9,7 +9,7 @@ from flashviz.model.config import Config
 from flashviz.model.costs import flash_cost, standard_cost
 from flashviz.hardware.gpu_model import (Kernel, Rates, forward_time, plain_reads, plain_writes, sdpa_flash,
                                          softmax_ops, triton, wave_passes, whole_gpu)
-from flashviz.hardware.gpu_targets import NAIVE, load, load_plain, plain_targets, targets
+from flashviz.hardware.gpu_targets import NAIVE, load, load_plain, plain_targets, targets, time_bias
 
 H200 = HARDWARE["H200 SXM"]
 ns = st.sampled_from([2**k for k in range(7, 21)])
@@ -151,6 +151,15 @@ def test_most_measured_configs_meet_the_time_target():
     t = targets(*load())
     assert t["time in 0.7–1.4"].sum() >= 95, t[~t["time in 0.7–1.4"]]
     assert t["matmul-only ÷ measured"].between(0.7, 1.4).sum() <= 5  # what the softmax term fixed
+
+
+def test_time_bias_is_each_kernels_median_in_the_order_the_kernels_first_come():
+    import statistics
+    table = targets(*load())
+    kernels = list(dict.fromkeys(table["kernel"]))
+    expected = [(k, statistics.median(table[table["kernel"] == k]["time: model ÷ measured"])) for k in kernels]
+    assert [k for k, _ in time_bias(table)] == kernels
+    assert [r for _, r in time_bias(table)] == approx([r for _, r in expected], rel=1e-12)
 
 
 def test_plain_attention_measured_in_every_call():

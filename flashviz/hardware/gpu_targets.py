@@ -133,6 +133,12 @@ def plain_over_flash(measured: pd.DataFrame, plain: pd.DataFrame) -> tuple[float
     return float(ratio.min()), float(ratio.max())
 
 
+def time_bias(table: pd.DataFrame) -> tuple[tuple[str, float], ...]:
+    """Each kernel's median time model ÷ measured over targets()' rows, in the order the kernels first come."""
+    medians = table.groupby("kernel", sort=False)["time: model ÷ measured"].median()
+    return tuple((str(kernel), float(ratio)) for kernel, ratio in medians.items())
+
+
 def triton_128_slower(table: pd.DataFrame) -> tuple[float, float, float, float]:
     """At d = 64 (targets()' rows), Triton 128×128's measured time over the other two Triton tiles' on the same work
     (least, most), and its time model ÷ measured (least, most)."""
