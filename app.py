@@ -42,7 +42,7 @@ def draw_lesson(page: StreamlitPage, pages: list[StreamlitPage], to_first: Strea
     ui.deck()  # the presenter's lessons, from the link: the navigation below follows them
     at = 0 if page is to_first else next(k for k, p in enumerate(pages) if p.url_path == page.url_path)
     if page is to_first:
-        ui.link_leftovers(at)  # what the link carried that lesson 1 takes not, read before the switch drops it
+        ui.link_leftovers(at)  # the link's keys that lesson 1 does not take, read before the switch drops them
         page.run()  # switches page: nothing below runs
     current = LESSONS[at].file
     nav.draw(pages, LESSONS, at, ui.shared_link())  # every lesson one click away, by chapter, the one on screen named

@@ -24,7 +24,8 @@
   const presenting = () => {
     const d = q(".fv-deck");
     if (d) return d.dataset.present === "1";
-    return YES.includes((new URLSearchParams(location.search).get("present") || "").toLowerCase());
+    // a repeated key: the last, as the server takes it (explorer/params.py)
+    return YES.includes((new URLSearchParams(location.search).getAll("present").pop() || "").toLowerCase());
   };
   const scroller = () => q('[data-testid="stMain"]');
   const marks = () => [...document.querySelectorAll('[data-testid="stMain"] .fv-slide')];

@@ -54,22 +54,35 @@ def sync_url() -> None:
         st.query_params.from_dict(link)
 
 
+# ---- the deck: sections, the lessons a teacher steps through, and where a link resumes ----------
+DECK = "deck"     # URL: the lessons a presenter steps through, in order ("1,3,5,9"); absent: all
+SECTION = "sec"   # URL: the section on screen while presenting (written by the clicker in the browser)
+DECK_STATE = "_deck"
+RUNS = "_runs"     # whole runs of this session that drew a lesson (the deck marker's data-run)
+
+
 LEFTOVERS = "_link_leftovers"  # the lesson a link opened (its index), and its note on what no setting there takes
+MOST_NAMED = 5  # keys the note names; past them, how many more
+# Keys a link picks up on its way (a newsletter's or a social network's), not the reader's: left out without a word
+TRACKING = ("utm_", "fbclid", "gclid", "msclkid", "mc_cid", "mc_eid")
 
 
 def link_leftovers(at: int) -> None:
     """A link's keys that no setting of lesson `at` takes (a typo, say, or another lesson's setting): the address bar
     drops them at the run's end (sync_url), so they are named once, at the top of the lesson the link opened, for as
-    long as the reader stays on it; with the deck's note, if the link's deck named no lesson somewhere (its own
-    control is folded in "Share this view", at the lesson's foot). Read at the session's first run, where the link is
-    as it was opened (app.py runs deck() first)."""
+    long as the reader stays on it (a tracker's key, TRACKING, without a word); with the deck's note, if the link's
+    deck named no lesson somewhere (its own control is folded in "Share this view", at the lesson's foot). Read at
+    the session's first run, where the link is as it was opened (app.py runs deck() first)."""
     state = st.session_state
     if LEFTOVERS not in state:
         owner = {p.key: k for k, lesson in enumerate(LESSONS) for p in lesson.controls}
         takes = {*SHARED, *(p.key for p in CUSTOM_GPU), DECK, SECTION, *(p.key for p in LESSONS[at].controls)}
-        left = [f"`{shown(key)}` is " + (f"lesson {owner[key] + 1}'s setting, not this lesson's" if key in owner
-                                         else "not a setting of flashviz")
-                for key in st.query_params if key not in takes]
+        left = [(f"`{shown(key)}`" if key.strip() else "an empty key") + " is "
+                + (f"lesson {owner[key] + 1}'s setting, not this lesson's" if key in owner
+                   else "not a setting of flashviz")
+                for key in st.query_params if key not in takes and not key.lower().startswith(TRACKING)]
+        if len(left) > MOST_NAMED:
+            left = [*left[:MOST_NAMED], f"and {len(left) - MOST_NAMED} more keys"]
         said = [f"{'; '.join(left)}: left out."] if left else []
         deck_note = state.get(NOTES, {}).get(DECK)
         if deck_note:
@@ -80,13 +93,6 @@ def link_leftovers(at: int) -> None:
         state[LEFTOVERS] = (None, "")  # the reader has gone on: the note is history
     elif note:
         st.warning(note, icon=":material/link_off:")
-
-
-# ---- the deck: sections, the lessons a teacher steps through, and where a link resumes ----------
-DECK = "deck"     # URL: the lessons a presenter steps through, in order ("1,3,5,9"); absent: all
-SECTION = "sec"   # URL: the section on screen while presenting (written by the clicker in the browser)
-DECK_STATE = "_deck"
-RUNS = "_runs"     # whole runs of this session that drew a lesson (the deck marker's data-run)
 
 
 def slide(title: str, steps: tuple[dict, ...] = (), on_step: Callable[[], None] | None = None) -> None:

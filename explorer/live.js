@@ -152,7 +152,8 @@ function watch(live, knob) {
   if (live.watched.has(el)) return;
   live.watched.add(el);
   // React sets the thumb's aria-valuetext and value on every move of a drag or a key.
-  new MutationObserver(() => soon(live, knob, el)).observe(el, { attributes: true, attributeFilter: ["aria-valuetext"] });
+  new MutationObserver(() => lagging(live, knob, el) || soon(live, knob, el))
+    .observe(el, { attributes: true, attributeFilter: ["aria-valuetext"] });
 }
 
 // A move is drawn at once (the slider's React update has just run, so the paint that shows the slider
@@ -254,7 +255,7 @@ function draw(live, chart, knob, steps, at, moving) {
     return;
   }
   const { data, layout } = figureAt(live, gd, knob, steps, at, moving);
-  const sig = snapSig(live, gd, knob, steps), drawing = (gd.__fvDrawings = (gd.__fvDrawings || 0) + 1);
+  const sig = snapSig(live, gd, knob, steps), drawing = (gd.__fvDrawings = (gd.__fvDrawings || 0) + 1), run = live.run;
   unsnap(gd);
   window.Plotly.react(gd, data, layout).then(() => {
     if (gd.dataset.liveAt === value) gd.dataset.liveDrawn = value;
@@ -263,15 +264,30 @@ function draw(live, chart, knob, steps, at, moving) {
     // figure may be drawn before its sliders' figures come, and the title dressed by the old ones (`figureAt`) would
     // be kept for as long as the figures stand
     if (moving) {
-      requestAnimationFrame(() => setTimeout(() => {
-        const still = gd.__fvDrawings === drawing && gd.dataset.liveDrawn === value;  // no drawing since, of either
-        if (still && idle() && snapSig(live, gd, knob, steps) === sig) {
+      keepSoon(live, gd, () => {
+        // no drawing since, of either; the same run, and the chart on the page
+        const still = gd.__fvDrawings === drawing && gd.dataset.liveDrawn === value && live.run === run;
+        if (still && gd.isConnected && idle() && snapSig(live, gd, knob, steps) === sig) {
           keep(live, gd, knob, steps, at, gd);
         }
-      }, 0));
+      });
     }
     shown();
   });
+}
+
+// A copy of a chart's drawing (`take`), taken once the frame that shows it is painted, or before the next move is
+// drawn if that comes first (explorer/pointer.js `drawMove`): one a chart, the newest.
+function keepSoon(live, gd, take) {
+  live.keeps = live.keeps || new Map();
+  live.keeps.set(gd, take);
+  requestAnimationFrame(() => setTimeout(() => takeKeeps(live), 0));
+}
+
+function takeKeeps(live) {
+  const keeps = [...(live.keeps || [])];
+  if (live.keeps) live.keeps.clear();
+  for (const [, take] of keeps) take();
 }
 
 // The figure of the chart `gd` at the slider's value `at`: every attribute that changes along the slider set on

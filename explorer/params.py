@@ -46,8 +46,8 @@ class Param:
     def parse(self, raw: str | list) -> tuple[object, str | None]:
         """(value, note). value is what the widget should show; note says
         what was changed and why, or is None when the link was fine. A key the
-        link repeats with different values: the last is used, as browsers do, and
-        the note says so."""
+        link repeats with different values: the last is used, as st.query_params
+        gives it, and the note says so."""
         repeated = None
         if isinstance(raw, list):
             if len({str(r) for r in raw}) > 1:

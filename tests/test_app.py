@@ -220,8 +220,15 @@ def test_a_key_a_link_repeats_with_two_values_takes_the_last_with_a_note():
     assert at.select_slider(key="n").value == 1024
     assert any("`n` is in the link 2 times (`512`, `1024`); the last is used." in w.value for w in at.warning), \
         [w.value for w in at.warning]
-    assert open_page(PAGES[0], n=["512", "512"]).select_slider(key="n").value == 512
-    assert not any("`n`" in w.value for w in open_page(PAGES[0], n=["512", "512"]).warning), "the same twice: no note"
+    twice = open_page(PAGES[0], n=["512", "512"])
+    assert not any("`n`" in w.value for w in twice.warning), "the same value twice: no note"
+
+
+def test_a_links_many_stray_keys_are_named_five_at_most_and_a_trackers_not_at_all():
+    at = open_page(PAGES[0], **{f"x{k}": "1" for k in range(8)}, utm_source="news", fbclid="abc")
+    (note,) = [w.value for w in at.warning if "`x0`" in w.value]
+    stray = "; ".join(f"`x{k}` is not a setting of flashviz" for k in range(5))
+    assert note == f"From the link: {stray}; and 3 more keys: left out.", note
 
 
 def test_script_in_a_link_never_reaches_html():

@@ -372,6 +372,96 @@ def test_a_drags_move_is_drawn_as_it_reaches_the_page_before_the_frame_hands_it_
     page.wait_for_url(re.compile(rf"[?&]{re.escape(knob)}="), timeout=WAIT)
 
 
+# In the page, mid-drag, just after a paint: three raw moves of the held pointer in one task, along the track, as a
+# fast mouse brings them; what was drawn in that task, at which values, and what waits for the paint.
+THREE_MOVES = """async k => { const live = window.__fvLive, el = document.querySelector(`[data-live-knob='${k}']`);
+  const track = el.parentElement.parentElement.parentElement.getBoundingClientRect();
+  const thumb = el.parentElement.parentElement.getBoundingClientRect();
+  await new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
+  const react = window.Plotly.react, drawnAt = [];
+  window.Plotly.react = function (...a) { drawnAt.push(live.drawnAt[k]); return react.apply(this, a); };
+  const y = thumb.top + thumb.height / 2, x = thumb.left + thumb.width / 2;
+  const way = x < track.left + track.width / 2 ? 1 : -1, xs = [0.1, 0.2, 0.3].map(f => x + way * f * track.width);
+  const values = [];
+  for (const clientX of xs) {
+    document.dispatchEvent(new PointerEvent('pointerrawupdate',
+      { pointerId: live.drag.id, buttons: 1, clientX, clientY: y, bubbles: true }));
+    values.push(live.pointerAt && live.pointerAt.raw);
+  }
+  window.Plotly.react = react;
+  return { inTask: drawnAt, waiting: live.nextMove && live.nextMove.raw, values }; }"""
+
+
+def test_moves_faster_than_the_frames_draw_one_value_a_frame_the_newest_and_the_release_settles_on_the_slider(
+        server, page):
+    """Three moves in one task (a fast mouse): the first is drawn at once, the newest waits for the paint and is
+    drawn then, the one between never; let go, the chart shows the slider's own value (which no synthetic move
+    reached: react-aria heard none of them)."""
+    page.goto(lesson_url(server, 1))
+    opened(page, 1)
+    charts = followers(live_state(page), "os_len")
+    page.locator(f".st-key-{charts[0]}").first.evaluate("e => e.scrollIntoView({block: 'end'})")
+    handle = thumb(page, "os_len")
+    handle.scroll_into_view_if_needed()
+    built(page, "os_len")
+    box = handle.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    moves = page.evaluate(THREE_MOVES, "os_len")
+    first, between, newest = moves["values"]
+    assert set(moves["inTask"]) == {first}, f"one drawing in the task, at the first move's value: {moves}"
+    assert moves["waiting"] == newest, f"the newest waits for the paint: {moves}"
+    page.wait_for_function("v => window.__fvLive.drawnAt.os_len === v", arg=newest, timeout=WAIT)
+    page.mouse.up()
+    slider = float(page.locator("[data-live-knob='os_len']").get_attribute("value"))
+    assert slider not in (first, between, newest), "the slider itself stayed where it was"
+    page.wait_for_function("v => window.__fvLive.drawnAt.os_len === v", arg=slider, timeout=WAIT)
+
+
+# In the page, mid-drag: two raw moves of the held pointer, a frame apart, each drawn; then the slider shows the first
+# one's value late, as React's update of it comes a task after its move. What the charts were drawn at after each.
+LATE_SLIDER = """async k => { const live = window.__fvLive, el = document.querySelector(`[data-live-knob='${k}']`);
+  const track = el.parentElement.parentElement.parentElement.getBoundingClientRect();
+  const thumb = el.parentElement.parentElement.getBoundingClientRect();
+  const paint = () => new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
+  const y = thumb.top + thumb.height / 2, x = thumb.left + thumb.width / 2;
+  const way = x < track.left + track.width / 2 ? 1 : -1, values = [];
+  for (const f of [0.1, 0.2]) {
+    await paint(); await paint();
+    document.dispatchEvent(new PointerEvent('pointerrawupdate',
+      { pointerId: live.drag.id, buttons: 1, clientX: x + way * f * track.width, clientY: y, bubbles: true }));
+    values.push(live.pointerAt.raw);
+  }
+  await paint(); await paint();
+  const before = live.drawnAt[k], own = el.value;
+  el.value = String(values[0]); el.setAttribute('aria-valuetext', 'late');  // the slider at the first move, late
+  await paint(); await paint();
+  const late = live.drawnAt[k];
+  el.value = own; el.setAttribute('aria-valuetext', 'own');  // and at a value the pointer never passed
+  await paint(); await paint();
+  return { values, before, late, own: Number(own), after: live.drawnAt[k] }; }"""
+
+
+def test_a_slider_showing_a_value_the_pointer_has_passed_already_does_not_take_the_charts_back(server, page):
+    """React shows each of the drag's values on the slider a task after its move, when a newer move may have been
+    drawn: that late value is not drawn again; a value the pointer never passed still is (the slider's own)."""
+    page.goto(lesson_url(server, 1))
+    opened(page, 1)
+    charts = followers(live_state(page), "os_len")
+    page.locator(f".st-key-{charts[0]}").first.evaluate("e => e.scrollIntoView({block: 'end'})")
+    handle = thumb(page, "os_len")
+    handle.scroll_into_view_if_needed()
+    built(page, "os_len")
+    box = handle.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    seen = page.evaluate(LATE_SLIDER, "os_len")
+    page.mouse.up()
+    assert seen["before"] == seen["values"][1], f"the second move drawn: {seen}"
+    assert seen["late"] == seen["values"][1], f"the late value not drawn again: {seen}"
+    assert seen["after"] == seen["own"], f"a value the pointer never passed drawn: {seen}"
+
+
 def test_lesson_13s_timeline_is_a_player_stepped_and_played_by_the_keys(server, page):
     """→ steps the key tile (the chart at once, the URL after the run), space plays it to the last, Home
     goes back to the first; a key pressed in a focused control stays with the control."""
