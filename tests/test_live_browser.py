@@ -372,6 +372,21 @@ def test_a_drags_move_is_drawn_as_it_reaches_the_page_before_the_frame_hands_it_
     page.wait_for_url(re.compile(rf"[?&]{re.escape(knob)}="), timeout=WAIT)
 
 
+def hold_the_thumb(page, server, k: int, knob: str) -> None:
+    """Lesson k's first chart that follows `knob` at the bottom of the screen, its figures in, and the mouse button
+    down on the slider's thumb: a drag followed, not yet moved."""
+    page.goto(lesson_url(server, k))
+    opened(page, k)
+    charts = followers(live_state(page), knob)
+    page.locator(f".st-key-{charts[0]}").first.evaluate("e => e.scrollIntoView({block: 'end'})")
+    handle = thumb(page, knob)
+    handle.scroll_into_view_if_needed()
+    built(page, knob)
+    box = handle.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+
+
 # In the page, mid-drag, just after a paint: three raw moves of the held pointer in one task, along the track, as a
 # fast mouse brings them; what was drawn in that task, at which values, and what waits for the paint.
 THREE_MOVES = """async k => { const live = window.__fvLive, el = document.querySelector(`[data-live-knob='${k}']`);
@@ -397,16 +412,7 @@ def test_moves_faster_than_the_frames_draw_one_value_a_frame_the_newest_and_the_
     """Three moves in one task (a fast mouse): the first is drawn at once, the newest waits for the paint and is
     drawn then, the one between never; let go, the chart shows the slider's own value (which no synthetic move
     reached: react-aria heard none of them)."""
-    page.goto(lesson_url(server, 1))
-    opened(page, 1)
-    charts = followers(live_state(page), "os_len")
-    page.locator(f".st-key-{charts[0]}").first.evaluate("e => e.scrollIntoView({block: 'end'})")
-    handle = thumb(page, "os_len")
-    handle.scroll_into_view_if_needed()
-    built(page, "os_len")
-    box = handle.bounding_box()
-    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    page.mouse.down()
+    hold_the_thumb(page, server, 1, "os_len")
     moves = page.evaluate(THREE_MOVES, "os_len")
     first, between, newest = moves["values"]
     assert set(moves["inTask"]) == {first}, f"one drawing in the task, at the first move's value: {moves}"
@@ -445,16 +451,7 @@ LATE_SLIDER = """async k => { const live = window.__fvLive, el = document.queryS
 def test_a_slider_showing_a_value_the_pointer_has_passed_already_does_not_take_the_charts_back(server, page):
     """React shows each of the drag's values on the slider a task after its move, when a newer move may have been
     drawn: that late value is not drawn again; a value the pointer never passed still is (the slider's own)."""
-    page.goto(lesson_url(server, 1))
-    opened(page, 1)
-    charts = followers(live_state(page), "os_len")
-    page.locator(f".st-key-{charts[0]}").first.evaluate("e => e.scrollIntoView({block: 'end'})")
-    handle = thumb(page, "os_len")
-    handle.scroll_into_view_if_needed()
-    built(page, "os_len")
-    box = handle.bounding_box()
-    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    page.mouse.down()
+    hold_the_thumb(page, server, 1, "os_len")
     seen = page.evaluate(LATE_SLIDER, "os_len")
     page.mouse.up()
     assert seen["before"] == seen["values"][1], f"the second move drawn: {seen}"
