@@ -152,7 +152,8 @@ function watch(live, knob) {
   if (live.watched.has(el)) return;
   live.watched.add(el);
   // React sets the thumb's aria-valuetext and value on every move of a drag or a key.
-  new MutationObserver(() => lagging(live, knob, el) || soon(live, knob, el))
+  // a value the drag's pointer has passed already is not drawn again (explorer/pointer.js `lagging`)
+  new MutationObserver(() => { if (!lagging(live, knob, el)) soon(live, knob, el); })
     .observe(el, { attributes: true, attributeFilter: ["aria-valuetext"] });
 }
 
